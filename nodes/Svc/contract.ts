@@ -124,6 +124,9 @@ export const IDEMPOTENCY_WINDOW_HOURS = 24;
 export const LIST_LIMIT_MIN = 1;
 export const LIST_LIMIT_MAX = 100;
 export const LIST_QUERY = { limit: 'limit', cursor: 'cursor' } as const;
+/** Filters accepted by GET /v1/leads (assumed) and GET /v1/threads (lead_id, assumed). */
+export const LEAD_LIST_FILTERS = ['email', 'external_id', 'source'] as const;
+export const THREAD_LIST_FILTERS = ['lead_id'] as const;
 
 export interface ListPage<T> {
 	data: T[];
@@ -141,6 +144,8 @@ export interface Me {
 }
 
 /** Lead fields a client may write; `custom_fields` is documented, the rest assumed. */
+/** Lead fields the service sets itself; a client never writes them. */
+export const LEAD_READ_ONLY_FIELDS = ['id', 'created_at', 'updated_at'] as const;
 export const LEAD_WRITABLE_FIELDS = ['email', 'phone', 'first_name', 'last_name', 'external_id', 'source'] as const;
 export type LeadWritableField = (typeof LEAD_WRITABLE_FIELDS)[number];
 /** Upsert matches an existing lead on the first of these that the body carries. */

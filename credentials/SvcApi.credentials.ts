@@ -1,0 +1,66 @@
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestOptions,
+	INodeProperties,
+	Icon,
+} from 'n8n-workflow';
+
+import { checkApiKey, checkBaseUrl } from '../nodes/Svc/transport/apiKey';
+
+export class SvcApi implements ICredentialType {
+	name = 'svcApi';
+
+	displayName = 'Svc API';
+
+	icon: Icon = { light: 'file:../nodes/Svc/svc.svg', dark: 'file:../nodes/Svc/svc.dark.svg' };
+
+	documentationUrl = 'https://github.com/n8n-nodes-svc/n8n-nodes-svc#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			required: true,
+			default: '',
+			placeholder: 'svc_live_…',
+			description:
+				'Created in the dashboard under Settings > API keys; the full key is shown only once. Formats: svc_live_…, svc_test_… (legacy ok_live_…, ok_test_… work until rotated). Give the key only the scopes your workflows need.',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'https://api.example.com',
+			description:
+				'Address of the service API, without /v1. Must be https; http is accepted only for a local sandbox on 127.0.0.1 or localhost.',
+		},
+	];
+
+	/** Checks the key and Base URL before anything is sent, then adds the Bearer header. */
+	authenticate = async (
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> => {
+		const apiKey = checkApiKey(credentials.apiKey);
+		checkBaseUrl(credentials.baseUrl);
+		return {
+			...requestOptions,
+			headers: { ...requestOptions.headers, Authorization: `Bearer ${apiKey}` },
+		};
+	};
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "").replace(/\\/v1$/, "") }}',
+			url: '/v1/me',
+			method: 'GET',
+			headers: { Accept: 'application/json' },
+		},
+	};
+}

@@ -1,0 +1,9 @@
+/** @type {import('jest').Config} */
+module.exports = {
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test'],
+	testMatch: ['**/*.test.ts'],
+	// Type errors are caught by `npm run typecheck`; tests only transpile, which keeps them fast.
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.tools.json', diagnostics: false }] },
+	testTimeout: 30000,
+};

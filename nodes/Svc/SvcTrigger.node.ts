@@ -1,0 +1,100 @@
+import type {
+	IHookFunctions,
+	ILoadOptionsFunctions,
+	INodePropertyOptions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { EVENT_KIND_OPTIONS } from './shared/subscription';
+import { receiveDelivery } from './trigger/delivery';
+import { checkExists, create, remove } from './trigger/lifecycle';
+
+export class SvcTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Svc Trigger',
+		name: 'svcTrigger',
+		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{ $parameter["events"].join(", ") }}',
+		description: 'Starts the workflow when the service sends a signed event, such as lead.created',
+		defaults: { name: 'Svc Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'svcApi', required: true }],
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		properties: [
+			{
+				displayName:
+					'The service delivers events only over https: n8n\'s webhook URL must be public and https (set N8N_WEBHOOK_URL). Every delivery\'s signature is checked and repeated events start nothing.',
+				name: 'httpsNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Event Names or IDs',
+				name: 'events',
+				type: 'multiOptions',
+				typeOptions: { loadOptionsMethod: 'getEventKinds' },
+				required: true,
+				default: ['lead.created'],
+				description:
+					'The events that start the workflow. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			},
+			{
+				displayName: 'Other Event Kinds',
+				name: 'otherEvents',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. lead.updated',
+				description: 'Event kinds not in the list, comma-separated; the service may know more kinds than this node',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Include Headers',
+						name: 'includeHeaders',
+						type: 'boolean',
+						default: false,
+						description: 'Whether to add the delivery\'s HTTP headers to the output',
+					},
+				],
+			},
+		],
+	};
+
+	methods = {
+		loadOptions: {
+			async getEventKinds(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+				return EVENT_KIND_OPTIONS;
+			},
+		},
+	};
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return await checkExists.call(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return await create.call(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await remove.call(this);
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await receiveDelivery.call(this);
+	}
+}

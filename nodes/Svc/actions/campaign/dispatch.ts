@@ -1,0 +1,61 @@
+import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { DispatchResult } from '../../contract';
+import { idempotencyKeyOption, locatorValue } from '../common';
+import type { Operation } from '../types';
+import { campaignLocator } from './get';
+
+/** Accepts a list from an expression or a comma/space separated string. */
+export function parseIdList(value: unknown): string[] {
+	const parts = Array.isArray(value) ? value.map(String) : String(value ?? '').split(/[\s,]+/);
+	return [...new Set(parts.map((part) => part.trim()).filter((part) => part !== ''))];
+}
+
+export const dispatch: Operation = {
+	option: {
+		name: 'Dispatch',
+		value: 'dispatch',
+		action: 'Dispatch a campaign',
+		description:
+			'Send an approved campaign now. Side effect: the service sends messages to real leads. Needs the campaigns:danger scope and the confirmation switched on.',
+	},
+	properties: [
+		campaignLocator,
+		{
+			displayName: 'I Understand This Sends Messages',
+			name: 'confirmDispatch',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to really dispatch: the service sends the campaign\'s messages to leads. The node refuses to dispatch while this is off.',
+		},
+		{
+			displayName: 'Lead IDs',
+			name: 'leadIds',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. lead_0001, lead_0002',
+			description: 'Send only to these leads (comma-separated). Leave empty to send to the campaign\'s whole audience.',
+		},
+	],
+	options: [idempotencyKeyOption],
+	writes: true,
+	async execute(op) {
+		const campaignId = locatorValue(op, 'campaignId', 'campaign');
+		if (op.ctx.getNodeParameter('confirmDispatch', op.itemIndex, false) !== true) {
+			throw new NodeOperationError(op.ctx.getNode(), 'Dispatch was not confirmed, so nothing was sent', {
+				itemIndex: op.itemIndex,
+				description: 'Dispatching sends real messages. Switch on "I Understand This Sends Messages" in this node to allow it.',
+			});
+		}
+		const leadIds = parseIdList(op.ctx.getNodeParameter('leadIds', op.itemIndex, ''));
+		const body: IDataObject = leadIds.length > 0 ? { lead_ids: leadIds } : {};
+		const { body: result, replayed } = await op.client.request<DispatchResult>('dispatchCampaign', {
+			pathParams: { campaign_id: campaignId },
+			body,
+			idempotencyKey: op.writeKey(`dispatchCampaign:${campaignId}`, body),
+			itemIndex: op.itemIndex,
+		});
+		return { ...result, replayed };
+	},
+};

@@ -1,0 +1,137 @@
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { EndpointName } from '../contract';
+import type { RequestSpec } from '../transport';
+import type { OperationContext } from './types';
+
+export const DEFAULT_CONCURRENCY = 8;
+export const MAX_CONCURRENCY = 32;
+
+/** Entries every operation's "Options" collection ends with. */
+export const requestOptions: INodeProperties[] = [
+	{
+		displayName: 'Concurrency',
+		name: 'concurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+		default: DEFAULT_CONCURRENCY,
+		description: 'How many items are sent to the service at the same time. Output order always follows input order.',
+	},
+	{
+		displayName: 'Max Requests per Second',
+		name: 'maxRequestsPerSecond',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: 0,
+		description: 'Upper bound on requests per second for this node; 0 means no bound. A 429 from the service slows every request of the node, whatever this says.',
+	},
+	{
+		displayName: 'Timeout (Seconds)',
+		name: 'timeoutSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 300 },
+		default: 30,
+		description: 'How long one request may take before it is retried or fails',
+	},
+];
+
+export const idempotencyKeyOption: INodeProperties = {
+	displayName: 'Idempotency Key',
+	name: 'idempotencyKey',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. 3f1c2b9e-8d7a-4c6b-9e5f-1a2b3c4d5e6f',
+	description:
+		'A UUID that identifies this write to the service, which applies a key once. Leave empty: the node derives one per item that stays the same when the request or the node is retried.',
+};
+
+export function returnAllAndLimit(what: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: `Max number of ${what} to return`,
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}
+
+/** Reads a list endpoint page by page, honouring Return All / Limit. */
+export async function readList(op: OperationContext, endpoint: EndpointName, spec: RequestSpec = {}): Promise<IDataObject[]> {
+	const returnAll = op.ctx.getNodeParameter('returnAll', op.itemIndex, false) as boolean;
+	const max = returnAll ? undefined : (op.ctx.getNodeParameter('limit', op.itemIndex, 50) as number);
+	return await op.client.paginate<IDataObject>(endpoint, { ...spec, max, itemIndex: op.itemIndex });
+}
+
+const ID_PATTERN = '^[^\\s/?#]+$';
+
+/** A resource locator: pick from a searchable list, or give the ID. */
+export function resourceLocator(options: {
+	name: string;
+	displayName: string;
+	searchListMethod: string;
+	what: string;
+	placeholder: string;
+}): INodeProperties {
+	return {
+		displayName: options.displayName,
+		name: options.name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description: `The ${options.what} to use`,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: options.searchListMethod, searchable: true, searchFilterRequired: false },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: options.placeholder,
+				validation: [
+					{
+						type: 'regex',
+						properties: { regex: ID_PATTERN, errorMessage: `Not a valid ${options.what} ID (no spaces or slashes)` },
+					},
+				],
+			},
+		],
+	};
+}
+
+/** The ID chosen in a resource locator (or given as a plain string by an expression). */
+export function locatorValue(op: OperationContext, name: string, what: string): string {
+	const raw = op.ctx.getNodeParameter(name, op.itemIndex, '', { extractValue: true }) as unknown;
+	const value = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
+	if (value === '' || !new RegExp(ID_PATTERN).test(value)) {
+		throw new NodeOperationError(op.ctx.getNode(), `Enter a valid ${what} ID`, {
+			itemIndex: op.itemIndex,
+			description: value === '' ? `The ${what} parameter is empty for this item.` : `"${value}" contains spaces or slashes.`,
+		});
+	}
+	return value;
+}
+
+/** Copies the non-empty entries of a collection parameter into a query or body object. */
+export function nonEmpty(values: IDataObject): IDataObject {
+	const result: IDataObject = {};
+	for (const [key, value] of Object.entries(values)) {
+		if (value !== undefined && value !== null && value !== '') result[key] = value;
+	}
+	return result;
+}

@@ -1,0 +1,45 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { TakeoverResult } from '../../contract';
+import { idempotencyKeyOption, locatorValue } from '../common';
+import { leadLocator } from '../lead/get';
+import type { Operation } from '../types';
+
+export const assistantTakeover: Operation = {
+	option: {
+		name: 'Assistant Takeover',
+		value: 'assistantTakeover',
+		action: 'Hand a lead to the assistant',
+		description:
+			'Let the assistant take over the conversation with a lead. Side effect: when the service\'s gates approve, the assistant sends the lead a proactive greeting.',
+	},
+	properties: [
+		leadLocator,
+		{
+			displayName: 'Note',
+			name: 'note',
+			type: 'string',
+			typeOptions: { rows: 2 },
+			default: '',
+			description: 'Context for the assistant, e.g. why the lead is handed over',
+		},
+	],
+	options: [idempotencyKeyOption],
+	writes: true,
+	async execute(op) {
+		const leadId = locatorValue(op, 'leadId', 'lead');
+		const note = (op.ctx.getNodeParameter('note', op.itemIndex, '') as string).trim();
+		const body: IDataObject = note === '' ? {} : { note };
+		const { body: result } = await op.client.request<TakeoverResult>('assistantTakeover', {
+			pathParams: { lead_id: leadId },
+			body,
+			idempotencyKey: op.writeKey(`assistantTakeover:${leadId}`, body),
+			itemIndex: op.itemIndex,
+		});
+		const greeting = result.greeting ?? { sent: false };
+		if (!greeting.sent) {
+			op.hint(`The assistant took over, but no proactive greeting was sent${greeting.reason ? ` (${greeting.reason})` : ''}`);
+		}
+		return { ...result, greeting_sent: greeting.sent === true };
+	},
+};

@@ -1,0 +1,148 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	NodeExecutionHint,
+} from 'n8n-workflow';
+import { NodeError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { runBounded } from '../shared/pool';
+import { deriveIdempotencyKey, isUuid, RequestGate, SvcClient } from '../transport';
+import { account } from './account';
+import { campaign } from './campaign';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, requestOptions } from './common';
+import { conversation } from './conversation';
+import { lead } from './lead';
+import type { Operation, OperationContext, Resource } from './types';
+import { webhookSubscription } from './webhookSubscription';
+
+export const resources: Resource[] = [lead, conversation, campaign, account, webhookSubscription];
+
+const LEGACY_KEY_HINT =
+	'This credential uses a legacy ok_… API key. It still works, but rotate it: create a svc_… key in Settings > API keys, put it in the credential, then revoke the old one.';
+
+/** The node's parameters: resource, one operation selector per resource, then each operation's fields. */
+export function buildProperties(): INodeProperties[] {
+	const properties: INodeProperties[] = [
+		{
+			displayName: 'Resource',
+			name: 'resource',
+			type: 'options',
+			noDataExpression: true,
+			options: resources.map((resource) => resource.option),
+			default: lead.option.value,
+		},
+	];
+	for (const resource of resources) {
+		const resourceName = String(resource.option.value);
+		properties.push({
+			displayName: 'Operation',
+			name: 'operation',
+			type: 'options',
+			noDataExpression: true,
+			displayOptions: { show: { resource: [resourceName] } },
+			options: resource.operations.map((operation) => operation.option),
+			default: String(resource.operations[0].option.value),
+		});
+		for (const operation of resource.operations) {
+			const show = { show: { resource: [resourceName], operation: [String(operation.option.value)] } };
+			const options: INodeProperties = {
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [...(operation.options ?? []), ...requestOptions],
+			};
+			properties.push(...updateDisplayOptions(show, [...operation.properties, options]));
+		}
+	}
+	return properties;
+}
+
+function findOperation(resourceName: string, operationName: string): Operation | undefined {
+	const resource = resources.find((entry) => entry.option.value === resourceName);
+	return resource?.operations.find((entry) => entry.option.value === operationName);
+}
+
+function clampConcurrency(value: unknown): number {
+	const number = Math.floor(Number(value));
+	if (!Number.isFinite(number) || number < 1) return DEFAULT_CONCURRENCY;
+	return Math.min(number, MAX_CONCURRENCY);
+}
+
+function itemsOf(result: IDataObject | IDataObject[], itemIndex: number): INodeExecutionData[] {
+	const list = Array.isArray(result) ? result : [result];
+	return list.map((json) => ({ json, pairedItem: { item: itemIndex } }));
+}
+
+/** The node's execute(): every item through its operation, a bounded number at a time. */
+export async function executeOperations(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resourceName = this.getNodeParameter('resource', 0) as string;
+	const operationName = this.getNodeParameter('operation', 0) as string;
+	const operation = findOperation(resourceName, operationName);
+	if (!operation) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of resource "${resourceName}" is not supported`);
+	}
+	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+	const gate = new RequestGate({ maxRequestsPerSecond: Number(options.maxRequestsPerSecond ?? 0) || undefined });
+	const timeoutMs = Math.max(1, Number(options.timeoutSeconds ?? 30)) * 1000;
+	const client = await SvcClient.connect(this, { gate, timeoutMs });
+
+	const executionId = this.getExecutionId() ?? '';
+	const nodeId = this.getNode().id ?? this.getNode().name;
+	const runIndex = operation.writes ? Number(this.getWorkflowDataProxy(0).$runIndex ?? 0) : 0;
+	const hints = new Set<string>();
+	if (client.legacyKey) hints.add(LEGACY_KEY_HINT);
+
+	const results: INodeExecutionData[][] = new Array<INodeExecutionData[]>(items.length);
+	await runBounded(items.length, clampConcurrency(options.concurrency), async (itemIndex) => {
+		const context: OperationContext = {
+			ctx: this,
+			client,
+			itemIndex,
+			writeKey: (operationKey, body) => {
+				const own = String(this.getNodeParameter('options.idempotencyKey', itemIndex, '') ?? '').trim();
+				if (own === '') return deriveIdempotencyKey({ executionId, nodeId, runIndex, itemIndex, operation: operationKey, body });
+				if (!isUuid(own)) {
+					throw new NodeOperationError(this.getNode(), 'The Idempotency Key option must be a UUID', {
+						itemIndex,
+						description: 'Use a value like 3f1c2b9e-8d7a-4c6b-9e5f-1a2b3c4d5e6f, or leave the option empty so the node derives one per item.',
+					});
+				}
+				return own;
+			},
+			hint: (message) => hints.add(message),
+		};
+		try {
+			results[itemIndex] = itemsOf(await operation.execute(context), itemIndex);
+		} catch (caught) {
+			const error = asNodeError(this, caught, itemIndex, client);
+			if (!this.continueOnFail()) throw error;
+			results[itemIndex] = [
+				{
+					json: { error: error.message, ...(error.description ? { description: error.description } : {}) },
+					pairedItem: { item: itemIndex },
+				},
+			];
+		}
+	});
+	if (hints.size > 0) {
+		this.addExecutionHints(...[...hints].map((message): NodeExecutionHint => ({ message, location: 'outputPane' })));
+	}
+	return [results.flat()];
+}
+
+/** Every error leaves the node as an n8n error that names its item and holds no secret. */
+function asNodeError(ctx: IExecuteFunctions, caught: unknown, itemIndex: number, client: SvcClient): NodeError {
+	if (caught instanceof NodeError) {
+		caught.message = client.redactor.text(caught.message);
+		if (caught.description) caught.description = client.redactor.text(caught.description);
+		caught.context.itemIndex ??= itemIndex;
+		return caught;
+	}
+	const message = caught instanceof Error ? caught.message : String(caught);
+	return new NodeOperationError(ctx.getNode(), client.redactor.text(message), { itemIndex });
+}

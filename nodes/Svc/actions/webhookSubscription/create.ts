@@ -1,0 +1,73 @@
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { Subscription } from '../../contract';
+import { EVENT_KIND_OPTIONS, mergeEventKinds, subscriptionProblems } from '../../shared/subscription';
+import { REDACTED } from '../../transport';
+import { idempotencyKeyOption } from '../common';
+import type { Operation } from '../types';
+
+export const create: Operation = {
+	option: {
+		name: 'Create',
+		value: 'create',
+		action: 'Create a webhook subscription',
+		description: 'Ask the service to send events to an https URL. To start workflows on events, the Svc Trigger node does this for you.',
+	},
+	properties: [
+		{
+			displayName: 'URL',
+			name: 'url',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'https://example.com/hooks/svc',
+			description: 'The https address that receives the events',
+		},
+		{
+			displayName: 'Events',
+			name: 'events',
+			type: 'multiOptions',
+			options: EVENT_KIND_OPTIONS,
+			default: ['lead.created'],
+			description: 'The event kinds to receive',
+		},
+		{
+			displayName: 'Other Event Kinds',
+			name: 'otherEvents',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. lead.updated',
+			description: 'Event kinds not in the list above, comma-separated; the service may know more kinds than this node',
+		},
+	],
+	options: [
+		{
+			displayName: 'Include Signing Secret',
+			name: 'includeSecret',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to put the signing secret in the output. The service shows it only once; when on, it is stored in the execution data, so keep it off unless you verify deliveries yourself.',
+		},
+		idempotencyKeyOption,
+	],
+	writes: true,
+	async execute(op) {
+		const url = (op.ctx.getNodeParameter('url', op.itemIndex, '') as string).trim();
+		const events = mergeEventKinds(op.ctx.getNodeParameter('events', op.itemIndex, []), op.ctx.getNodeParameter('otherEvents', op.itemIndex, ''));
+		const problems = subscriptionProblems(url, events);
+		if (problems.length > 0) {
+			throw new NodeOperationError(op.ctx.getNode(), problems[0], { itemIndex: op.itemIndex, description: problems.join(' ') });
+		}
+		const body = { url, events };
+		const { body: subscription } = await op.client.request<Subscription>('createSubscription', {
+			body,
+			idempotencyKey: op.writeKey('createSubscription', body),
+			itemIndex: op.itemIndex,
+		});
+		const includeSecret = op.ctx.getNodeParameter('options.includeSecret', op.itemIndex, false) === true;
+		if (includeSecret || subscription.secret === undefined) return { ...subscription };
+		op.client.redactor.add(subscription.secret);
+		return { ...subscription, secret: REDACTED };
+	},
+};

@@ -1,0 +1,15 @@
+import type { Subscription } from '../../contract';
+import type { Operation } from '../types';
+import { subscriptionIdProperty, subscriptionId } from './subscriptionId';
+
+export const get: Operation = {
+	option: { name: 'Get', value: 'get', action: 'Get a webhook subscription', description: 'Retrieve one webhook subscription by ID' },
+	properties: [subscriptionIdProperty],
+	async execute(op) {
+		const { body } = await op.client.request<Subscription>('getSubscription', {
+			pathParams: { subscription_id: subscriptionId(op) },
+			itemIndex: op.itemIndex,
+		});
+		return { ...body };
+	},
+};

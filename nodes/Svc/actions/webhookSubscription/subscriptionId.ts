@@ -1,0 +1,21 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { OperationContext } from '../types';
+
+export const subscriptionIdProperty: INodeProperties = {
+	displayName: 'Subscription ID',
+	name: 'subscriptionId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. sub_1a2b3c',
+};
+
+export function subscriptionId(op: OperationContext): string {
+	const id = String(op.ctx.getNodeParameter('subscriptionId', op.itemIndex, '')).trim();
+	if (id === '') {
+		throw new NodeOperationError(op.ctx.getNode(), 'Enter the ID of the webhook subscription', { itemIndex: op.itemIndex });
+	}
+	return id;
+}

@@ -1,0 +1,37 @@
+import type { INodePropertyOptions } from 'n8n-workflow';
+
+import { KNOWN_EVENT_KINDS, SUBSCRIPTION_URL_PROTOCOL } from '../contract';
+
+export const EVENT_KIND_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Lead Created', value: 'lead.created', description: 'A lead was created' },
+	{ name: 'Campaign Updated', value: 'campaign.updated', description: 'A campaign changed, e.g. it was dispatched' },
+];
+
+/** Problems with a subscription request, in words a user can act on; empty when it is fine. */
+export function subscriptionProblems(url: string, events: string[]): string[] {
+	const problems: string[] = [];
+	let parsed: URL | undefined;
+	try {
+		parsed = new URL(url);
+	} catch {
+		problems.push(`The URL "${url}" is not a valid URL.`);
+	}
+	if (parsed && parsed.protocol !== SUBSCRIPTION_URL_PROTOCOL) {
+		problems.push(`The URL must start with https:// (the service delivers events only over https); got ${parsed.protocol}//.`);
+	}
+	if (events.length === 0) problems.push(`Choose at least one event, e.g. ${KNOWN_EVENT_KINDS.join(' or ')}.`);
+	return problems;
+}
+
+/** Known kinds picked from the list plus any typed-in kinds, without blanks or repeats. */
+export function mergeEventKinds(picked: unknown, typed: unknown): string[] {
+	const list = [...(Array.isArray(picked) ? picked.map(String) : []), ...String(typed ?? '').split(/[\s,]+/)];
+	return [...new Set(list.map((kind) => kind.trim()).filter((kind) => kind !== ''))];
+}
+
+/** Same events regardless of order. */
+export function sameEventKinds(a: readonly string[], b: readonly string[]): boolean {
+	const left = [...new Set(a)].sort();
+	const right = [...new Set(b)].sort();
+	return left.length === right.length && left.every((kind, index) => kind === right[index]);
+}

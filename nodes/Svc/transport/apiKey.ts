@@ -1,0 +1,68 @@
+import {
+	ACCEPTED_KEY_FORMATS_TEXT,
+	API_KEY_PATTERN,
+	API_VERSION_PREFIX,
+	KEY_PREFIXES,
+} from '../contract';
+
+/** Raised before any request is sent; its message never contains the key. */
+export class CredentialFormatError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'CredentialFormatError';
+	}
+}
+
+/** Checks the key's format and returns it trimmed (pasted keys often carry a newline). */
+export function checkApiKey(value: unknown): string {
+	if (typeof value !== 'string' || value.trim() === '') {
+		throw new CredentialFormatError('The Svc API credential has no API key. Paste the key created in Settings > API keys.');
+	}
+	const key = value.trim();
+	if (/^bearer\s/i.test(key)) {
+		throw new CredentialFormatError('The API key field must hold only the key, without the word "Bearer".');
+	}
+	if (!API_KEY_PATTERN.test(key)) {
+		throw new CredentialFormatError(
+			`The API key in the Svc API credential is not in an accepted format. Expected ${ACCEPTED_KEY_FORMATS_TEXT}. Copy the full key again from Settings > API keys.`,
+		);
+	}
+	return key;
+}
+
+export function isLegacyApiKey(key: string): boolean {
+	return KEY_PREFIXES.legacy.some((prefix) => key.startsWith(prefix));
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function isLoopbackHost(hostname: string): boolean {
+	return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/**
+ * Returns the base URL without trailing slashes or a trailing /v1 (every path in the contract
+ * already starts with /v1). https is required; http only for loopback, where the sandbox runs.
+ */
+export function checkBaseUrl(value: unknown): string {
+	if (typeof value !== 'string' || value.trim() === '') {
+		throw new CredentialFormatError('The Svc API credential has no Base URL. Enter the https address of the service.');
+	}
+	let url: URL;
+	try {
+		url = new URL(value.trim());
+	} catch {
+		throw new CredentialFormatError('The Base URL in the Svc API credential is not a valid URL. Enter it like https://api.example.com');
+	}
+	if (url.username || url.password) {
+		throw new CredentialFormatError('The Base URL must not contain a user name or password; the API key is the only credential.');
+	}
+	if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+		throw new CredentialFormatError(
+			'The Base URL must start with https:// (plain http is allowed only for a local sandbox on 127.0.0.1 or localhost).',
+		);
+	}
+	const path = url.pathname.replace(/\/+$/, '');
+	const withoutVersion = path.endsWith(API_VERSION_PREFIX) ? path.slice(0, -API_VERSION_PREFIX.length) : path;
+	return `${url.origin}${withoutVersion}`;
+}

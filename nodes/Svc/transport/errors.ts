@@ -1,0 +1,129 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import type { ApiErrorBody, EndpointContract } from '../contract';
+import { ERROR_CODES, SCOPE_GRANTS } from '../contract';
+import type { Redactor } from './redact';
+
+export interface FailureDetails {
+	endpoint: EndpointContract;
+	/** HTTP status, or undefined when no response arrived. */
+	status?: number;
+	body?: unknown;
+	/** For network failures: the error code (ECONNREFUSED, ETIMEDOUT, ...). */
+	networkCode?: string;
+	attempts: number;
+	baseUrl: string;
+	itemIndex?: number;
+}
+
+function errorBody(body: unknown): Partial<ApiErrorBody['error']> {
+	if (body !== null && typeof body === 'object' && 'error' in body) {
+		const inner = (body as { error: unknown }).error;
+		if (inner !== null && typeof inner === 'object') return inner as Partial<ApiErrorBody['error']>;
+	}
+	return {};
+}
+
+function retriedText(attempts: number): string {
+	return attempts > 1 ? ` after ${attempts} attempts` : '';
+}
+
+/** What happened and what the user can do about it, per status and error code of the contract. */
+export function describeFailure(details: FailureDetails): { message: string; description: string } {
+	const { endpoint, status, attempts } = details;
+	const server = errorBody(details.body);
+	const serverMessage = server.message ? ` The service said: ${server.message}` : '';
+	const route = `${endpoint.method} ${endpoint.path}`;
+
+	if (status === undefined) {
+		const code = details.networkCode ?? 'no response';
+		return {
+			message: `Could not reach the service (${code})${retriedText(attempts)}`,
+			description: `${route} to ${details.baseUrl} got no answer. Check the Base URL in the Svc API credential, the network and any proxy, then run again; writes are safe to repeat because they carry the same Idempotency-Key.`,
+		};
+	}
+	switch (status) {
+		case 400:
+			return {
+				message: `The service rejected the request as invalid (400)`,
+				description: `${server.message ?? 'A field is missing or malformed.'} Fix the named field in this node's parameters or input item.`,
+			};
+		case 401:
+			return {
+				message: 'The API key was rejected (401): it is invalid, revoked or mistyped',
+				description:
+					'Open the Svc API credential and paste the full key again from Settings > API keys. If the key was rotated or revoked, create a new one there.',
+			};
+		case 403: {
+			const scope = server.required_scope ?? endpoint.scope ?? 'a scope this key lacks';
+			const grants = endpoint.scope ? ` (${SCOPE_GRANTS[endpoint.scope]})` : '';
+			return {
+				message: `The API key lacks the scope "${scope}" that this operation needs (403)`,
+				description: `${route} requires the scope ${scope}${grants}. In Settings > API keys create or edit a key with that scope and use it in the Svc API credential.`,
+			};
+		}
+		case 404:
+			return {
+				message: 'The resource was not found (404)',
+				description: `${route}: check the ID.${serverMessage}`,
+			};
+		case 409:
+			return {
+				message: `The same write was still in progress on the service (409)${retriedText(attempts)}`,
+				description: `Another request with the same Idempotency-Key had not finished. Run again later: the key is the same, so the write still happens only once.${serverMessage}`,
+			};
+		case 422:
+			if (server.code === ERROR_CODES.idempotencyKeyReused) {
+				return {
+					message: 'The Idempotency-Key was already used for a different request (422)',
+					description:
+						'The service keeps each key for 24 hours and applies it to one request body only. Leave the Idempotency Key option empty so the node derives a key per item, or give each different write its own UUID.',
+				};
+			}
+			return {
+				message: 'The service could not accept the data (422)',
+				description: `${server.message ?? 'A value failed validation.'} Fix the value in this node's parameters or input item.`,
+			};
+		case 429:
+			return {
+				message: `Rate limit hit: the service kept answering 429${retriedText(attempts)}`,
+				description:
+					'Lower "Max Requests per Second" or "Concurrency" in this node\'s options, or run the workflow again later.',
+			};
+		default:
+			if (status >= 500) {
+				return {
+					message: `The service failed with status ${status}${retriedText(attempts)}`,
+					description: `${route} kept failing on the service's side. Run again later; writes carry the same Idempotency-Key and are not applied twice.${serverMessage}`,
+				};
+			}
+			return {
+				message: `Unexpected status ${status} from the service`,
+				description: `${route}.${serverMessage}`,
+			};
+	}
+}
+
+/**
+ * The error a node shows. It is built from a small, redacted summary, never from the raw HTTP
+ * error (whose request config would carry the Authorization header).
+ */
+export function toNodeApiError(node: INode, details: FailureDetails, redactor: Redactor): NodeApiError {
+	const { message, description } = describeFailure(details);
+	const server = errorBody(details.body);
+	const summary: JsonObject = redactor.value({
+		status: details.status ?? null,
+		code: server.code ?? details.networkCode ?? null,
+		message: server.message ?? message,
+		required_scope: server.required_scope ?? (details.status === 403 ? details.endpoint.scope : null),
+		request_id: server.request_id ?? null,
+		attempts: details.attempts,
+	});
+	return new NodeApiError(node, summary, {
+		message: redactor.text(message),
+		description: redactor.text(description),
+		httpCode: details.status === undefined ? undefined : String(details.status),
+		itemIndex: details.itemIndex,
+	});
+}

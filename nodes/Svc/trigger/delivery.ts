@@ -1,0 +1,78 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import type { EventEnvelope } from '../contract';
+import { EVENT_SIGNATURE } from '../contract';
+import { desiredEvents, storedSubscription } from './lifecycle';
+import { recordIfNew } from './seenEvents';
+import { verifyDelivery } from './signature';
+
+function headerValue(headers: IDataObject, name: string): string | undefined {
+	const value = headers[name];
+	if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
+	return typeof value === 'string' ? value : undefined;
+}
+
+function isEnvelope(value: unknown): value is EventEnvelope {
+	if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+	const event = value as Partial<EventEnvelope>;
+	return typeof event.id === 'string' && event.id !== '' && typeof event.type === 'string' && event.type !== '';
+}
+
+/** Answers the delivery itself and starts no execution. */
+function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
+	ctx.getResponseObject().status(status).json(body);
+	return { noWebhookResponse: true };
+}
+
+/**
+ * One delivery: verify the signature over the raw body, then parse, de-duplicate by event id,
+ * and drop kinds this trigger did not subscribe to. Only a new, verified, subscribed event
+ * starts the workflow.
+ */
+export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const request = this.getRequestObject();
+	const headers = this.getHeaderData() as IDataObject;
+	const staticData = this.getWorkflowStaticData('node');
+	const subscription = storedSubscription(staticData);
+	if (!subscription) return answer(this, 401, { error: 'This trigger has no active subscription' });
+
+	const rawBody: Buffer | undefined = (request as { rawBody?: Buffer }).rawBody;
+	const delivery = {
+		id: headerValue(headers, EVENT_SIGNATURE.idHeader),
+		timestamp: headerValue(headers, EVENT_SIGNATURE.timestampHeader),
+		signature: headerValue(headers, EVENT_SIGNATURE.signatureHeader),
+	};
+	const verification = verifyDelivery(subscription.secret, delivery, rawBody ?? Buffer.alloc(0), Math.floor(Date.now() / 1000));
+	if (!verification.valid) {
+		this.logger.debug(`Svc Trigger refused a delivery: ${verification.reason}`);
+		return answer(this, 401, { error: 'Invalid signature', reason: verification.reason });
+	}
+
+	let event: unknown;
+	try {
+		event = JSON.parse((rawBody ?? Buffer.alloc(0)).toString('utf8'));
+	} catch {
+		return answer(this, 400, { error: 'The body is not valid JSON' });
+	}
+	if (!isEnvelope(event)) return answer(this, 400, { error: 'The body is not an event with an id and a type' });
+	if (event.id !== delivery.id) return answer(this, 400, { error: 'The event id does not match the webhook-id header' });
+
+	if (!recordIfNew(staticData, event.id, Date.now())) return answer(this, 200, { received: true, duplicate: true });
+	if (!desiredEvents(this).includes(event.type)) return answer(this, 200, { received: true, ignored: true });
+
+	const options = this.getNodeParameter('options', {}) as IDataObject;
+	const output: IDataObject = {
+		id: event.id,
+		type: event.type,
+		created_at: event.created_at,
+		data: event.data,
+		meta: {
+			verified: true,
+			webhook_id: delivery.id,
+			webhook_timestamp: Number(delivery.timestamp),
+			...(headerValue(headers, 'webhook-attempt') ? { attempt: Number(headerValue(headers, 'webhook-attempt')) } : {}),
+		},
+	};
+	if (options.includeHeaders === true) output.headers = headers;
+	return { workflowData: [[{ json: output }]], webhookResponse: { received: true } };
+}
