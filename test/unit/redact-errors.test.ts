@@ -1,0 +1,68 @@
+import type { INode } from 'n8n-workflow';
+
+import { ENDPOINTS } from '../../nodes/Svc/contract';
+import { describeFailure, Redactor, toNodeApiError } from '../../nodes/Svc/transport';
+
+const node: INode = { id: 'n1', name: 'Svc', type: 'n8n-nodes-svc.svc', typeVersion: 1, position: [0, 0], parameters: {} };
+const key = 'svc_live_Zz9Yy8Xx7Ww6Vv5Uu4Tt';
+const failure = { endpoint: ENDPOINTS.dispatchCampaign, attempts: 1, baseUrl: 'https://api.example.com' };
+
+describe('Redactor', () => {
+	it('removes known secrets, their URL encoding, Bearer values and anything shaped like a key or signing secret', () => {
+		const redactor = new Redactor().add(key);
+		const text = redactor.text(`auth=${key} h=Bearer ${key} q=${encodeURIComponent(key)} other=ok_test_AAAAAAAAAAAAAAAAAAAA s=whsec_QUJDREVGR0hJSktMTU5PUA==`);
+		expect(text).not.toContain('Zz9Yy8Xx7Ww6');
+		expect(text).not.toContain('AAAAAAAAAAAA');
+		expect(text).not.toContain('QUJDREVGR0hJ');
+		expect(text).toContain('[redacted]');
+	});
+
+	it('redacts deeply and leaves other values alone', () => {
+		const value = new Redactor().add(key).value({ a: [key, 1, null], b: { c: `x ${key}` }, d: true });
+		expect(value).toEqual({ a: ['[redacted]', 1, null], b: { c: 'x [redacted]' }, d: true });
+	});
+
+	it('ignores secrets too short to be real', () => {
+		expect(new Redactor().add('ab').text('tab')).toBe('tab');
+	});
+});
+
+describe('describeFailure', () => {
+	it('401 says invalid, revoked or mistyped', () => {
+		expect(describeFailure({ ...failure, status: 401 }).message).toMatch(/invalid, revoked or mistyped/);
+	});
+
+	it('403 names the scope from the contract even when the server does not', () => {
+		const { message, description } = describeFailure({ ...failure, status: 403, body: { error: { code: 'missing_scope', message: 'forbidden' } } });
+		expect(message).toContain('"campaigns:danger"');
+		expect(description).toContain('POST /v1/campaigns/{campaign_id}/dispatch');
+	});
+
+	it('403 prefers the scope the server names', () => {
+		expect(describeFailure({ ...failure, status: 403, body: { error: { code: 'missing_scope', message: 'x', required_scope: 'leads:write' } } }).message).toContain('"leads:write"');
+	});
+
+	it('422 explains idempotency key reuse', () => {
+		expect(describeFailure({ ...failure, status: 422, body: { error: { code: 'idempotency_key_reused', message: 'x' } } }).description).toMatch(/24 hours/);
+	});
+
+	it('429 after retries says the rate limit was hit and what to change', () => {
+		const { message, description } = describeFailure({ ...failure, status: 429, attempts: 6 });
+		expect(message).toBe('Rate limit hit: the service kept answering 429 after 6 attempts');
+		expect(description).toContain('Max Requests per Second');
+	});
+
+	it('network failures name the code and the base URL', () => {
+		expect(describeFailure({ ...failure, networkCode: 'ECONNREFUSED', attempts: 3 }).message).toBe('Could not reach the service (ECONNREFUSED) after 3 attempts');
+	});
+});
+
+describe('toNodeApiError', () => {
+	it('never carries the key, whatever the server echoed', () => {
+		const redactor = new Redactor().add(key);
+		const error = toNodeApiError(node, { ...failure, status: 400, body: { error: { code: 'invalid_request', message: `bad header Bearer ${key}` } } }, redactor);
+		const everything = JSON.stringify({ message: error.message, description: error.description, context: error.context, cause: error.cause, stack: error.stack });
+		expect(everything).not.toContain(key);
+		expect(error.httpCode).toBe('400');
+	});
+});
