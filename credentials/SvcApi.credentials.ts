@@ -7,7 +7,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { checkApiKey, checkBaseUrl } from '../nodes/Svc/transport/apiKey';
+import { checkCredentials } from '../nodes/Svc/transport/apiKey';
 
 export class SvcApi implements ICredentialType {
 	name = 'svcApi';
@@ -43,16 +43,13 @@ export class SvcApi implements ICredentialType {
 	];
 
 	/** Checks the key and Base URL before anything is sent, then adds the Bearer header. */
-	authenticate = async (
-		credentials: ICredentialDataDecryptedObject,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> => {
-		const apiKey = checkApiKey(credentials.apiKey);
-		checkBaseUrl(credentials.baseUrl);
-		return {
+	authenticate = (credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> => {
+		const checked = checkCredentials(credentials);
+		if ('problem' in checked) return Promise.reject(new Error(checked.problem));
+		return Promise.resolve({
 			...requestOptions,
-			headers: { ...requestOptions.headers, Authorization: `Bearer ${apiKey}` },
-		};
+			headers: { ...requestOptions.headers, Authorization: `Bearer ${checked.apiKey}` },
+		});
 	};
 
 	test: ICredentialTestRequest = {

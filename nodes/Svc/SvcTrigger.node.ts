@@ -74,8 +74,8 @@ export class SvcTrigger implements INodeType {
 
 	methods = {
 		loadOptions: {
-			async getEventKinds(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-				return EVENT_KIND_OPTIONS;
+			getEventKinds(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+				return Promise.resolve(EVENT_KIND_OPTIONS);
 			},
 		},
 	};
@@ -94,7 +94,7 @@ export class SvcTrigger implements INodeType {
 		},
 	};
 
-	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveDelivery.call(this);
+	webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return Promise.resolve(receiveDelivery.call(this));
 	}
 }

@@ -2,6 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { EndpointName } from '../contract';
+import { asText } from '../shared/text';
 import type { RequestSpec } from '../transport';
 import type { OperationContext } from './types';
 
@@ -69,8 +70,8 @@ export function returnAllAndLimit(what: string): INodeProperties[] {
 
 /** Reads a list endpoint page by page, honouring Return All / Limit. */
 export async function readList(op: OperationContext, endpoint: EndpointName, spec: RequestSpec = {}): Promise<IDataObject[]> {
-	const returnAll = op.ctx.getNodeParameter('returnAll', op.itemIndex, false) as boolean;
-	const max = returnAll ? undefined : (op.ctx.getNodeParameter('limit', op.itemIndex, 50) as number);
+	const returnAll = op.ctx.getNodeParameter('returnAll', op.itemIndex, false);
+	const max = returnAll ? undefined : op.ctx.getNodeParameter('limit', op.itemIndex, 50);
 	return await op.client.paginate<IDataObject>(endpoint, { ...spec, max, itemIndex: op.itemIndex });
 }
 
@@ -116,8 +117,7 @@ export function resourceLocator(options: {
 
 /** The ID chosen in a resource locator (or given as a plain string by an expression). */
 export function locatorValue(op: OperationContext, name: string, what: string): string {
-	const raw = op.ctx.getNodeParameter(name, op.itemIndex, '', { extractValue: true }) as unknown;
-	const value = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
+	const value = asText(op.ctx.getNodeParameter(name, op.itemIndex, '', { extractValue: true })).trim();
 	if (value === '' || !new RegExp(ID_PATTERN).test(value)) {
 		throw new NodeOperationError(op.ctx.getNode(), `Enter a valid ${what} ID`, {
 			itemIndex: op.itemIndex,

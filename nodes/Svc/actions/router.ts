@@ -8,6 +8,7 @@ import type {
 import { NodeError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { runBounded } from '../shared/pool';
+import { asText } from '../shared/text';
 import { deriveIdempotencyKey, isUuid, RequestGate, SvcClient } from '../transport';
 import { account } from './account';
 import { campaign } from './campaign';
@@ -80,13 +81,13 @@ function itemsOf(result: IDataObject | IDataObject[], itemIndex: number): INodeE
 /** The node's execute(): every item through its operation, a bounded number at a time. */
 export async function executeOperations(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	const resourceName = this.getNodeParameter('resource', 0) as string;
-	const operationName = this.getNodeParameter('operation', 0) as string;
+	const resourceName = this.getNodeParameter('resource', 0);
+	const operationName = this.getNodeParameter('operation', 0);
 	const operation = findOperation(resourceName, operationName);
 	if (!operation) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of resource "${resourceName}" is not supported`);
 	}
-	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+	const options = this.getNodeParameter('options', 0, {});
 	const gate = new RequestGate({ maxRequestsPerSecond: Number(options.maxRequestsPerSecond ?? 0) || undefined });
 	const timeoutMs = Math.max(1, Number(options.timeoutSeconds ?? 30)) * 1000;
 	const client = await SvcClient.connect(this, { gate, timeoutMs });
@@ -104,7 +105,7 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 			client,
 			itemIndex,
 			writeKey: (operationKey, body) => {
-				const own = String(this.getNodeParameter('options.idempotencyKey', itemIndex, '') ?? '').trim();
+				const own = asText(this.getNodeParameter('options.idempotencyKey', itemIndex, '')).trim();
 				if (own === '') return deriveIdempotencyKey({ executionId, nodeId, runIndex, itemIndex, operation: operationKey, body });
 				if (!isUuid(own)) {
 					throw new NodeOperationError(this.getNode(), 'The Idempotency Key option must be a UUID', {

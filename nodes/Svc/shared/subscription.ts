@@ -1,5 +1,6 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
+import { asText } from './text';
 import { KNOWN_EVENT_KINDS, SUBSCRIPTION_URL_PROTOCOL } from '../contract';
 
 export const EVENT_KIND_OPTIONS: INodePropertyOptions[] = [
@@ -25,7 +26,7 @@ export function subscriptionProblems(url: string, events: string[]): string[] {
 
 /** Known kinds picked from the list plus any typed-in kinds, without blanks or repeats. */
 export function mergeEventKinds(picked: unknown, typed: unknown): string[] {
-	const list = [...(Array.isArray(picked) ? picked.map(String) : []), ...String(typed ?? '').split(/[\s,]+/)];
+	const list = [...(Array.isArray(picked) ? picked.map(asText) : []), ...asText(typed).split(/[\s,]+/)];
 	return [...new Set(list.map((kind) => kind.trim()).filter((kind) => kind !== ''))];
 }
 

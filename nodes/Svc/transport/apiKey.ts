@@ -30,6 +30,17 @@ export function checkApiKey(value: unknown): string {
 	return key;
 }
 
+export type CheckedCredentials = { apiKey: string; baseUrl: string } | { problem: string };
+
+/** Both checks, as a value: what the transport uses before its first request. */
+export function checkCredentials(credentials: { apiKey?: unknown; baseUrl?: unknown }): CheckedCredentials {
+	try {
+		return { apiKey: checkApiKey(credentials.apiKey), baseUrl: checkBaseUrl(credentials.baseUrl) };
+	} catch (error) {
+		return { problem: error instanceof CredentialFormatError ? error.message : 'The Svc API credential could not be read.' };
+	}
+}
+
 export function isLegacyApiKey(key: string): boolean {
 	return KEY_PREFIXES.legacy.some((prefix) => key.startsWith(prefix));
 }
@@ -48,12 +59,10 @@ export function checkBaseUrl(value: unknown): string {
 	if (typeof value !== 'string' || value.trim() === '') {
 		throw new CredentialFormatError('The Svc API credential has no Base URL. Enter the https address of the service.');
 	}
-	let url: URL;
-	try {
-		url = new URL(value.trim());
-	} catch {
+	if (!URL.canParse(value.trim())) {
 		throw new CredentialFormatError('The Base URL in the Svc API credential is not a valid URL. Enter it like https://api.example.com');
 	}
+	const url = new URL(value.trim());
 	if (url.username || url.password) {
 		throw new CredentialFormatError('The Base URL must not contain a user name or password; the API key is the only credential.');
 	}

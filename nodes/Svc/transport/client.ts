@@ -20,7 +20,7 @@ import {
 	RETRY_AFTER_HEADER,
 	RETRYABLE_STATUSES,
 } from '../contract';
-import { checkApiKey, checkBaseUrl, CredentialFormatError, isLegacyApiKey } from './apiKey';
+import { checkCredentials, isLegacyApiKey } from './apiKey';
 import { toNodeApiError } from './errors';
 import { RequestGate } from './gate';
 import { Redactor } from './redact';
@@ -59,6 +59,8 @@ export interface RequestSpec {
 	/** For writes the contract marks; a fresh random key is used when none is given. */
 	idempotencyKey?: string;
 	itemIndex?: number;
+	/** Answer a 404 as a response (status 404) instead of an error, e.g. for deletes. */
+	notFoundIsAnswer?: boolean;
 }
 
 export interface SvcResponse<T> {
@@ -129,20 +131,13 @@ export class SvcClient {
 	/** Reads and checks the credential once; a malformed key fails here, before any request. */
 	static async connect(ctx: SvcContext, options: ClientOptions = {}): Promise<SvcClient> {
 		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-		const redactor = new Redactor().add(credentials.apiKey);
-		let apiKey: string;
-		let baseUrl: string;
-		try {
-			apiKey = checkApiKey(credentials.apiKey);
-			baseUrl = checkBaseUrl(credentials.baseUrl);
-		} catch (error) {
-			if (error instanceof CredentialFormatError) {
-				throw new NodeOperationError(ctx.getNode(), redactor.text(error.message), {
-					description: 'Edit the Svc API credential of this node.',
-				});
-			}
-			throw error;
+		const checked = checkCredentials(credentials);
+		if ('problem' in checked) {
+			throw new NodeOperationError(ctx.getNode(), new Redactor().add(credentials.apiKey).text(checked.problem), {
+				description: 'Edit the Svc API credential of this node.',
+			});
 		}
+		const { apiKey, baseUrl } = checked;
 		const client = new SvcClient(
 			ctx,
 			baseUrl,
@@ -204,7 +199,7 @@ export class SvcClient {
 
 			const status = response.statusCode;
 			const body = this.parseBody(response.body, name, status, spec.itemIndex);
-			if (status >= 200 && status < 300) {
+			if ((status >= 200 && status < 300) || (status === 404 && spec.notFoundIsAnswer === true)) {
 				return {
 					status,
 					body: body as T,

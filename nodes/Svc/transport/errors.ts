@@ -19,8 +19,8 @@ export interface FailureDetails {
 
 function errorBody(body: unknown): Partial<ApiErrorBody['error']> {
 	if (body !== null && typeof body === 'object' && 'error' in body) {
-		const inner = (body as { error: unknown }).error;
-		if (inner !== null && typeof inner === 'object') return inner as Partial<ApiErrorBody['error']>;
+		const inner: unknown = body.error;
+		if (inner !== null && typeof inner === 'object') return inner;
 	}
 	return {};
 }

@@ -1,4 +1,4 @@
-export { checkApiKey, checkBaseUrl, CredentialFormatError, isLegacyApiKey, isLoopbackHost } from './apiKey';
+export { checkApiKey, checkBaseUrl, checkCredentials, CredentialFormatError, isLegacyApiKey, isLoopbackHost } from './apiKey';
 export type { ClientOptions, RequestSpec, RetryPolicy, SvcContext, SvcResponse } from './client';
 export { CREDENTIAL_TYPE, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, networkErrorCode, SvcClient } from './client';
 export { describeFailure, toNodeApiError } from './errors';

@@ -29,7 +29,7 @@ function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWeb
  * and drop kinds this trigger did not subscribe to. Only a new, verified, subscribed event
  * starts the workflow.
  */
-export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+export function receiveDelivery(this: IWebhookFunctions): IWebhookResponseData {
 	const request = this.getRequestObject();
 	const headers = this.getHeaderData() as IDataObject;
 	const staticData = this.getWorkflowStaticData('node');

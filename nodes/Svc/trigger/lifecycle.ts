@@ -1,5 +1,5 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { Subscription } from '../contract';
 import { mergeEventKinds, sameEventKinds, subscriptionProblems } from '../shared/subscription';
@@ -29,16 +29,9 @@ export function desiredEvents(ctx: Pick<IHookFunctions, 'getNodeParameter'>): st
 	return mergeEventKinds(ctx.getNodeParameter('events', []), ctx.getNodeParameter('otherEvents', ''));
 }
 
-function isNotFound(error: unknown): boolean {
-	return error instanceof NodeApiError && error.httpCode === '404';
-}
-
+/** A subscription that is already gone (404) counts as deleted. */
 async function deleteIfPresent(client: SvcClient, id: string): Promise<void> {
-	try {
-		await client.request('deleteSubscription', { pathParams: { subscription_id: id } });
-	} catch (error) {
-		if (!isNotFound(error)) throw error;
-	}
+	await client.request('deleteSubscription', { pathParams: { subscription_id: id }, notFoundIsAnswer: true });
 }
 
 /**

@@ -7,11 +7,14 @@ export const SEEN_EVENTS_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 const KEY = 'seenEvents';
 
 /** Event ids recently delivered, oldest first, kept in the node's static data. */
-type SeenList = Array<[string, number]>;
+interface Seen extends IDataObject {
+	id: string;
+	at: number;
+}
 
-function list(staticData: IDataObject): SeenList {
+function list(staticData: IDataObject): Seen[] {
 	const stored = staticData[KEY];
-	return Array.isArray(stored) ? (stored as SeenList) : [];
+	return Array.isArray(stored) ? (stored as Seen[]) : [];
 }
 
 /**
@@ -24,12 +27,12 @@ export function recordIfNew(
 	now: number,
 	limits: { maxCount: number; maxAgeMs: number } = { maxCount: SEEN_EVENTS_MAX_COUNT, maxAgeMs: SEEN_EVENTS_MAX_AGE_MS },
 ): boolean {
-	const fresh = list(staticData).filter(([, seenAt]) => now - seenAt <= limits.maxAgeMs);
-	if (fresh.some(([seenId]) => seenId === id)) {
-		staticData[KEY] = fresh as unknown as IDataObject[];
+	const fresh = list(staticData).filter((seen) => now - seen.at <= limits.maxAgeMs);
+	if (fresh.some((seen) => seen.id === id)) {
+		staticData[KEY] = fresh;
 		return false;
 	}
-	fresh.push([id, now]);
-	staticData[KEY] = fresh.slice(-limits.maxCount) as unknown as IDataObject[];
+	fresh.push({ id, at: now });
+	staticData[KEY] = fresh.slice(-limits.maxCount);
 	return true;
 }

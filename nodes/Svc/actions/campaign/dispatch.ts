@@ -2,13 +2,14 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { DispatchResult } from '../../contract';
+import { asText } from '../../shared/text';
 import { idempotencyKeyOption, locatorValue } from '../common';
 import type { Operation } from '../types';
 import { campaignLocator } from './get';
 
 /** Accepts a list from an expression or a comma/space separated string. */
 export function parseIdList(value: unknown): string[] {
-	const parts = Array.isArray(value) ? value.map(String) : String(value ?? '').split(/[\s,]+/);
+	const parts = Array.isArray(value) ? value.map(asText) : asText(value).split(/[\s,]+/);
 	return [...new Set(parts.map((part) => part.trim()).filter((part) => part !== ''))];
 }
 

@@ -1,5 +1,3 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { readList, returnAllAndLimit } from '../common';
 import type { Operation } from '../types';
 
@@ -17,7 +15,7 @@ export const getManyThreads: Operation = {
 		},
 	],
 	async execute(op) {
-		const filters = op.ctx.getNodeParameter('filters', op.itemIndex, {}) as IDataObject;
+		const filters = op.ctx.getNodeParameter('filters', op.itemIndex, {});
 		const leadId = typeof filters.lead_id === 'string' ? filters.lead_id.trim() : '';
 		return await readList(op, 'listThreads', { qs: leadId === '' ? {} : { lead_id: leadId } });
 	},

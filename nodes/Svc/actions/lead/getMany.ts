@@ -1,5 +1,3 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { nonEmpty, readList, returnAllAndLimit } from '../common';
 import type { Operation } from '../types';
 
@@ -21,7 +19,7 @@ export const getMany: Operation = {
 		},
 	],
 	async execute(op) {
-		const filters = nonEmpty(op.ctx.getNodeParameter('filters', op.itemIndex, {}) as IDataObject);
+		const filters = nonEmpty(op.ctx.getNodeParameter('filters', op.itemIndex, {}));
 		return await readList(op, 'listLeads', { qs: filters });
 	},
 };

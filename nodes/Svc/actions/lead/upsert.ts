@@ -9,6 +9,7 @@ import {
 	LEAD_READ_ONLY_FIELDS,
 	LEAD_WRITABLE_FIELDS,
 } from '../../contract';
+import { asText } from '../../shared/text';
 import { idempotencyKeyOption, nonEmpty } from '../common';
 import type { Operation, OperationContext } from '../types';
 
@@ -162,7 +163,7 @@ function leadFromParameters(op: OperationContext): { body: IDataObject; consent:
 	const { ctx, itemIndex } = op;
 	const body = nonEmpty({
 		email: (ctx.getNodeParameter('email', itemIndex, '') as string).trim(),
-		...(ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
+		...ctx.getNodeParameter('additionalFields', itemIndex, {}),
 	});
 	const customFields: IDataObject = {};
 	const entries = (ctx.getNodeParameter('customFields.field', itemIndex, []) as Array<{ name: string; value: string }>) ?? [];
@@ -192,7 +193,7 @@ function checkLead(op: OperationContext, body: IDataObject, consent: Partial<Con
 		throw fail('The lead needs an email, a phone or an external ID', 'The service matches leads on External ID, then Email, then Phone. Set at least one of them for this item.');
 	}
 	for (const field of LEAD_WRITABLE_FIELDS) {
-		if (body[field] !== undefined && typeof body[field] !== 'string') body[field] = String(body[field]);
+		if (body[field] !== undefined && typeof body[field] !== 'string') body[field] = asText(body[field]);
 	}
 	if (typeof body.email === 'string' && !EMAIL_PATTERN.test(body.email)) {
 		throw fail(`"${body.email}" is not a valid email address`, 'Fix the email of this item, or leave it empty and match by phone or external ID.');
@@ -225,7 +226,7 @@ export const upsert: Operation = {
 		const mode = op.ctx.getNodeParameter('inputMode', op.itemIndex, 'defineBelow') as string;
 		let lead: { body: IDataObject; consent: Partial<Consent> };
 		if (mode === 'mapAutomatically') {
-			const ignore = String(op.ctx.getNodeParameter('options.ignoreFields', op.itemIndex, '') ?? '');
+			const ignore = asText(op.ctx.getNodeParameter('options.ignoreFields', op.itemIndex, ''));
 			const ignoreKeys = new Set(ignore.split(',').map((name) => fieldKey(name)).filter((key) => key !== ''));
 			lead = leadFromItem(op.ctx.getInputData()[op.itemIndex].json, ignoreKeys);
 		} else {

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { asText } from '../../shared/text';
 import type { OperationContext } from '../types';
 
 export const subscriptionIdProperty: INodeProperties = {
@@ -13,7 +14,7 @@ export const subscriptionIdProperty: INodeProperties = {
 };
 
 export function subscriptionId(op: OperationContext): string {
-	const id = String(op.ctx.getNodeParameter('subscriptionId', op.itemIndex, '')).trim();
+	const id = asText(op.ctx.getNodeParameter('subscriptionId', op.itemIndex, '')).trim();
 	if (id === '') {
 		throw new NodeOperationError(op.ctx.getNode(), 'Enter the ID of the webhook subscription', { itemIndex: op.itemIndex });
 	}

@@ -1,0 +1,27 @@
+import js from '@eslint/js';
+import n8nCommunityNodes from '@n8n/eslint-plugin-community-nodes';
+import tseslint from 'typescript-eslint';
+
+// n8n's community-node rules (the cloud-eligible `recommended` set) on the package and its
+// package.json, plus type-aware TypeScript rules for the whole project.
+const community = n8nCommunityNodes.configs.recommended;
+
+export default tseslint.config(
+	{ ignores: ['dist/**', 'node_modules/**', '.n8n-runtime/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+	{
+		files: ['**/*.ts'],
+		extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
+		languageOptions: {
+			parserOptions: { project: ['./tsconfig.tools.json'], tsconfigRootDir: import.meta.dirname },
+		},
+		rules: {
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+		},
+	},
+	{ files: ['nodes/**/*.ts', 'credentials/**/*.ts'], extends: [community], rules: { 'no-console': 'error' } },
+	{
+		files: ['package.json'],
+		extends: [community],
+		languageOptions: { parser: tseslint.parser, parserOptions: { extraFileExtensions: ['.json'] } },
+	},
+);
