@@ -1,0 +1,296 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { UUID_PATTERN } from '../../nodes/Svc/contract';
+import { FULL_KEY, LEGACY_KEY, NO_SENSITIVE_KEY, READ_ONLY_KEY, requestsTo, runSvc, useSandbox, visibleText } from './svc-run';
+
+const sandbox = useSandbox();
+
+describe('Account', () => {
+	it('Get Current Identity sends the Bearer key and the contract headers, never X-API-Key', async () => {
+		const result = await runSvc(sandbox(), { resource: 'account', operation: 'getMe' });
+		expect(result.error).toBeUndefined();
+		const me = result.output[0].json as { account: IDataObject; key: IDataObject };
+		expect(me.key).toMatchObject({ environment: 'test', legacy: false });
+		expect(JSON.stringify(me)).not.toContain(FULL_KEY);
+		const [request] = requestsTo(sandbox(), 'GET /v1/me');
+		expect(request.headers.authorization).toBe(`Bearer ${FULL_KEY}`);
+		expect(request.headers.accept).toBe('application/json');
+		expect(request.headers['x-api-key']).toBeUndefined();
+		expect(request.headers['idempotency-key']).toBeUndefined();
+	});
+
+	it('a legacy key works and the node recommends rotation', async () => {
+		const result = await runSvc(sandbox(), { resource: 'account', operation: 'getMe' }, { apiKey: LEGACY_KEY });
+		expect((result.output[0].json.key as IDataObject).legacy).toBe(true);
+		expect(result.hints.map((hint) => hint.message).join(' ')).toMatch(/legacy ok_… API key.*rotate/i);
+	});
+
+	it('a malformed key fails before any request and is never echoed', async () => {
+		const badKey = 'svc_live_short';
+		const result = await runSvc(sandbox(), { resource: 'account', operation: 'getMe' }, { apiKey: badKey });
+		expect(result.error?.message).toMatch(/not in an accepted format.*svc_live_<secret>/);
+		expect(visibleText(result)).not.toContain(badKey);
+		expect(sandbox().state.requests.all()).toHaveLength(0);
+	});
+
+	it('an unknown key gets a 401 that says invalid, revoked or mistyped, without the key', async () => {
+		const unknown = 'svc_live_ThisKeyWasNeverIssued0001';
+		const result = await runSvc(sandbox(), { resource: 'account', operation: 'getMe' }, { apiKey: unknown });
+		expect(result.error?.message).toBe('The API key was rejected (401): it is invalid, revoked or mistyped');
+		expect(visibleText(result)).not.toContain('ThisKeyWasNeverIssued');
+		expect(requestsTo(sandbox(), 'GET /v1/me')).toHaveLength(1);
+	});
+
+	it('http to a non-loopback Base URL is refused before sending', async () => {
+		const result = await runSvc(sandbox(), { resource: 'account', operation: 'getMe' }, { baseUrl: 'http://api.example.com' });
+		expect(result.error?.message).toMatch(/must start with https:\/\//);
+	});
+});
+
+describe('Lead', () => {
+	const upsertDefineBelow = {
+		resource: 'lead',
+		operation: 'upsert',
+		inputMode: 'defineBelow',
+		email: 'new.person@example.com',
+		additionalFields: { first_name: 'New', last_name: 'Person', external_id: 'crm-9001', source: 'web-form' },
+		consentStatus: 'granted',
+		consentDetails: { channel: 'email', source: 'signup-form', recorded_at: '2026-11-01T10:00:00.000Z' },
+		customFields: { field: [{ name: 'plan', value: 'pro' }] },
+	};
+
+	it('Create or Update (Define Below) writes consent into custom_fields with an Idempotency-Key', async () => {
+		const result = await runSvc(sandbox(), upsertDefineBelow);
+		expect(result.error).toBeUndefined();
+		expect(result.output[0].json).toMatchObject({ email: 'new.person@example.com', external_id: 'crm-9001', upsert_result: 'created' });
+		const [request] = requestsTo(sandbox(), 'POST /v1/leads');
+		expect(request.headers['content-type']).toMatch(/^application\/json/);
+		expect(request.headers['idempotency-key']).toMatch(UUID_PATTERN);
+		expect(request.body).toEqual({
+			email: 'new.person@example.com',
+			first_name: 'New',
+			last_name: 'Person',
+			external_id: 'crm-9001',
+			source: 'web-form',
+			custom_fields: { plan: 'pro', consent: { status: 'granted', channel: 'email', source: 'signup-form', recorded_at: '2026-11-01T10:00:00.000Z' } },
+		});
+		expect(sandbox().state.stats.snapshot().leadsCreated).toBe(1);
+	});
+
+	it('a second execution updates the same lead (matched by external ID)', async () => {
+		await runSvc(sandbox(), upsertDefineBelow);
+		const second = await runSvc(sandbox(), { ...upsertDefineBelow, email: 'changed@example.com' });
+		expect(second.output[0].json).toMatchObject({ email: 'changed@example.com', upsert_result: 'updated' });
+		expect(sandbox().state.stats.snapshot()).toMatchObject({ leadsCreated: 1, leadsUpdated: 1 });
+	});
+
+	it('Map Automatically turns each item into a lead, in input order, paired to its item', async () => {
+		const items = [
+			{ Email: 'a@example.com', firstName: 'A', consent_status: 'granted', plan: 'free' },
+			{ email: 'b@example.com', 'First Name': 'B', custom_fields: { tier: 2 } },
+			{ external_id: 'crm-c', phone: '+4790000000', row_number: 3 },
+		];
+		const result = await runSvc(
+			sandbox(),
+			{ resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically', options: { ignoreFields: 'row_number' } },
+			{ items },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.output.map((item) => [item.json.email ?? item.json.external_id, item.pairedItem])).toEqual([
+			['a@example.com', { item: 0 }],
+			['b@example.com', { item: 1 }],
+			['crm-c', { item: 2 }],
+		]);
+		const bodies = requestsTo(sandbox(), 'POST /v1/leads').map((request) => request.body as IDataObject);
+		expect(bodies).toContainEqual({ email: 'a@example.com', first_name: 'A', custom_fields: { plan: 'free', consent: { status: 'granted' } } });
+		expect(bodies).toContainEqual({ email: 'b@example.com', first_name: 'B', custom_fields: { tier: 2 } });
+		expect(bodies).toContainEqual({ external_id: 'crm-c', phone: '+4790000000' });
+		const keys = new Set(requestsTo(sandbox(), 'POST /v1/leads').map((request) => request.headers['idempotency-key']));
+		expect(keys.size).toBe(3);
+	});
+
+	it('refuses a lead without email, phone or external ID, naming the item, and sends nothing', async () => {
+		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' }, { items: [{ email: 'ok@example.com' }, { name: 'nobody' }] });
+		expect(result.error?.message).toBe('The lead needs an email, a phone or an external ID');
+		expect((result.error as unknown as { context: IDataObject }).context.itemIndex).toBe(1);
+	});
+
+	it('with Continue On Fail, bad items become error items paired to their input and good ones go through', async () => {
+		const result = await runSvc(
+			sandbox(),
+			{ resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' },
+			{ items: [{ email: 'ok@example.com' }, { email: 'not-an-email' }, { phone: '+4712345678', consent_status: 'maybe' }], settings: { onError: 'continueRegularOutput' } },
+		);
+		expect(result.output).toHaveLength(3);
+		expect(result.output[0].json.upsert_result).toBe('created');
+		expect(result.output[1]).toMatchObject({ json: { error: '"not-an-email" is not a valid email address' }, pairedItem: { item: 1 } });
+		expect(result.output[2]).toMatchObject({ json: { error: 'Consent needs a status of "granted" or "denied"' }, pairedItem: { item: 2 } });
+		expect(requestsTo(sandbox(), 'POST /v1/leads')).toHaveLength(1);
+	});
+
+	it('a user-supplied Idempotency Key must be a UUID and is sent as given', async () => {
+		const bad = await runSvc(sandbox(), { ...upsertDefineBelow, options: { idempotencyKey: 'not-a-uuid' } });
+		expect(bad.error?.message).toBe('The Idempotency Key option must be a UUID');
+		const key = '3f1c2b9e-8d7a-4c6b-9e5f-1a2b3c4d5e6f';
+		await runSvc(sandbox(), { ...upsertDefineBelow, options: { idempotencyKey: key } });
+		expect(requestsTo(sandbox(), 'POST /v1/leads')[0].headers['idempotency-key']).toBe(key);
+	});
+
+	it('the same key with another body is explained as idempotency reuse (422)', async () => {
+		const key = '3f1c2b9e-8d7a-4c6b-9e5f-1a2b3c4d5e6f';
+		await runSvc(sandbox(), { ...upsertDefineBelow, options: { idempotencyKey: key } });
+		const reused = await runSvc(sandbox(), { ...upsertDefineBelow, email: 'other@example.com', options: { idempotencyKey: key } });
+		expect(reused.error?.message).toBe('The Idempotency-Key was already used for a different request (422)');
+	});
+
+	it('Get by ID, from a resource locator', async () => {
+		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: 'lead_0003' } });
+		expect(result.output[0].json).toMatchObject({ id: 'lead_0003', first_name: 'Alan' });
+	});
+
+	it('Get of an unknown lead says not found', async () => {
+		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: 'lead_9999' } });
+		expect(result.error?.message).toBe('The resource was not found (404)');
+	});
+
+	it('Get Many with Return All follows every page and keeps the filter on each', async () => {
+		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'getAll', returnAll: true, filters: { source: 'web-form' } });
+		expect(result.output.length).toBe(5);
+		expect(result.output.every((item) => item.json.source === 'web-form')).toBe(true);
+		const all = await runSvc(sandbox(), { resource: 'lead', operation: 'getAll', returnAll: true });
+		expect(all.output).toHaveLength(12);
+		const pages = requestsTo(sandbox(), 'GET /v1/leads');
+		expect(pages.length).toBeGreaterThanOrEqual(4);
+		expect(pages.filter((page) => page.query.source === 'web-form').length).toBeGreaterThanOrEqual(1);
+		expect(pages.slice(0, -3).every((page) => page.query.source === 'web-form')).toBe(true);
+	});
+
+	it('Get Many with a Limit stops at the limit', async () => {
+		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'getAll', returnAll: false, limit: 7 });
+		expect(result.output).toHaveLength(7);
+	});
+
+	it('a key without leads:write gets a 403 naming the scope', async () => {
+		const result = await runSvc(sandbox(), upsertDefineBelow, { apiKey: READ_ONLY_KEY });
+		expect(result.error?.message).toBe('The API key lacks the scope "leads:write" that this operation needs (403)');
+	});
+});
+
+describe('Conversation', () => {
+	it('Get Many Threads of one lead', async () => {
+		const result = await runSvc(sandbox(), { resource: 'conversation', operation: 'getAllThreads', returnAll: true, filters: { lead_id: 'lead_0001' } });
+		expect(result.output.length).toBeGreaterThanOrEqual(1);
+		expect(result.output.every((item) => item.json.lead_id === 'lead_0001')).toBe(true);
+		expect(requestsTo(sandbox(), 'GET /v1/threads')[0].query.lead_id).toBe('lead_0001');
+	});
+
+	it('Get Thread', async () => {
+		const result = await runSvc(sandbox(), { resource: 'conversation', operation: 'getThread', threadId: { __rl: true, mode: 'list', value: 'thr_0001' } });
+		expect(result.output[0].json).toMatchObject({ id: 'thr_0001', lead_id: 'lead_0001' });
+	});
+
+	it('Get Messages is masked without the sensitive scope, and says so', async () => {
+		const params = { resource: 'conversation', operation: 'getMessages', threadId: { __rl: true, mode: 'id', value: 'thr_0001' }, returnAll: true };
+		const masked = await runSvc(sandbox(), params, { apiKey: NO_SENSITIVE_KEY });
+		expect(masked.output.length).toBeGreaterThanOrEqual(2);
+		for (const item of masked.output) {
+			expect(item.json).toMatchObject({ masked: true, masked_reason: expect.stringContaining('conversations:read:sensitive') as unknown });
+		}
+		expect(masked.hints.map((hint) => hint.message)).toContain(
+			'Content is masked: full message content needs an API key with the conversations:read:sensitive scope',
+		);
+		const full = await runSvc(sandbox(), params, { apiKey: FULL_KEY });
+		expect(full.output.every((item) => item.json.masked === false && item.json.masked_reason === undefined)).toBe(true);
+		expect(full.output.map((item) => item.json.content)).not.toEqual(masked.output.map((item) => item.json.content));
+	});
+
+	it('Assistant Takeover says whether the greeting was sent, with an Idempotency-Key', async () => {
+		const granted = await runSvc(sandbox(), { resource: 'conversation', operation: 'assistantTakeover', leadId: { __rl: true, mode: 'id', value: 'lead_0001' }, note: 'hot lead' });
+		expect(granted.output[0].json).toMatchObject({ lead_id: 'lead_0001', status: 'assistant_active', greeting_sent: true });
+		const [request] = requestsTo(sandbox(), 'POST /v1/leads/{lead_id}/assistant-takeover');
+		expect(request.body).toEqual({ note: 'hot lead' });
+		expect(request.headers['idempotency-key']).toMatch(UUID_PATTERN);
+
+		const denied = await runSvc(sandbox(), { resource: 'conversation', operation: 'assistantTakeover', leadId: { __rl: true, mode: 'id', value: 'lead_0003' } });
+		expect(denied.output[0].json).toMatchObject({ greeting_sent: false, greeting: { sent: false } });
+		expect(denied.hints.map((hint) => hint.message).join(' ')).toMatch(/no proactive greeting was sent/);
+	});
+});
+
+describe('Campaign', () => {
+	it('Get and Get Many', async () => {
+		const one = await runSvc(sandbox(), { resource: 'campaign', operation: 'get', campaignId: { __rl: true, mode: 'id', value: 'cmp_0001' } });
+		expect(one.output[0].json.id).toBe('cmp_0001');
+		const many = await runSvc(sandbox(), { resource: 'campaign', operation: 'getAll', returnAll: true });
+		expect(many.output.map((item) => item.json.id)).toEqual(['cmp_0001', 'cmp_0002', 'cmp_0003']);
+	});
+
+	it('Dispatch is refused while not confirmed, and nothing is sent', async () => {
+		const result = await runSvc(sandbox(), { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' } });
+		expect(result.error?.message).toBe('Dispatch was not confirmed, so nothing was sent');
+		expect(requestsTo(sandbox(), 'POST /v1/campaigns/{campaign_id}/dispatch')).toHaveLength(0);
+	});
+
+	it('Dispatch, confirmed, sends once with an Idempotency-Key and the chosen leads', async () => {
+		const result = await runSvc(sandbox(), {
+			resource: 'campaign',
+			operation: 'dispatch',
+			campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' },
+			confirmDispatch: true,
+			leadIds: 'lead_0001, lead_0002',
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output[0].json).toMatchObject({ campaign_id: 'cmp_0002', status: 'queued', replayed: false });
+		const [request] = requestsTo(sandbox(), 'POST /v1/campaigns/{campaign_id}/dispatch');
+		expect(request.body).toEqual({ lead_ids: ['lead_0001', 'lead_0002'] });
+		expect(request.headers['idempotency-key']).toMatch(UUID_PATTERN);
+		expect(sandbox().state.stats.snapshot().dispatches).toBe(1);
+	});
+
+	it('Dispatch without campaigns:danger names that scope', async () => {
+		const result = await runSvc(
+			sandbox(),
+			{ resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true },
+			{ apiKey: NO_SENSITIVE_KEY },
+		);
+		expect(result.error?.message).toBe('The API key lacks the scope "campaigns:danger" that this operation needs (403)');
+		expect(result.error?.description).toContain('Settings > API keys');
+	});
+});
+
+describe('Webhook Subscription', () => {
+	it('Create, Get, Get Many, Delete', async () => {
+		const created = await runSvc(sandbox(), { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/svc', events: ['lead.created'], otherEvents: 'lead.updated' });
+		expect(created.error).toBeUndefined();
+		const subscription = created.output[0].json;
+		expect(subscription).toMatchObject({ url: 'https://hooks.example.com/svc', events: ['lead.created', 'lead.updated'], secret: '[redacted]' });
+		const [request] = requestsTo(sandbox(), 'POST /v1/webhook-subscriptions');
+		expect(request.headers['idempotency-key']).toMatch(UUID_PATTERN);
+		const realSecret = sandbox().state.store.subscriptions.get(String(subscription.id))?.secret;
+		expect(realSecret).toMatch(/^whsec_/);
+		expect(visibleText(created)).not.toContain(String(realSecret).slice(6));
+
+		const got = await runSvc(sandbox(), { resource: 'webhookSubscription', operation: 'get', subscriptionId: subscription.id });
+		expect(got.output[0].json).toMatchObject({ id: subscription.id });
+		expect(got.output[0].json.secret).toBeUndefined();
+		const many = await runSvc(sandbox(), { resource: 'webhookSubscription', operation: 'getAll', returnAll: true });
+		expect(many.output.map((item) => item.json.id)).toContain(subscription.id);
+		const deleted = await runSvc(sandbox(), { resource: 'webhookSubscription', operation: 'delete', subscriptionId: subscription.id });
+		expect(deleted.output[0].json).toEqual({ id: subscription.id, deleted: true });
+		const again = await runSvc(sandbox(), { resource: 'webhookSubscription', operation: 'get', subscriptionId: subscription.id });
+		expect(again.error?.message).toBe('The resource was not found (404)');
+	});
+
+	it('Create with Include Signing Secret returns the secret', async () => {
+		const created = await runSvc(sandbox(), { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/a', events: ['campaign.updated'], options: { includeSecret: true } });
+		expect(created.output[0].json.secret).toMatch(/^whsec_/);
+	});
+
+	it('refuses an http URL or no events before sending', async () => {
+		const http = await runSvc(sandbox(), { resource: 'webhookSubscription', operation: 'create', url: 'http://hooks.example.com/svc', events: ['lead.created'] });
+		expect(http.error?.message).toMatch(/must start with https:\/\//);
+		const none = await runSvc(sandbox(), { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/svc', events: [] });
+		expect(none.error?.message).toMatch(/at least one event/);
+		expect(requestsTo(sandbox(), 'POST /v1/webhook-subscriptions')).toHaveLength(0);
+	});
+});

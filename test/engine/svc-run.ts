@@ -1,0 +1,87 @@
+import type { IDataObject, INode, INodeExecutionData, INodeParameters, IRun, NodeExecutionHint } from 'n8n-workflow';
+
+import { SvcApi } from '../../credentials/SvcApi.credentials';
+import { Svc } from '../../nodes/Svc/Svc.node';
+import type { Sandbox } from '../../sandbox';
+import { DEMO_KEYS, startSandbox } from '../../sandbox';
+import { chain, startNode } from './harness/node-types';
+import { errorOf, outputOf, runWorkflow } from './harness/run-workflow';
+
+export const FULL_KEY = DEMO_KEYS[0].key;
+export const READ_ONLY_KEY = DEMO_KEYS[1].key;
+export const NO_SENSITIVE_KEY = DEMO_KEYS[2].key;
+export const LEGACY_KEY = DEMO_KEYS[3].key;
+
+export const SVC_TYPE = 'n8n-nodes-svc.svc';
+
+export interface SvcRunOptions {
+	items?: IDataObject[];
+	apiKey?: string;
+	baseUrl?: string;
+	/** Node settings such as onError, retryOnFail, maxTries. */
+	settings?: Partial<INode>;
+	executionId?: string;
+}
+
+export interface SvcRun {
+	run: IRun;
+	output: INodeExecutionData[];
+	error: ReturnType<typeof errorOf>;
+	hints: NodeExecutionHint[];
+}
+
+/** Runs Start → Svc in n8n's engine against the sandbox. */
+export async function runSvc(sandbox: Sandbox, parameters: INodeParameters, options: SvcRunOptions = {}): Promise<SvcRun> {
+	const node: INode = {
+		id: 'svc-node-1',
+		name: 'Svc',
+		type: SVC_TYPE,
+		typeVersion: 1,
+		position: [200, 0],
+		parameters,
+		credentials: { svcApi: { id: '1', name: 'Svc account' } },
+		...options.settings,
+	};
+	const run = await runWorkflow({
+		nodes: [startNode(), node],
+		connections: chain('Start', 'Svc'),
+		nodeTypes: { [SVC_TYPE]: new Svc() },
+		credentialTypes: [new SvcApi()],
+		credentials: { svcApi: { apiKey: options.apiKey ?? FULL_KEY, baseUrl: options.baseUrl ?? sandbox.url } },
+		items: (options.items ?? [{}]).map((json) => ({ json })),
+		executionId: options.executionId,
+	});
+	const tasks = run.data.resultData.runData.Svc ?? [];
+	const hints = tasks.flatMap((task) => task.hints ?? []);
+	return { run, output: tasks.length > 0 ? outputOf(run, 'Svc') : [], error: tasks.length > 0 ? errorOf(run, 'Svc') : run.data.resultData.error, hints };
+}
+
+/** A sandbox per test file; `maxPageSize` small so lists span several pages. */
+export function useSandbox(options: Parameters<typeof startSandbox>[0] = {}): () => Sandbox {
+	let sandbox: Sandbox | undefined;
+	beforeAll(async () => {
+		sandbox = await startSandbox({ maxPageSize: 5, ...options });
+	});
+	afterEach(() => {
+		sandbox?.state.reset();
+	});
+	afterAll(async () => {
+		await sandbox?.close();
+	});
+	return () => {
+		if (!sandbox) throw new Error('sandbox not started');
+		return sandbox;
+	};
+}
+
+/** Requests the sandbox recorded for a route such as "POST /v1/leads". */
+export function requestsTo(sandbox: Sandbox, route: string) {
+	return sandbox.state.requests.all().filter((request) => request.route === route);
+}
+
+/** Everything a run produced that a user or a log could see, as one string. */
+export function visibleText(result: SvcRun): string {
+	return JSON.stringify({ output: result.output, error: result.error, hints: result.hints, resultError: result.run.data.resultData.error }, (_key, value: unknown) =>
+		value instanceof Error ? { message: value.message, description: (value as { description?: unknown }).description, stack: value.stack, context: (value as { context?: unknown }).context } : value,
+	);
+}
