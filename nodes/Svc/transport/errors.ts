@@ -120,10 +120,14 @@ export function toNodeApiError(node: INode, details: FailureDetails, redactor: R
 		request_id: server.request_id ?? null,
 		attempts: details.attempts,
 	});
-	return new NodeApiError(node, summary, {
+	const error = new NodeApiError(node, summary, {
 		message: redactor.text(message),
 		description: redactor.text(description),
 		httpCode: details.status === undefined ? undefined : String(details.status),
 		itemIndex: details.itemIndex,
 	});
+	// NodeApiError swaps a message that mentions a network code (ECONNRESET, ...) for a generic
+	// one; ours already says what happened and where.
+	error.message = redactor.text(message);
+	return error;
 }

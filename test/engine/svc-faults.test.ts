@@ -1,0 +1,117 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { requestsTo, runSvc, useSandbox, visibleText, FULL_KEY } from './svc-run';
+
+const sandbox = useSandbox();
+
+function leads(count: number): IDataObject[] {
+	return Array.from({ length: count }, (_, index) => ({ email: `bulk${index}@example.com`, first_name: `Bulk ${index}`, consent_status: 'granted' }));
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition()) {
+		if (Date.now() > deadline) throw new Error('condition not reached in time');
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+}
+
+describe('writes under injected faults', () => {
+	it('300 upserts with 20% faults (5xx, resets after commit, 409, 429): each lead created once, no failed item', async () => {
+		sandbox().state.faults.set([
+			{ route: 'POST /v1/leads', errorRate: 0.1, errorStatuses: [500, 502, 503], resetRate: 0.05, conflictRate: 0.03, rateLimitedRate: 0.02, retryAfterSeconds: 1, seed: 7 },
+		]);
+		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' }, { items: leads(300) });
+		expect(result.error).toBeUndefined();
+		expect(result.output).toHaveLength(300);
+		expect(result.output.every((item, index) => item.json.email === `bulk${index}@example.com` && (item.pairedItem as IDataObject).item === index)).toBe(true);
+		const stats = sandbox().state.stats.snapshot();
+		expect(stats.faultsInjected).toBeGreaterThan(30);
+		expect(stats.leadsCreated).toBe(300);
+		expect(stats.leadsUpdated).toBe(0);
+		expect([...sandbox().state.store.leads.values()].filter((lead) => lead.email?.startsWith('bulk')).length).toBe(300);
+	}, 120_000);
+
+	it('100 dispatches with resets after commit and 5xx: each dispatch created once', async () => {
+		sandbox().state.faults.set([{ route: 'POST /v1/campaigns/{campaign_id}/dispatch', errorRate: 0.1, resetRate: 0.1, seed: 11 }]);
+		const items = Array.from({ length: 100 }, (_, index) => ({ lead: `lead_000${(index % 9) + 1}` }));
+		const result = await runSvc(
+			sandbox(),
+			{ resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true, leadIds: '={{ $json.lead }}' },
+			{ items },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.output).toHaveLength(100);
+		expect(sandbox().state.stats.snapshot().dispatches).toBe(100);
+		expect(new Set(result.output.map((item) => item.json.dispatch_id)).size).toBe(100);
+	}, 120_000);
+
+	it("n8n's Retry On Fail re-sends the same Idempotency-Keys, so committed writes are not repeated", async () => {
+		// Every attempt commits the write and then loses the connection, until the node gives up.
+		sandbox().state.faults.set([{ route: 'POST /v1/leads', resetRate: 1 }]);
+		const running = runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' }, {
+			items: leads(3),
+			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 2000 },
+		});
+		// 3 items in flight at once, 6 attempts each: then the node fails and n8n waits to re-run it.
+		await until(() => requestsTo(sandbox(), 'POST /v1/leads').length >= 18, 60_000);
+		sandbox().state.faults.clear();
+		const result = await running;
+		expect(result.error).toBeUndefined();
+		expect(result.output.map((item) => item.json.email)).toEqual(['bulk0@example.com', 'bulk1@example.com', 'bulk2@example.com']);
+		const requests = requestsTo(sandbox(), 'POST /v1/leads');
+		expect(requests).toHaveLength(21);
+		expect(new Set(requests.map((request) => request.headers['idempotency-key'])).size).toBe(3);
+		expect(requests.slice(18).every((request) => request.replayed)).toBe(true);
+		expect(sandbox().state.stats.snapshot().leadsCreated).toBe(3);
+	}, 90_000);
+
+	it('a 429 with Retry-After holds back every worker, then all items succeed', async () => {
+		sandbox().state.rateLimiter.setRate(20);
+		const started = Date.now();
+		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' }, { items: leads(60) });
+		expect(result.error).toBeUndefined();
+		expect(result.output).toHaveLength(60);
+		expect(sandbox().state.stats.snapshot().leadsCreated).toBe(60);
+		// 60 requests at 20/s cannot finish in under ~2 s; the point is that none failed.
+		expect(Date.now() - started).toBeGreaterThan(1500);
+	}, 60_000);
+
+	it('Max Requests per Second spaces requests so the service never has to say 429', async () => {
+		sandbox().state.rateLimiter.setRate(20);
+		const result = await runSvc(
+			sandbox(),
+			{ resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically', options: { maxRequestsPerSecond: 15 } },
+			{ items: leads(30) },
+		);
+		expect(result.output).toHaveLength(30);
+		const statuses = requestsTo(sandbox(), 'POST /v1/leads').map((request) => request.status);
+		expect(statuses.filter((status) => status === 429)).toHaveLength(0);
+	}, 60_000);
+
+	it('in-flight requests never exceed the Concurrency option', async () => {
+		sandbox().state.faults.set([{ route: 'POST /v1/leads', latencyMs: 20 }]);
+		sandbox().state.stats.reset();
+		await runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically', options: { concurrency: 3 } }, { items: leads(30) });
+		expect(sandbox().state.stats.snapshot().maxInFlight).toBe(3);
+	}, 60_000);
+
+	it('a server that never answers makes the item fail clearly after the timeout and retries', async () => {
+		sandbox().state.faults.set([{ route: 'GET /v1/me', hangRate: 1 }]);
+		const started = Date.now();
+		const result = await runSvc(sandbox(), { resource: 'account', operation: 'getMe', options: { timeoutSeconds: 1 } });
+		expect(result.error?.message).toMatch(/^Could not reach the service \(E[A-Z_]+\) after 6 attempts$/);
+		expect(Date.now() - started).toBeLessThan(30_000);
+		expect(visibleText(result)).not.toContain(FULL_KEY);
+	}, 60_000);
+
+	it('a 5xx that persists fails after the retries with the status, and 400s are not retried', async () => {
+		sandbox().state.faults.set([{ route: 'GET /v1/me', errorRate: 1, errorStatuses: [503] }]);
+		const failing = await runSvc(sandbox(), { resource: 'account', operation: 'getMe' });
+		expect(failing.error?.message).toBe('The service failed with status 503 after 6 attempts');
+		expect(requestsTo(sandbox(), 'GET /v1/me')).toHaveLength(6);
+		sandbox().state.faults.set([{ route: 'GET /v1/me', errorRate: 1, errorStatuses: [400] }]);
+		await runSvc(sandbox(), { resource: 'account', operation: 'getMe' });
+		expect(requestsTo(sandbox(), 'GET /v1/me')).toHaveLength(7);
+	}, 60_000);
+});
