@@ -1,9 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
+import { runCredentialTest, shutdownEngine } from './harness';
 import { FULL_KEY, LEGACY_KEY, NO_SENSITIVE_KEY, READ_ONLY_KEY, requestsTo, runSvc, useSandbox, visibleText } from './svc-run';
 
 const sandbox = useSandbox();
+afterAll(async () => await shutdownEngine());
 
 describe('Account', () => {
 	it('Get Current Identity sends the Bearer key and the contract headers, never X-API-Key', async () => {
@@ -262,11 +265,11 @@ describe('Webhook Subscription', () => {
 	it('Create, Get, Get Many, Delete', async () => {
 		const created = await runSvc(sandbox(), { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/svc', events: ['lead.created'], otherEvents: 'lead.updated' });
 		expect(created.error).toBeUndefined();
-		const subscription = created.output[0].json;
+		const subscription = created.output[0].json as { id: string } & IDataObject;
 		expect(subscription).toMatchObject({ url: 'https://hooks.example.com/svc', events: ['lead.created', 'lead.updated'], secret: '[redacted]' });
 		const [request] = requestsTo(sandbox(), 'POST /v1/webhook-subscriptions');
 		expect(request.headers['idempotency-key']).toMatch(UUID_PATTERN);
-		const realSecret = sandbox().state.store.subscriptions.get(String(subscription.id))?.secret;
+		const realSecret = sandbox().state.store.subscriptions.get(subscription.id)?.secret;
 		expect(realSecret).toMatch(/^whsec_/);
 		expect(visibleText(created)).not.toContain(String(realSecret).slice(6));
 
@@ -292,5 +295,23 @@ describe('Webhook Subscription', () => {
 		const none = await runSvc(sandbox(), { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/svc', events: [] });
 		expect(none.error?.message).toMatch(/at least one event/);
 		expect(requestsTo(sandbox(), 'POST /v1/webhook-subscriptions')).toHaveLength(0);
+	});
+});
+
+describe('Credential test (as n8n runs it)', () => {
+	it('passes with a good key, and fails clearly with a malformed or unknown one', async () => {
+		const credential = new SvcApi();
+		const good = await runCredentialTest(credential, { apiKey: FULL_KEY, baseUrl: `${sandbox().url}/` });
+		expect(good.status).toBe('OK');
+		expect(requestsTo(sandbox(), 'GET /v1/me')[0].headers.authorization).toBe(`Bearer ${FULL_KEY}`);
+
+		const malformed = await runCredentialTest(credential, { apiKey: 'svc_live_tooShort', baseUrl: sandbox().url });
+		expect(malformed.status).toBe('Error');
+		expect(malformed.message).toMatch(/not in an accepted format/);
+		expect(malformed.message).not.toContain('tooShort');
+
+		const unknown = await runCredentialTest(credential, { apiKey: 'svc_live_ThisKeyWasNeverIssued0001', baseUrl: sandbox().url });
+		expect(unknown.status).toBe('Error');
+		expect(unknown.message).not.toContain('ThisKeyWasNeverIssued');
 	});
 });

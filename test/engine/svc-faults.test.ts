@@ -1,8 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { shutdownEngine } from './harness';
 import { requestsTo, runSvc, useSandbox, visibleText, FULL_KEY } from './svc-run';
 
 const sandbox = useSandbox();
+afterAll(async () => await shutdownEngine());
 
 function leads(count: number): IDataObject[] {
 	return Array.from({ length: count }, (_, index) => ({ email: `bulk${index}@example.com`, first_name: `Bulk ${index}`, consent_status: 'granted' }));
@@ -24,7 +26,7 @@ describe('writes under injected faults', () => {
 		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' }, { items: leads(300) });
 		expect(result.error).toBeUndefined();
 		expect(result.output).toHaveLength(300);
-		expect(result.output.every((item, index) => item.json.email === `bulk${index}@example.com` && (item.pairedItem as IDataObject).item === index)).toBe(true);
+		expect(result.output.every((item, index) => item.json.email === `bulk${index}@example.com` && (item.pairedItem as { item: number }).item === index)).toBe(true);
 		const stats = sandbox().state.stats.snapshot();
 		expect(stats.faultsInjected).toBeGreaterThan(30);
 		expect(stats.leadsCreated).toBe(300);

@@ -4,8 +4,7 @@ import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { Svc } from '../../nodes/Svc/Svc.node';
 import type { Sandbox } from '../../sandbox';
 import { DEMO_KEYS, startSandbox } from '../../sandbox';
-import { chain, startNode } from './harness/node-types';
-import { errorOf, outputOf, runWorkflow } from './harness/run-workflow';
+import { chain, errorOf, outputOf, runWorkflow, startNode } from './harness';
 
 export const FULL_KEY = DEMO_KEYS[0].key;
 export const READ_ONLY_KEY = DEMO_KEYS[1].key;

@@ -1,0 +1,14 @@
+/**
+ * In-process n8n engine for tests: nodes run inside n8n-core 2.41's real WorkflowExecute, request
+ * helpers, HookContext and WebhookContext; only persistence, the HTTP server and the task runner
+ * are left out. Call `shutdownEngine()` in `afterAll`.
+ */
+export { runWorkflow, outputOf, errorOf } from './run-workflow';
+export type { RunWorkflowOptions } from './run-workflow';
+export { runCredentialTest } from './credential-test';
+export { createTriggerHarness } from './trigger';
+export type { Delivery, DeliveryResult, RecordedResponse, TriggerHarness, TriggerHarnessOptions } from './trigger';
+export { START_NODE_TYPE, startNode, chain } from './node-types';
+export type { NodeTypeMap } from './node-types';
+export { activeExpressionEngine, capturedLogs, clearCapturedLogs, shutdownEngine } from './runtime';
+export type { CapturedLog, CapturedLogLevel } from './runtime';

@@ -1,0 +1,72 @@
+import { NodeConnectionTypes, NodeHelpers, UnexpectedError } from 'n8n-workflow';
+import type {
+	IConnections,
+	IDataObject,
+	IExecuteFunctions,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IVersionedNodeType,
+} from 'n8n-workflow';
+
+export type NodeTypeMap = Record<string, INodeType | IVersionedNodeType>;
+
+/** The harness's stand-in for n8n's Manual Trigger: it emits the items the run was given. */
+export const START_NODE_TYPE = 'n8n-harness.start';
+
+/** What n8n 2.x's NodeTypes service gives a Workflow: lookup by name and by name + version. */
+export class HarnessNodeTypes implements INodeTypes {
+	constructor(private readonly types: NodeTypeMap) {}
+
+	getByName(nodeType: string): INodeType | IVersionedNodeType {
+		const type = this.types[nodeType];
+		if (type === undefined) throw new UnexpectedError(`Unknown node type "${nodeType}": add it to nodeTypes`);
+		return type;
+	}
+
+	getByNameAndVersion(nodeType: string, version?: number): INodeType {
+		return NodeHelpers.getVersionedNodeType(this.getByName(nodeType), version);
+	}
+
+	getKnownTypes(): IDataObject {
+		return Object.fromEntries(Object.keys(this.types).map((name) => [name, {}]));
+	}
+}
+
+/**
+ * A plain programmatic node rather than a trigger: WorkflowExecute runs a trigger-type start node
+ * through its trigger path, which in manual mode waits for an emit. Items come from a closure so
+ * thousands of them cost no parameter resolution.
+ */
+export function startNodeType(items: INodeExecutionData[]): INodeType {
+	return {
+		description: {
+			displayName: 'Harness Start',
+			name: START_NODE_TYPE,
+			group: ['input'],
+			version: 1,
+			description: 'Emits the items given to runWorkflow',
+			defaults: { name: 'Start' },
+			inputs: [],
+			outputs: [NodeConnectionTypes.Main],
+			properties: [],
+		},
+		execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			return Promise.resolve([items]);
+		},
+	};
+}
+
+export function startNode(name = 'Start'): INode {
+	return { id: 'harness-start', name, type: START_NODE_TYPE, typeVersion: 1, position: [0, 0], parameters: {} };
+}
+
+/** Connects the named nodes in a line through their first main output and input. */
+export function chain(...nodeNames: string[]): IConnections {
+	const connections: IConnections = {};
+	for (let i = 0; i < nodeNames.length - 1; i++) {
+		connections[nodeNames[i]] = { main: [[{ node: nodeNames[i + 1], type: NodeConnectionTypes.Main, index: 0 }]] };
+	}
+	return connections;
+}

@@ -1,0 +1,277 @@
+import type { Request, Response } from 'express';
+import { HookContext, WebhookContext } from 'n8n-core';
+import { deepCopy, isNodeClassInstance, NodeHelpers, UnexpectedError, Workflow } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestMethods,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	IWebhookData,
+	IWebhookResponseData,
+	IWorkflowExecuteAdditionalData,
+	WebhookSetupMethodNames,
+	WebhookType,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { randomUUID } from 'node:crypto';
+
+import { createAdditionalData } from './additional-data';
+import { HarnessCredentialsHelper } from './credentials';
+import { HarnessNodeTypes } from './node-types';
+import type { NodeTypeMap } from './node-types';
+import { ensureEngine } from './runtime';
+
+export interface TriggerHarnessOptions {
+	/** The trigger's type name (INode.type), looked up in `nodeTypes`. */
+	nodeType: string;
+	nodeTypes: NodeTypeMap;
+	credentialTypes?: ICredentialType[];
+	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	/** Overrides for the trigger node: parameters, credentials, webhookId (default a UUID, as the editor assigns), name, typeVersion. */
+	node?: Partial<INode>;
+	/** n8n's production webhook base, WEBHOOK_URL + 'webhook'; default 'http://localhost:5678/webhook'. */
+	webhookBaseUrl?: string;
+	/** Initial node static data. */
+	staticData?: IDataObject;
+	/** Which of the node type's webhook descriptions to drive; default 'default'. */
+	webhookName?: WebhookType;
+}
+
+export interface Delivery {
+	method?: IHttpRequestMethods;
+	/** Names are lower-cased, as Node's HTTP server gives them. */
+	headers?: Record<string, string | string[]>;
+	rawBody?: Buffer | string;
+	query?: IDataObject;
+}
+
+export interface RecordedResponse {
+	statusCode: number;
+	headers: Record<string, string | number | string[]>;
+	body: unknown;
+}
+
+export interface DeliveryResult {
+	/** What webhook() returned. */
+	webhookResponse: IWebhookResponseData;
+	/** What the node wrote to the response object, when it ended the response itself. */
+	response: RecordedResponse | undefined;
+	/** Items the delivery would start the workflow with. */
+	workflowData?: INodeExecutionData[][];
+}
+
+export interface TriggerHarness {
+	/** The production URL n8n gives this webhook: `${webhookBaseUrl}/${webhookId}/${path}`. */
+	readonly webhookUrl: string;
+	/** The live node static data (`getWorkflowStaticData('node')`); delete its keys to simulate a loss. */
+	readonly staticData: IDataObject;
+	readonly node: INode;
+	checkExists(activation?: WorkflowActivateMode): Promise<boolean>;
+	create(activation?: WorkflowActivateMode): Promise<boolean>;
+	delete(activation?: WorkflowActivateMode): Promise<boolean>;
+	/** n8n's activation: `create` only when `checkExists` says no. Returns whether it created. */
+	activate(activation?: WorkflowActivateMode): Promise<boolean>;
+	deliver(delivery: Delivery): Promise<DeliveryResult>;
+}
+
+/**
+ * Drives a webhook trigger the way an n8n main instance does, through n8n-core's HookContext and
+ * WebhookContext. One Workflow object lives as long as the harness, so static data persists the
+ * way n8n's saves after activation and after each delivery make it persist.
+ */
+export async function createTriggerHarness(options: TriggerHarnessOptions): Promise<TriggerHarness> {
+	await ensureEngine();
+	const nodeTypes = new HarnessNodeTypes(options.nodeTypes);
+	const registered = nodeTypes.getByName(options.nodeType);
+	const typeVersion = options.node?.typeVersion ?? ('currentVersion' in registered ? registered.currentVersion : latest(registered.description.version));
+	const nodeType = nodeTypes.getByNameAndVersion(options.nodeType, typeVersion);
+	const node: INode = {
+		id: 'harness-trigger',
+		name: nodeType.description.defaults.name ?? 'Trigger',
+		position: [0, 0],
+		parameters: {},
+		webhookId: randomUUID(),
+		...deepCopy(options.node ?? {}),
+		type: options.nodeType,
+		typeVersion,
+	};
+	const workflow = new Workflow({
+		id: 'harness-workflow',
+		name: 'Harness workflow',
+		nodes: [node],
+		connections: {},
+		active: true,
+		nodeTypes,
+		staticData: { [`node:${node.name}`]: options.staticData ?? {} },
+		settings: { executionOrder: 'v1' },
+	});
+	const credentialsHelper = new HarnessCredentialsHelper(options.credentialTypes ?? [], options.credentials ?? {});
+	const baseData = createAdditionalData({ credentialsHelper, webhookBaseUrl: options.webhookBaseUrl });
+
+	const webhookName = options.webhookName ?? 'default';
+	const description = nodeType.description.webhooks?.find((webhook) => webhook.name === webhookName);
+	if (description === undefined) throw new UnexpectedError(`Node type "${options.nodeType}" has no webhook named "${webhookName}"`);
+
+	// What n8n's WebhookService.getNodeWebhooks registers for the node.
+	const webhookData = await workflow.expression.withIsolate((): Promise<IWebhookData> => {
+		const value = (field: string | boolean | undefined, fallback?: string | boolean) =>
+			workflow.expression.getSimpleParameterValue(node, field, 'internal', {}, undefined, fallback);
+		const nodePath = String(value(description.path)).replace(/^\/|\/$/g, '');
+		const path = NodeHelpers.getNodeWebhookPath(workflow.id, node, nodePath, value(description.isFullPath, false) === true, value(description.restartWebhook, false) === true);
+		return Promise.resolve({
+			httpMethod: String(value(description.httpMethod, 'GET')) as IHttpRequestMethods,
+			node: node.name,
+			path,
+			webhookDescription: description,
+			workflowId: workflow.id,
+			workflowExecuteAdditionalData: baseData,
+			// n8n keeps the id apart only for paths with :parameters.
+			webhookId: /(^|\/):/.test(path) ? node.webhookId : undefined,
+		});
+	});
+
+	// ActiveWorkflowManager runs checkExists/create in 'trigger' mode and clearWebhooks runs
+	// delete in 'internal' mode with activation 'update'.
+	const runSetupMethod = async (method: WebhookSetupMethodNames, mode: WorkflowExecuteMode, activation: WorkflowActivateMode): Promise<boolean> => {
+		const setupMethod = nodeType.webhookMethods?.[description.name]?.[method];
+		if (setupMethod === undefined) throw new UnexpectedError(`Node type "${options.nodeType}" has no webhookMethods.${webhookName}.${method}`);
+		const context = new HookContext(workflow, node, baseData, mode, activation, webhookData);
+		return await workflow.expression.withIsolate(async () => await setupMethod.call(context));
+	};
+
+	const webhookUrl = await workflow.expression.withIsolate(() =>
+		Promise.resolve(new HookContext(workflow, node, baseData, 'trigger', 'activate', webhookData).getNodeWebhookUrl(description.name)),
+	);
+	if (webhookUrl === undefined) throw new UnexpectedError('n8n-core computed no webhook URL');
+
+	const harness: TriggerHarness = {
+		webhookUrl,
+		get staticData() {
+			return workflow.getStaticData('node', node);
+		},
+		node,
+		checkExists: async (activation = 'activate') => await runSetupMethod('checkExists', 'trigger', activation),
+		create: async (activation = 'activate') => await runSetupMethod('create', 'trigger', activation),
+		delete: async (activation = 'update') => await runSetupMethod('delete', 'internal', activation),
+		activate: async (activation = 'activate') => {
+			if (await harness.checkExists(activation)) return false;
+			await harness.create(activation);
+			return true;
+		},
+		deliver: async (delivery) => await deliver(workflow, node, nodeType, webhookData, baseData, delivery),
+	};
+	return harness;
+}
+
+function latest(version: number | number[]): number {
+	return Array.isArray(version) ? Math.max(...version) : version;
+}
+
+async function deliver(
+	workflow: Workflow,
+	node: INode,
+	nodeType: INodeType,
+	webhookData: IWebhookData,
+	baseData: IWorkflowExecuteAdditionalData,
+	delivery: Delivery,
+): Promise<DeliveryResult> {
+	const recorder = recordingResponse();
+	// As n8n's webhook helpers do: the request and response travel in the additional data.
+	const additionalData: IWorkflowExecuteAdditionalData = {
+		...baseData,
+		httpRequest: webhookRequest(webhookData, delivery),
+		httpResponse: recorder.response,
+	};
+	// A production webhook runs in 'webhook' mode without run data; n8n passes null.
+	const context = new WebhookContext(workflow, node, additionalData, 'webhook', webhookData, [], null);
+	const callWebhook = (): Promise<IWebhookResponseData> => {
+		// Class-based nodes (n8n-workflow's Node) get the context as argument, as WebhookService does.
+		if (isNodeClassInstance(nodeType) && nodeType.webhook) return nodeType.webhook(context);
+		if (nodeType.webhook) return nodeType.webhook.call(context);
+		throw new UnexpectedError('The node has no webhook method');
+	};
+	const webhookResponse = await workflow.expression.withIsolate(callWebhook);
+	return {
+		webhookResponse,
+		response: recorder.recorded(),
+		workflowData: webhookResponse.workflowData,
+	};
+}
+
+/** The members of express's Request that n8n's WebhookContext and trigger nodes read. */
+function webhookRequest(webhookData: IWebhookData, delivery: Delivery): Request {
+	const rawBody = Buffer.from(delivery.rawBody ?? '');
+	const headers = Object.fromEntries(Object.entries(delivery.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+	let body: unknown = {};
+	try {
+		body = rawBody.length > 0 ? JSON.parse(rawBody.toString('utf8')) : {};
+	} catch {
+		// n8n hands non-JSON bodies to the node unparsed; the raw bytes stay in rawBody.
+	}
+	const request = {
+		method: delivery.method ?? webhookData.httpMethod,
+		url: `/webhook/${webhookData.path}`,
+		headers,
+		body,
+		rawBody,
+		query: delivery.query ?? {},
+		params: {},
+		get: (name: string) => headers[name.toLowerCase()],
+		header: (name: string) => headers[name.toLowerCase()],
+	};
+	// Only a real express app builds a full Request; this one has what nodes use.
+	return request as unknown as Request;
+}
+
+function recordingResponse(): { response: Response; recorded: () => RecordedResponse | undefined } {
+	const state: RecordedResponse = { statusCode: 200, headers: {}, body: undefined };
+	let ended = false;
+	const response = {
+		get headersSent() {
+			return ended;
+		},
+		get statusCode() {
+			return state.statusCode;
+		},
+		status(code: number) {
+			state.statusCode = code;
+			return response;
+		},
+		sendStatus(code: number) {
+			state.statusCode = code;
+			ended = true;
+			return response;
+		},
+		setHeader(name: string, value: string | number | string[]) {
+			state.headers[name.toLowerCase()] = value;
+			return response;
+		},
+		set(name: string, value: string | string[]) {
+			return response.setHeader(name, value);
+		},
+		getHeader(name: string) {
+			return state.headers[name.toLowerCase()];
+		},
+		json(body: unknown) {
+			state.headers['content-type'] ??= 'application/json; charset=utf-8';
+			state.body = body;
+			ended = true;
+			return response;
+		},
+		send(body?: unknown) {
+			state.body = body;
+			ended = true;
+			return response;
+		},
+		end(body?: unknown) {
+			if (body !== undefined) state.body = body;
+			ended = true;
+			return response;
+		},
+	};
+	return { response: response as unknown as Response, recorded: () => (ended ? state : undefined) };
+}

@@ -1,0 +1,284 @@
+import { createServer } from 'node:https';
+import type { Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { IDataObject } from 'n8n-workflow';
+import { Webhook } from 'standardwebhooks';
+
+import { SvcApi } from '../../credentials/SvcApi.credentials';
+import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
+import type { Sandbox } from '../../sandbox';
+import { startSandbox } from '../../sandbox';
+import { upsertLead } from '../../sandbox/operations';
+import { makeLocalCa } from '../../scripts/lib/n8n';
+import type { LocalCa } from '../../scripts/lib/n8n';
+import type { DeliveryResult, TriggerHarness } from './harness';
+import { capturedLogs, createTriggerHarness, shutdownEngine } from './harness';
+import { FULL_KEY } from './svc-run';
+
+const TRIGGER_TYPE = 'n8n-nodes-svc.svcTrigger';
+
+let sandbox: Sandbox;
+let tls: LocalCa;
+let tlsDir: string;
+let receiver: Server;
+let receiverBase: string;
+/** Where the https receiver hands deliveries: the trigger of the current test. */
+let current: TriggerHarness | undefined;
+/** Every delivery the receiver passed to the trigger, and what the trigger made of it. */
+let delivered: DeliveryResult[] = [];
+/** Set to make the receiver hold its answer longer than the sandbox waits. */
+let answerDelayMs = 0;
+
+beforeAll(async () => {
+	tlsDir = await mkdtemp(join(tmpdir(), 'svc-trigger-tls-'));
+	tls = await makeLocalCa(tlsDir);
+	sandbox = await startSandbox({ allowLoopbackWebhooks: true, trustedCa: tls.caPem, delivery: { timeoutMs: 400, retryDelaysMs: [50, 100, 200] } });
+	// Stands in for n8n's webhook server: raw body and headers in, the node's answer out.
+	const { readFileSync } = await import('node:fs');
+	receiver = createServer({ key: readFileSync(tls.keyPath), cert: readFileSync(tls.certPath) }, (req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => {
+			void (async () => {
+				if (!current) {
+					res.writeHead(404).end();
+					return;
+				}
+				const result = await current.deliver({ method: 'POST', headers: req.headers as Record<string, string>, rawBody: Buffer.concat(chunks) });
+				delivered.push(result);
+				if (answerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, answerDelayMs));
+				const status = result.response?.statusCode ?? 200;
+				res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(result.response?.body ?? result.webhookResponse.webhookResponse ?? {}));
+			})();
+		});
+	});
+	await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+	receiverBase = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhook`;
+});
+
+afterEach(() => {
+	current = undefined;
+	delivered = [];
+	answerDelayMs = 0;
+	sandbox.state.reset();
+});
+
+afterAll(async () => {
+	await sandbox.close();
+	receiver.closeAllConnections();
+	await new Promise((resolve) => receiver.close(resolve));
+	await rm(tlsDir, { recursive: true, force: true });
+	await shutdownEngine();
+});
+
+async function trigger(options: { events?: string[]; otherEvents?: string; webhookBaseUrl?: string; includeHeaders?: boolean; webhookId?: string } = {}): Promise<TriggerHarness> {
+	const harness = await createTriggerHarness({
+		nodeType: TRIGGER_TYPE,
+		nodeTypes: { [TRIGGER_TYPE]: new SvcTrigger() },
+		credentialTypes: [new SvcApi()],
+		credentials: { svcApi: { apiKey: FULL_KEY, baseUrl: sandbox.url } },
+		node: {
+			name: 'Svc Trigger',
+			parameters: { events: options.events ?? ['lead.created'], otherEvents: options.otherEvents ?? '', options: { includeHeaders: options.includeHeaders ?? false } },
+			credentials: { svcApi: { id: '1', name: 'Svc account' } },
+			...(options.webhookId ? { webhookId: options.webhookId } : {}),
+		},
+		webhookBaseUrl: options.webhookBaseUrl ?? receiverBase,
+	});
+	current = harness;
+	return harness;
+}
+
+function subscriptions() {
+	return [...sandbox.state.store.subscriptions.values()];
+}
+
+function stored(t: TriggerHarness): { id: string; secret: string } {
+	return t.staticData.subscription as { id: string; secret: string };
+}
+
+async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition()) {
+		if (Date.now() > deadline) throw new Error('condition not reached in time');
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+}
+
+const started = () => delivered.filter((result) => result.workflowData !== undefined);
+
+describe('subscription lifecycle', () => {
+	it('activation creates exactly one subscription with the webhook URL and events; deactivation deletes it', async () => {
+		const t = await trigger({ events: ['lead.created', 'campaign.updated'] });
+		expect(await t.activate()).toBe(true);
+		expect(subscriptions()).toEqual([expect.objectContaining({ url: t.webhookUrl, events: ['lead.created', 'campaign.updated'] })]);
+		expect(stored(t).id).toBe(subscriptions()[0].id);
+		expect(stored(t).secret).toMatch(/^whsec_/);
+		const [create] = sandbox.state.requests.all().filter((request) => request.route === 'POST /v1/webhook-subscriptions');
+		expect(create.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+
+		expect(await t.activate()).toBe(false);
+		expect(subscriptions()).toHaveLength(1);
+
+		expect(await t.delete()).toBe(true);
+		expect(subscriptions()).toHaveLength(0);
+		expect(t.staticData.subscription).toBeUndefined();
+		expect(await t.delete()).toBe(true);
+	});
+
+	it('a subscription deleted on the service is forgotten and created again', async () => {
+		const t = await trigger();
+		await t.activate();
+		sandbox.state.store.subscriptions.delete(stored(t).id);
+		expect(await t.checkExists()).toBe(false);
+		expect(t.staticData.subscription).toBeUndefined();
+		await t.create();
+		expect(subscriptions()).toHaveLength(1);
+	});
+
+	it('after static data loss the orphan at this URL is deleted and replaced: never two live', async () => {
+		const t = await trigger();
+		await t.activate();
+		const orphan = stored(t).id;
+		for (const key of Object.keys(t.staticData)) delete t.staticData[key];
+		expect(await t.activate()).toBe(true);
+		expect(subscriptions()).toHaveLength(1);
+		expect(subscriptions()[0].id).not.toBe(orphan);
+		expect(stored(t).id).toBe(subscriptions()[0].id);
+	});
+
+	it('changed events replace the subscription', async () => {
+		const t = await trigger({ events: ['lead.created'] });
+		await t.activate();
+		const changed = await trigger({ events: ['campaign.updated'], webhookId: t.node.webhookId });
+		for (const [key, value] of Object.entries(t.staticData)) changed.staticData[key] = value;
+		expect(await changed.activate()).toBe(true);
+		expect(subscriptions()).toEqual([expect.objectContaining({ url: t.webhookUrl, events: ['campaign.updated'] })]);
+	});
+
+	it('never touches subscriptions at other URLs', async () => {
+		sandbox.state.store.subscriptions.set({ id: 'sub_other', url: 'https://elsewhere.example.com/hook', events: ['lead.created'], created_at: sandbox.state.now(), secret: 'whsec_b3RoZXItc2VjcmV0LW9mLWxlbmd0aA==' });
+		const t = await trigger();
+		await t.activate();
+		for (const key of Object.keys(t.staticData)) delete t.staticData[key];
+		await t.activate();
+		await t.delete();
+		expect(subscriptions().map((subscription) => subscription.id)).toEqual(['sub_other']);
+	});
+
+	it('refuses an http webhook URL, saying how to set the public https address', async () => {
+		const t = await trigger({ webhookBaseUrl: 'http://localhost:5678/webhook' });
+		await expect(t.activate()).rejects.toThrow(/only to https URLs/);
+		await expect(t.create()).rejects.toMatchObject({ description: expect.stringContaining('N8N_WEBHOOK_URL') as unknown });
+		expect(subscriptions()).toHaveLength(0);
+	});
+});
+
+describe('deliveries signed by the sandbox', () => {
+	it('lead.created starts the workflow once with the event; a re-delivery starts nothing', async () => {
+		const t = await trigger();
+		await t.activate();
+		const { lead } = upsertLead(sandbox.state, { email: 'fresh@example.com', first_name: 'Fresh' });
+		await until(() => delivered.length === 1);
+		expect(started()).toHaveLength(1);
+		const item = started()[0].workflowData?.[0][0].json as IDataObject;
+		expect(item).toMatchObject({ type: 'lead.created', data: { id: lead.id, email: 'fresh@example.com' }, meta: { verified: true } });
+		expect((item.meta as IDataObject).webhook_id).toBe(item.id);
+
+		sandbox.state.deliveries.redeliver(item.id as string);
+		await until(() => delivered.length === 2);
+		expect(delivered[1].response).toMatchObject({ statusCode: 200, body: { received: true, duplicate: true } });
+		expect(started()).toHaveLength(1);
+	});
+
+	it("the sandbox's own retry of a delivery it thought failed starts nothing more", async () => {
+		const t = await trigger();
+		await t.activate();
+		answerDelayMs = 600;
+		upsertLead(sandbox.state, { email: 'slow@example.com' });
+		await until(() => delivered.length >= 2, 5000);
+		answerDelayMs = 0;
+		await sandbox.state.waitForDeliveries();
+		const attempts = sandbox.state.deliveries.attempts();
+		expect(attempts.length).toBeGreaterThanOrEqual(2);
+		expect(new Set(attempts.map((attempt) => attempt.webhookId)).size).toBe(1);
+		expect(started()).toHaveLength(1);
+	});
+
+	it('events this trigger did not subscribe to are acknowledged and start nothing', async () => {
+		const t = await trigger({ events: ['lead.created'] });
+		await t.activate();
+		// A subscription that asks for more kinds, at the same URL, is what a wider one would send.
+		sandbox.state.store.subscriptions.set({ ...sandbox.state.store.subscriptions.get(stored(t).id)!, events: ['lead.created', 'campaign.updated'] });
+		sandbox.state.deliveries.emit('campaign.updated', { id: 'cmp_0001' });
+		await until(() => delivered.length === 1);
+		expect(delivered[0].response).toMatchObject({ statusCode: 200, body: { received: true, ignored: true } });
+		expect(started()).toHaveLength(0);
+	});
+});
+
+describe('bad deliveries start nothing', () => {
+	let t: TriggerHarness;
+	const now = () => Math.floor(Date.now() / 1000);
+	const event = (id = 'evt_bad_1', type = 'lead.created') => JSON.stringify({ id, type, created_at: '2026-11-22T00:00:00Z', data: { id: 'lead_0001' } });
+
+	function sign(body: string, options: { id?: string; timestamp?: number; secret?: string } = {}) {
+		const id = options.id ?? 'evt_bad_1';
+		const timestamp = options.timestamp ?? now();
+		const signature = new Webhook(options.secret ?? stored(t).secret).sign(id, new Date(timestamp * 1000), body);
+		return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
+	}
+
+	beforeEach(async () => {
+		t = await trigger();
+		await t.activate();
+	});
+
+	const wrongSecret = 'whsec_' + Buffer.from('a different secret than stored!').toString('base64');
+	const cases: Array<[string, () => { headers: Record<string, string>; body: string }, number]> = [
+		['no signature headers', () => ({ headers: { 'content-type': 'application/json' }, body: event() }), 401],
+		['a truncated signature', () => { const headers = sign(event()); return { headers: { ...headers, 'webhook-signature': headers['webhook-signature'].slice(0, 30) }, body: event() }; }, 401],
+		['a wrong secret', () => ({ headers: sign(event(), { secret: wrongSecret }), body: event() }), 401],
+		['a stale timestamp', () => ({ headers: sign(event(), { timestamp: now() - 600 }), body: event() }), 401],
+		['a future timestamp', () => ({ headers: sign(event(), { timestamp: now() + 600 }), body: event() }), 401],
+		['a tampered body', () => ({ headers: sign(event()), body: event().replace('lead_0001', 'lead_0002') }), 401],
+		['re-ordered JSON keys', () => ({ headers: sign(event()), body: JSON.stringify({ type: 'lead.created', id: 'evt_bad_1', created_at: '2026-11-22T00:00:00Z', data: { id: 'lead_0001' } }) }), 401],
+		['an empty body', () => ({ headers: sign(event()), body: '' }), 401],
+		['signed malformed JSON', () => ({ headers: sign('{"id": "evt_bad_1", '), body: '{"id": "evt_bad_1", ' }), 400],
+		['signed JSON that is not an event', () => ({ headers: sign('[1,2,3]'), body: '[1,2,3]' }), 400],
+		['an event id that differs from webhook-id', () => ({ headers: sign(event('evt_other')), body: event('evt_other') }), 400],
+	];
+
+	it.each(cases)('%s', async (_name, make, status) => {
+		const { headers, body } = make();
+		const result = await t.deliver({ method: 'POST', headers, rawBody: body });
+		expect(result.workflowData).toBeUndefined();
+		expect(result.response?.statusCode).toBe(status);
+		const answer = JSON.stringify(result.response?.body);
+		expect(answer).not.toContain(stored(t).secret.slice(6));
+	});
+
+	it('a valid delivery after all those runs once, and the secret never reached a log line', async () => {
+		const ok = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
+		expect(ok.workflowData?.[0]).toHaveLength(1);
+		const again = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
+		expect(again.workflowData).toBeUndefined();
+		const logs = capturedLogs().map((line) => line.text).join('\n');
+		expect(logs).not.toContain(stored(t).secret.slice(6));
+		expect(logs).not.toContain(FULL_KEY);
+	});
+
+	it('Include Headers adds the delivery headers to the output', async () => {
+		const withHeaders = await trigger({ includeHeaders: true });
+		await withHeaders.activate();
+		const secret = (withHeaders.staticData.subscription as { secret: string }).secret;
+		const body = event('evt_headers');
+		const signature = new Webhook(secret).sign('evt_headers', new Date(now() * 1000), body);
+		const result = await withHeaders.deliver({ method: 'POST', headers: { 'webhook-id': 'evt_headers', 'webhook-timestamp': String(now()), 'webhook-signature': signature }, rawBody: body });
+		expect((result.workflowData?.[0][0].json.headers as IDataObject)['webhook-id']).toBe('evt_headers');
+	});
+});
