@@ -47,26 +47,24 @@ export const idempotencyKeyOption: INodeProperties = {
 		'A UUID that identifies this write to the service, which applies a key once. Leave empty: the node derives one per item that stays the same when the request or the node is retried.',
 };
 
-export function returnAllAndLimit(what: string): INodeProperties[] {
-	return [
-		{
-			displayName: 'Return All',
-			name: 'returnAll',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to return all results or only up to a given limit',
-		},
-		{
-			displayName: 'Limit',
-			name: 'limit',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: 50,
-			description: `Max number of ${what} to return`,
-			displayOptions: { show: { returnAll: [false] } },
-		},
-	];
-}
+export const returnAllAndLimit: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
 
 /** Reads a list endpoint page by page, honouring Return All / Limit. */
 export async function readList(op: OperationContext, endpoint: EndpointName, spec: RequestSpec = {}): Promise<IDataObject[]> {

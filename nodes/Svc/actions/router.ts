@@ -32,7 +32,7 @@ export function buildProperties(): INodeProperties[] {
 			type: 'options',
 			noDataExpression: true,
 			options: resources.map((resource) => resource.option),
-			default: lead.option.value,
+			default: 'lead',
 		},
 	];
 	for (const resource of resources) {

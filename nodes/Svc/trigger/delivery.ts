@@ -74,5 +74,9 @@ export function receiveDelivery(this: IWebhookFunctions): IWebhookResponseData {
 		},
 	};
 	if (options.includeHeaders === true) output.headers = headers;
-	return { workflowData: [[{ json: output }]], webhookResponse: { received: true } };
+	// Answering here, before the execution starts, is also what makes n8n save the static data
+	// (the seen event id): n8n 2.x saves it when the response is sent, and starting an execution
+	// first re-wraps the static data and loses its "changed" mark.
+	answer(this, 200, { received: true });
+	return { noWebhookResponse: true, workflowData: [[{ json: output }]] };
 }

@@ -3,7 +3,7 @@ import type { Operation } from '../types';
 
 export const getMany: Operation = {
 	option: { name: 'Get Many', value: 'getAll', action: 'Get many campaigns', description: 'List campaigns' },
-	properties: returnAllAndLimit('campaigns'),
+	properties: returnAllAndLimit,
 	async execute(op) {
 		return await readList(op, 'listCampaigns');
 	},

@@ -4,7 +4,7 @@ import type { Operation } from '../types';
 export const getManyThreads: Operation = {
 	option: { name: 'Get Many Threads', value: 'getAllThreads', action: 'Get many threads', description: 'List conversation threads, optionally of one lead' },
 	properties: [
-		...returnAllAndLimit('threads'),
+		...returnAllAndLimit,
 		{
 			displayName: 'Filters',
 			name: 'filters',

@@ -12,7 +12,7 @@ export const getMessages: Operation = {
 		action: 'Get messages of a thread',
 		description: `List the messages of a thread; content is masked unless the key has ${SENSITIVE_READ_SCOPE}`,
 	},
-	properties: [threadLocator, ...returnAllAndLimit('messages')],
+	properties: [threadLocator, ...returnAllAndLimit],
 	async execute(op) {
 		const threadId = locatorValue(op, 'threadId', 'thread');
 		const messages = await readList(op, 'listMessages', { pathParams: { thread_id: threadId } });

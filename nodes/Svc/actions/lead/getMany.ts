@@ -4,7 +4,7 @@ import type { Operation } from '../types';
 export const getMany: Operation = {
 	option: { name: 'Get Many', value: 'getAll', action: 'Get many leads', description: 'List leads, optionally filtered' },
 	properties: [
-		...returnAllAndLimit('leads'),
+		...returnAllAndLimit,
 		{
 			displayName: 'Filters',
 			name: 'filters',

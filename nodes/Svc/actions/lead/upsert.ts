@@ -33,7 +33,7 @@ const properties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'Fields are matched by name: email, phone, first_name, last_name, external_id, source (camelCase and spaced names also match). A consent object or consent_status, consent_channel, consent_source, consent_recorded_at columns become the consent record. A custom_fields object is merged; every other non-empty field goes into custom fields. id, created_at and updated_at are ignored.',
+			'Fields are matched by name: email, phone, first_name, last_name, external_id, source (camelCase and spaced names also match). A consent object or consent_status, consent_channel, consent_source, consent_recorded_at columns become the consent record. A custom_fields object is merged; every other non-empty field goes into custom fields. The read-only ID, created_at and updated_at fields are ignored.',
 		name: 'mapAutomaticallyNotice',
 		type: 'notice',
 		default: '',
@@ -217,7 +217,7 @@ export const upsert: Operation = {
 		name: 'Create or Update',
 		value: 'upsert',
 		action: 'Create or update a lead',
-		description: 'Create a lead, or update the one with the same External ID, Email or Phone; records consent',
+		description: 'Create a new record, or update the current one if it already exists (upsert)',
 	},
 	properties,
 	options: [ignoredOption, idempotencyKeyOption],

