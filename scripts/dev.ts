@@ -1,0 +1,94 @@
+/**
+ * `npm run dev`: the sandbox and a real n8n (with the editor) on this machine, this package
+ * loaded, a "Svc sandbox" credential and the example workflows ready. Ctrl-C stops everything.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { DEMO_KEYS, startSandbox } from '../sandbox';
+import type { WorkflowInput } from './lib/n8n';
+import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD, importCredential, importWorkflow, makeLocalCa, startN8n } from './lib/n8n';
+import { ensureN8nRuntime } from './n8n-runtime/install';
+
+const ROOT = join(__dirname, '..');
+const DEV_DIR = join(ROOT, '.tmp', 'dev');
+const SANDBOX_PORT = Number(process.env.SVC_SANDBOX_PORT ?? 4010);
+const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
+
+async function main(): Promise<void> {
+	console.log('Building the package…');
+	execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+
+	const runtime = await ensureN8nRuntime('v2');
+	// A fresh n8n each start: the sandbox is in-memory too, so both begin from the same demo state.
+	await rm(DEV_DIR, { recursive: true, force: true });
+	await mkdir(join(DEV_DIR, 'tls'), { recursive: true });
+	const tls = await makeLocalCa(join(DEV_DIR, 'tls'));
+
+	const sandbox = await startSandbox({ port: SANDBOX_PORT, allowLoopbackWebhooks: true, trustedCa: tls.caPem });
+	console.log(`Sandbox on ${sandbox.url}`);
+	console.log('Starting n8n (about 10 s)…');
+	const n8n = await startN8n({
+		runtime,
+		packageDir: ROOT,
+		protocol: 'https',
+		port: N8N_PORT,
+		tls,
+		ui: true,
+		logLevel: 'info',
+		userFolder: join(DEV_DIR, 'n8n'),
+		expectNodeTypes: ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcTrigger'],
+	});
+
+	const [demoKey] = DEMO_KEYS;
+	await importCredential(n8n, { id: 'svcSandbox', name: 'Svc sandbox', type: 'svcApi', data: { apiKey: demoKey.key, baseUrl: sandbox.url } });
+	const examplesDir = join(ROOT, 'examples');
+	const imported: string[] = [];
+	for (const file of (await readdir(examplesDir)).filter((name) => name.endsWith('.json')).sort()) {
+		const workflow = JSON.parse(await readFile(join(examplesDir, file), 'utf8')) as WorkflowInput;
+		const stored = await importWorkflow(n8n, workflow);
+		imported.push(`${stored.name}  ${n8n.baseUrl}/workflow/${stored.id}`);
+	}
+
+	console.log(`
+n8n with n8n-nodes-svc is running.
+
+  Open        ${n8n.baseUrl}   (a local certificate: accept it once in the browser, or trust ${tls.caCertPath})
+  Log in      ${DEFAULT_OWNER_EMAIL} / ${DEFAULT_OWNER_PASSWORD}
+  Credential  "Svc sandbox" → ${sandbox.url} with the sandbox demo key ${demoKey.key} (all scopes)
+  Sandbox     ${sandbox.url}  (admin API under /__admin/, e.g. ${sandbox.url}/__admin/requests)
+  n8n log     ${n8n.logFile}
+
+Example workflows:
+  ${imported.join('\n  ')}
+
+Try first:
+  1. Open "Svc: dispatch approved campaigns" and click Execute workflow.
+  2. Activate "Svc: react to lead.created", then create a lead in the sandbox:
+       curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d '{"email":"new@example.com"}'
+     The signed delivery starts one execution (see Executions).
+  3. Add a Svc node to any workflow: every resource and operation works against the sandbox.
+
+Other demo keys (add them as Svc API credentials to see scopes at work):
+${DEMO_KEYS.slice(1).map((key) => `  ${key.key}  ${key.label ?? ''}`).join('\n')}
+
+Ctrl-C stops n8n and the sandbox.`);
+
+	let stopping = false;
+	const stop = async (): Promise<void> => {
+		if (stopping) return;
+		stopping = true;
+		console.log('\nStopping…');
+		await n8n.stop({ keepUserFolder: true });
+		await sandbox.close();
+		process.exit(0);
+	};
+	process.on('SIGINT', () => void stop());
+	process.on('SIGTERM', () => void stop());
+}
+
+main().catch((error: unknown) => {
+	console.error(error instanceof Error ? error.message : error);
+	process.exit(1);
+});
