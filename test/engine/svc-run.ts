@@ -2,9 +2,11 @@ import type { IDataObject, INode, INodeExecutionData, INodeParameters, IRun, Nod
 
 import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { Svc } from '../../nodes/Svc/Svc.node';
+import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
 import type { Sandbox } from '../../sandbox';
 import { DEMO_KEYS, startSandbox } from '../../sandbox';
-import { chain, errorOf, outputOf, runWorkflow, startNode } from './harness';
+import type { TriggerHarness } from './harness';
+import { chain, createTriggerHarness, errorOf, outputOf, runWorkflow, startNode } from './harness';
 
 export const FULL_KEY = DEMO_KEYS[0].key;
 export const READ_ONLY_KEY = DEMO_KEYS[1].key;
@@ -83,4 +85,32 @@ export function visibleText(result: SvcRun): string {
 	return JSON.stringify({ output: result.output, error: result.error, hints: result.hints, resultError: result.run.data.resultData.error }, (_key, value: unknown) =>
 		value instanceof Error ? { message: value.message, description: (value as { description?: unknown }).description, stack: value.stack, context: (value as { context?: unknown }).context } : value,
 	);
+}
+
+export const TRIGGER_TYPE = 'n8n-nodes-svc.svcTrigger';
+
+export interface SvcTriggerOptions {
+	apiKey?: string;
+	events?: string[];
+	otherEvents?: string;
+	includeHeaders?: boolean;
+	webhookBaseUrl?: string;
+	webhookId?: string;
+}
+
+/** Svc Trigger driven through n8n's HookContext and WebhookContext, against the sandbox. */
+export async function createSvcTrigger(sandbox: Sandbox, options: SvcTriggerOptions = {}): Promise<TriggerHarness> {
+	return await createTriggerHarness({
+		nodeType: TRIGGER_TYPE,
+		nodeTypes: { [TRIGGER_TYPE]: new SvcTrigger() },
+		credentialTypes: [new SvcApi()],
+		credentials: { svcApi: { apiKey: options.apiKey ?? FULL_KEY, baseUrl: sandbox.url } },
+		node: {
+			name: 'Svc Trigger',
+			parameters: { events: options.events ?? ['lead.created'], otherEvents: options.otherEvents ?? '', options: { includeHeaders: options.includeHeaders ?? false } },
+			credentials: { svcApi: { id: '1', name: 'Svc account' } },
+			...(options.webhookId ? { webhookId: options.webhookId } : {}),
+		},
+		webhookBaseUrl: options.webhookBaseUrl ?? 'https://hooks.example.com/webhook',
+	});
 }

@@ -8,18 +8,15 @@ import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
-import { SvcApi } from '../../credentials/SvcApi.credentials';
-import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { upsertLead } from '../../sandbox/operations';
 import { makeLocalCa } from '../../scripts/lib/n8n';
 import type { LocalCa } from '../../scripts/lib/n8n';
 import type { DeliveryResult, TriggerHarness } from './harness';
-import { capturedLogs, createTriggerHarness, shutdownEngine } from './harness';
-import { FULL_KEY } from './svc-run';
-
-const TRIGGER_TYPE = 'n8n-nodes-svc.svcTrigger';
+import { capturedLogs, shutdownEngine } from './harness';
+import type { SvcTriggerOptions } from './svc-run';
+import { createSvcTrigger, FULL_KEY } from './svc-run';
 
 let sandbox: Sandbox;
 let tls: LocalCa;
@@ -75,22 +72,9 @@ afterAll(async () => {
 	await shutdownEngine();
 });
 
-async function trigger(options: { events?: string[]; otherEvents?: string; webhookBaseUrl?: string; includeHeaders?: boolean; webhookId?: string } = {}): Promise<TriggerHarness> {
-	const harness = await createTriggerHarness({
-		nodeType: TRIGGER_TYPE,
-		nodeTypes: { [TRIGGER_TYPE]: new SvcTrigger() },
-		credentialTypes: [new SvcApi()],
-		credentials: { svcApi: { apiKey: FULL_KEY, baseUrl: sandbox.url } },
-		node: {
-			name: 'Svc Trigger',
-			parameters: { events: options.events ?? ['lead.created'], otherEvents: options.otherEvents ?? '', options: { includeHeaders: options.includeHeaders ?? false } },
-			credentials: { svcApi: { id: '1', name: 'Svc account' } },
-			...(options.webhookId ? { webhookId: options.webhookId } : {}),
-		},
-		webhookBaseUrl: options.webhookBaseUrl ?? receiverBase,
-	});
-	current = harness;
-	return harness;
+async function trigger(options: SvcTriggerOptions = {}): Promise<TriggerHarness> {
+	current = await createSvcTrigger(sandbox, { webhookBaseUrl: receiverBase, ...options });
+	return current;
 }
 
 function subscriptions() {
