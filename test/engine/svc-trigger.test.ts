@@ -234,6 +234,9 @@ describe('bad deliveries start nothing', () => {
 		['an empty body', () => ({ headers: sign(event()), body: '' }), 401],
 		['signed malformed JSON', () => ({ headers: sign('{"id": "evt_bad_1", '), body: '{"id": "evt_bad_1", ' }), 400],
 		['signed JSON that is not an event', () => ({ headers: sign('[1,2,3]'), body: '[1,2,3]' }), 400],
+		['a valid signature but Content-Type text/plain', () => ({ headers: { ...sign(event()), 'content-type': 'text/plain' }, body: event() }), 415],
+		['no Content-Type at all', () => { const headers: Record<string, string> = sign(event()); delete headers['content-type']; return { headers, body: event() }; }, 415],
+		['a body over 1 MiB, even signed', () => { const big = JSON.stringify({ id: 'evt_bad_1', type: 'lead.created', created_at: '2026-11-22T00:00:00Z', data: { pad: 'x'.repeat(1024 * 1024) } }); return { headers: sign(big), body: big }; }, 413],
 		['an event id that differs from webhook-id', () => ({ headers: sign(event('evt_other')), body: event('evt_other') }), 400],
 	];
 
@@ -262,7 +265,7 @@ describe('bad deliveries start nothing', () => {
 		const secret = (withHeaders.staticData.subscription as { secret: string }).secret;
 		const body = event('evt_headers');
 		const signature = new Webhook(secret).sign('evt_headers', new Date(now() * 1000), body);
-		const result = await withHeaders.deliver({ method: 'POST', headers: { 'webhook-id': 'evt_headers', 'webhook-timestamp': String(now()), 'webhook-signature': signature }, rawBody: body });
+		const result = await withHeaders.deliver({ method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': 'evt_headers', 'webhook-timestamp': String(now()), 'webhook-signature': signature }, rawBody: body });
 		expect((result.workflowData?.[0][0].json.headers as IDataObject)['webhook-id']).toBe('evt_headers');
 	});
 });

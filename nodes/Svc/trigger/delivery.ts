@@ -6,6 +6,9 @@ import { desiredEvents, storedSubscription } from './lifecycle';
 import { recordIfNew } from './seenEvents';
 import { verifyDelivery } from './signature';
 
+/** Events are small; anything larger is refused before any HMAC work is spent on it. */
+export const MAX_DELIVERY_BYTES = 1024 * 1024;
+
 function headerValue(headers: IDataObject, name: string): string | undefined {
 	const value = headers[name];
 	if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
@@ -37,6 +40,9 @@ export function receiveDelivery(this: IWebhookFunctions): IWebhookResponseData {
 	if (!subscription) return answer(this, 401, { error: 'This trigger has no active subscription' });
 
 	const rawBody: Buffer | undefined = (request as { rawBody?: Buffer }).rawBody;
+	if ((rawBody?.length ?? 0) > MAX_DELIVERY_BYTES) return answer(this, 413, { error: `The body is larger than ${MAX_DELIVERY_BYTES} bytes` });
+	const contentType = headerValue(headers, 'content-type') ?? '';
+	if (!/^application\/json\s*(;|$)/i.test(contentType)) return answer(this, 415, { error: 'Deliveries must have Content-Type: application/json' });
 	const delivery = {
 		id: headerValue(headers, EVENT_SIGNATURE.idHeader),
 		timestamp: headerValue(headers, EVENT_SIGNATURE.timestampHeader),
