@@ -8,7 +8,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox';
 import { DEMO_KEYS, startSandbox } from '../../sandbox';
-import type { CredentialRef, ExecutionRecord, LocalCa, N8nInstance } from '../../scripts/lib/n8n';
+import type { CredentialRef, ExecutionRecord, LocalCa, N8nInstance, WorkflowInput } from '../../scripts/lib/n8n';
 import { importCredential, makeLocalCa, startN8n } from '../../scripts/lib/n8n';
 import { ensureN8nRuntime } from '../../scripts/n8n-runtime/install';
 import type { RuntimeVersion } from '../../scripts/n8n-runtime/install';
@@ -20,6 +20,21 @@ export const FULL_KEY = DEMO_KEYS[0].key;
 export const NO_SENSITIVE_KEY = DEMO_KEYS[2].key;
 /** The id the example workflows use for their credential. */
 export const SANDBOX_CREDENTIAL_ID = 'svcSandbox';
+
+const RUNTIME_VERSIONS: readonly RuntimeVersion[] = ['v1', 'v2'];
+
+/**
+ * The n8n runtimes the e2e suite runs on, from SVC_E2E_N8N: `all` (default: both), `v1`, `v2`, or a
+ * comma list such as `v1,v2` (run one after the other, each with its own n8n and sandbox).
+ */
+export function e2eVersions(value = process.env.SVC_E2E_N8N): RuntimeVersion[] {
+	const wanted = (value ?? '').trim().toLowerCase();
+	if (wanted === '' || wanted === 'all') return [...RUNTIME_VERSIONS];
+	const versions = wanted.split(',').map((part) => part.trim());
+	const unknown = versions.filter((version) => !RUNTIME_VERSIONS.includes(version as RuntimeVersion));
+	if (unknown.length > 0) throw new Error(`SVC_E2E_N8N=${value}: unknown n8n runtime ${unknown.join(', ')} (use v1, v2, all or a comma list)`);
+	return [...new Set(versions as RuntimeVersion[])];
+}
 
 /** `npm pack` of the built package, as users install it. Built once per test process. */
 let packed: Promise<string> | undefined;
@@ -39,8 +54,22 @@ export interface Environment {
 	n8n: N8nInstance;
 	sandbox: Sandbox;
 	tls: LocalCa;
+	/** The "Svc sandbox" credential: id `svcSandbox` on 2.x; on 1.x an id n8n chose (it ignores a given one). */
 	credential: CredentialRef;
+	/** Credential `data` this n8n's public API accepts (see credentialData). */
+	credentialData(data: IDataObject): IDataObject;
 	stop(): Promise<void>;
+}
+
+/**
+ * Credential `data` as the public API of `version` accepts it. 1.x adds "Allowed HTTP Request
+ * Domains" fields to every credential type with `authenticate`, and its POST /api/v1/credentials
+ * schema then requires `allowedDomains` unless `allowedHttpRequestDomains` is given and not
+ * 'domains' (a JSON-schema `if` on an absent property holds); 'all' is the editor's default.
+ * 2.x has no such fields and refuses unknown ones.
+ */
+export function credentialData(version: RuntimeVersion, data: IDataObject): IDataObject {
+	return version === 'v1' ? { allowedHttpRequestDomains: 'all', ...data } : data;
 }
 
 /** The sandbox and a real n8n over https with the packed package and a "Svc sandbox" credential. */
@@ -63,17 +92,44 @@ export async function startEnvironment(options: { version?: RuntimeVersion; prot
 		await sandbox.close();
 		throw error;
 	}
-	const credential = await importCredential(n8n, { id: SANDBOX_CREDENTIAL_ID, name: 'Svc sandbox', type: 'svcApi', data: { apiKey: FULL_KEY, baseUrl: sandbox.url } });
+	let credential: CredentialRef;
+	try {
+		// 1.x ignores a given credential id (importCredential would throw): workflows get the one it made, see withCredential.
+		const id = runtime.version === 'v1' ? undefined : SANDBOX_CREDENTIAL_ID;
+		credential = await importCredential(n8n, { id, name: 'Svc sandbox', type: 'svcApi', data: credentialData(runtime.version, { apiKey: FULL_KEY, baseUrl: sandbox.url }) });
+	} catch (error) {
+		await n8n.stop();
+		await sandbox.close();
+		throw error;
+	}
 	return {
 		n8n,
 		sandbox,
 		tls,
 		credential,
+		credentialData: (data) => credentialData(runtime.version, data),
 		async stop() {
 			await n8n.stop();
 			await sandbox.close();
 			await rm(tlsDir, { recursive: true, force: true });
 		},
+	};
+}
+
+/**
+ * The workflow with every reference to the example credential id (`svcSandbox`) pointed at
+ * `credential`: the same workflow on 2.x, the id n8n made on 1.x.
+ */
+export function withCredential(workflow: WorkflowInput, credential: CredentialRef): WorkflowInput {
+	return {
+		...workflow,
+		nodes: workflow.nodes.map((node) => {
+			if (!node.credentials) return node;
+			const credentials = Object.fromEntries(
+				Object.entries(node.credentials).map(([type, ref]) => [type, ref.id === SANDBOX_CREDENTIAL_ID ? { id: credential.id, name: credential.name } : ref]),
+			);
+			return { ...node, credentials };
+		}),
 	};
 }
 

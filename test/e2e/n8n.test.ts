@@ -8,263 +8,315 @@ import type { ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../scrip
 import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, testCredential, waitForExecutions } from '../../scripts/lib/n8n';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { Environment } from './environment';
-import { FULL_KEY, NO_SENSITIVE_KEY, nodeError, nodeOutput, SANDBOX_CREDENTIAL_ID, startEnvironment } from './environment';
+import { e2eVersions, FULL_KEY, NO_SENSITIVE_KEY, nodeError, nodeOutput, startEnvironment, withCredential } from './environment';
 
 // The real n8n process: install (cached), start and package loading take their time.
 jest.setTimeout(120_000);
 
-let env: Environment;
-beforeAll(async () => {
-	env = await startEnvironment();
-}, 15 * 60_000);
-afterAll(async () => {
-	await env?.stop();
-});
-
-/** Manual Trigger → one Svc node per entry, in a line. */
-function actionWorkflow(name: string, steps: Array<{ name: string; parameters: INodeParameters; credentialId?: string }>): WorkflowInput {
-	const nodes: WorkflowInput['nodes'] = [{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} }];
-	const connections: WorkflowInput['connections'] = {};
-	let previous = 'Run';
-	for (const step of steps) {
-		nodes.push({
-			name: step.name,
-			type: 'n8n-nodes-svc.svc',
-			typeVersion: 1,
-			parameters: step.parameters,
-			credentials: { svcApi: { id: step.credentialId ?? SANDBOX_CREDENTIAL_ID, name: 'Svc' } },
-		});
-		connections[previous] = { main: [[{ node: step.name, type: 'main', index: 0 }]] };
-		previous = step.name;
-	}
-	return { name, nodes, connections, settings: { executionOrder: 'v1' } };
-}
-
-async function runOnce(workflow: WorkflowInput): Promise<ExecutionRecord> {
-	const stored = await importWorkflow(env.n8n, workflow);
-	return await executeWorkflow(env.n8n, stored.id);
-}
-
-function requestsTo(route: string) {
-	return env.sandbox.state.requests.all().filter((request) => request.route === route);
-}
-
-function loadExample(file: string): WorkflowInput {
-	return JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8')) as WorkflowInput;
-}
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await condition())) {
-		if (Date.now() > deadline) throw new Error('condition not reached in time');
-		await new Promise((resolve) => setTimeout(resolve, 100));
-	}
-}
-
-describe('n8n loads the packed package', () => {
-	it("n8n's credential test passes with a good key and fails clearly with bad ones", async () => {
-		expect(await testCredential(env.n8n, SANDBOX_CREDENTIAL_ID)).toEqual({ status: 'OK', message: expect.any(String) as unknown });
-		const malformed = await testCredential(env.n8n, { type: 'svcApi', data: { apiKey: 'svc_live_short', baseUrl: env.sandbox.url } });
-		expect(malformed.status).toBe('Error');
-		expect(malformed.message).toMatch(/not in an accepted format/);
-		const revoked = await testCredential(env.n8n, { type: 'svcApi', data: { apiKey: 'svc_live_RevokedOrNeverIssued000001', baseUrl: env.sandbox.url } });
-		expect(revoked.status).toBe('Error');
-	});
-});
-
-describe('action workflows executed by n8n', () => {
-	it('Lead: upsert with consent, then Get Many with Return All over several pages', async () => {
-		const execution = await runOnce(
-			actionWorkflow('e2e lead', [
-				{
-					name: 'Upsert',
-					parameters: {
-						resource: 'lead',
-						operation: 'upsert',
-						email: 'e2e.person@example.com',
-						additionalFields: { first_name: 'E2E', external_id: 'crm-e2e-1' },
-						consentStatus: 'granted',
-						consentDetails: { channel: 'sms' },
-					},
-				},
-				{ name: 'All Leads', parameters: { resource: 'lead', operation: 'getAll', returnAll: true } },
-			]),
-		);
-		expect(execution.status).toBe('success');
-		expect(nodeOutput(execution, 'Upsert')[0].json).toMatchObject({ email: 'e2e.person@example.com', upsert_result: 'created', custom_fields: { consent: { status: 'granted', channel: 'sms' } } });
-		expect(nodeOutput(execution, 'All Leads')).toHaveLength(13);
-		const [upsert] = requestsTo('POST /v1/leads');
-		expect(upsert.headers.authorization).toBe(`Bearer ${FULL_KEY}`);
-		expect(upsert.headers['idempotency-key']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-		expect(upsert.headers['x-api-key']).toBeUndefined();
-		expect(requestsTo('GET /v1/leads').length).toBeGreaterThanOrEqual(3);
-	});
-
-	it('Conversation: threads of a lead and masked messages', async () => {
-		const execution = await runOnce(
-			actionWorkflow('e2e conversation', [
-				{ name: 'Threads', parameters: { resource: 'conversation', operation: 'getAllThreads', returnAll: true, filters: { lead_id: 'lead_0002' } } },
-				{ name: 'Messages', parameters: { resource: 'conversation', operation: 'getMessages', threadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, returnAll: true } },
-			]),
-		);
-		expect(execution.status).toBe('success');
-		expect(nodeOutput(execution, 'Threads').every((item) => item.json.lead_id === 'lead_0002')).toBe(true);
-		expect(nodeOutput(execution, 'Messages').length).toBeGreaterThan(0);
-	});
-
-	it('Campaign: dispatch once with an Idempotency-Key; without campaigns:danger the error names the scope', async () => {
-		const ok = await runOnce(
-			actionWorkflow('e2e dispatch', [
-				{ name: 'Dispatch', parameters: { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true } },
-			]),
-		);
-		expect(ok.status).toBe('success');
-		expect(nodeOutput(ok, 'Dispatch')[0].json).toMatchObject({ campaign_id: 'cmp_0002', status: 'queued' });
-		expect(requestsTo('POST /v1/campaigns/{campaign_id}/dispatch')[0].headers['idempotency-key']).toBeDefined();
-
-		const limited = await importCredential(env.n8n, { name: 'Svc limited', type: 'svcApi', data: { apiKey: NO_SENSITIVE_KEY, baseUrl: env.sandbox.url } });
-		const denied = await runOnce(
-			actionWorkflow('e2e dispatch denied', [
-				{ name: 'Dispatch', credentialId: limited.id, parameters: { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true } },
-			]),
-		);
-		expect(denied.status).toBe('error');
-		expect(nodeError(denied, 'Dispatch')?.message).toBe('The API key lacks the scope "campaigns:danger" that this operation needs (403)');
-	});
-
-	it('Account and Webhook Subscription: identity, create (secret redacted) and delete', async () => {
-		const execution = await runOnce(
-			actionWorkflow('e2e subscription', [
-				{ name: 'Me', parameters: { resource: 'account', operation: 'getMe' } },
-				{ name: 'Create', parameters: { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/e2e', events: ['campaign.updated'] } },
-				{ name: 'Delete', parameters: { resource: 'webhookSubscription', operation: 'delete', subscriptionId: '={{ $json.id }}' } },
-			]),
-		);
-		expect(execution.status).toBe('success');
-		expect(nodeOutput(execution, 'Me')[0].json).toMatchObject({ key: { environment: 'test' } });
-		expect(nodeOutput(execution, 'Create')[0].json.secret).toBe('[redacted]');
-		expect(nodeOutput(execution, 'Delete')[0].json).toMatchObject({ deleted: true });
-	});
-});
-
-describe('Svc Trigger in a real n8n over https', () => {
-	let workflow: WorkflowRecord;
-	const subscriptions = () => [...env.sandbox.state.store.subscriptions.values()];
-
-	it('activation creates exactly one subscription at n8n\'s https webhook URL', async () => {
-		workflow = await importWorkflow(env.n8n, loadExample('react-to-lead-created.json'));
-		await activate(env.n8n, workflow.id);
-		const [subscription] = subscriptions();
-		expect(subscriptions()).toHaveLength(1);
-		expect(subscription.url).toMatch(new RegExp(`^${env.n8n.webhookBaseUrl}/[0-9a-f-]+/webhook$`));
-		expect(subscription.events).toEqual(['lead.created']);
-	});
-
-	it('a new lead is delivered, signed, and starts exactly one execution; a re-delivery starts none', async () => {
-		const { lead } = upsertLead(env.sandbox.state, { email: 'delivered@example.com', first_name: 'Delivered' });
-		const [execution] = await waitForExecutions(env.n8n, workflow.id, 1, 20_000, { includeData: true });
-		expect(execution.status).toBe('success');
-		const full = await getExecution(env.n8n, execution.id, true);
-		const event = nodeOutput(full, 'On Lead Created')[0].json as { id: string } & IDataObject;
-		expect(event).toMatchObject({ type: 'lead.created', data: { id: lead.id }, meta: { verified: true } });
-
-		env.sandbox.state.deliveries.redeliver(event.id);
-		await env.sandbox.state.waitForDeliveries();
-		const attempts = env.sandbox.state.deliveries.attempts({ eventId: event.id });
-		expect(attempts.length).toBe(2);
-		expect(attempts.every((attempt) => attempt.ok)).toBe(true);
-		await new Promise((resolve) => setTimeout(resolve, 1000));
-		expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(1);
-	});
-
-	it('a forged delivery straight to the webhook URL gets 401 and starts nothing', async () => {
-		const [subscription] = subscriptions();
-		const body = JSON.stringify({ id: 'evt_forged', type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
-		const wrongSecret = `whsec_${Buffer.from('not the secret of this subscription').toString('base64')}`;
-		const signature = new Webhook(wrongSecret).sign('evt_forged', new Date(), body);
-		const answer = await env.n8n.fetch(subscription.url, {
-			method: 'POST',
-			body,
-			headers: { 'content-type': 'application/json', 'webhook-id': 'evt_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature },
-		});
-		expect(answer.status).toBe(401);
-		await new Promise((resolve) => setTimeout(resolve, 1000));
-		expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(1);
-	});
-
-	it('deactivation deletes the subscription on the service', async () => {
-		await deactivate(env.n8n, workflow.id);
-		await until(() => subscriptions().length === 0);
-	});
-});
-
-describe('example workflows', () => {
-	it('dispatch approved campaigns: only the approved one is dispatched', async () => {
-		// An earlier test dispatched cmp_0002, which left it "sending"; approve it again.
-		touchCampaign(env.sandbox.state, 'cmp_0002', { status: 'approved' });
-		const before = env.sandbox.state.stats.snapshot().dispatches;
-		const execution = await runOnce(loadExample('dispatch-approved-campaign.json'));
-		expect(execution.status).toBe('success');
-		expect(nodeOutput(execution, 'Dispatch').map((item) => item.json.campaign_id)).toEqual(['cmp_0002']);
-		expect(env.sandbox.state.stats.snapshot().dispatches).toBe(before + 1);
-	});
-
-	it('lead capture from a form records consent', async () => {
-		const workflow = await importWorkflow(env.n8n, loadExample('lead-capture-with-consent.json'));
-		await activate(env.n8n, workflow.id);
-		const answer = await env.n8n.fetch(`${env.n8n.webhookBaseUrl}/svc-lead-capture`, {
-			method: 'POST',
-			body: JSON.stringify({ email: 'form@example.com', first_name: 'Form', marketing_consent: 'yes' }),
-			headers: { 'content-type': 'application/json' },
-		});
-		expect(answer.status).toBe(200);
-		const lead = env.sandbox.state.store.findLead('email', 'form@example.com');
-		expect(lead?.custom_fields).toMatchObject({ form: 'signup', consent: { status: 'granted', channel: 'email', source: 'signup-form' } });
-		await deactivate(env.n8n, workflow.id);
-	});
-
-	it('a hot lead is handed to the assistant; a cold one is not', async () => {
-		const workflow = await importWorkflow(env.n8n, loadExample('hand-hot-lead-to-assistant.json'));
-		await activate(env.n8n, workflow.id);
-		const takeoversBefore = env.sandbox.state.stats.snapshot().takeovers;
-		upsertLead(env.sandbox.state, { email: 'hot@example.com', custom_fields: { score: 92, consent: { status: 'granted' } } });
-		upsertLead(env.sandbox.state, { email: 'cold@example.com', custom_fields: { score: 10 } });
-		await waitForExecutions(env.n8n, workflow.id, 2, 20_000);
-		expect(env.sandbox.state.stats.snapshot().takeovers).toBe(takeoversBefore + 1);
-		await deactivate(env.n8n, workflow.id);
-	});
-});
-
-describe('secret hygiene', () => {
-	it("the API key and signing secrets appear nowhere in n8n's debug log or stored executions", async () => {
-		const secrets = [FULL_KEY, NO_SENSITIVE_KEY, ...[...env.sandbox.state.store.subscriptions.values()].map((subscription) => subscription.secret?.slice(6) ?? '')].filter((secret) => secret.length > 8);
-		const log = await env.n8n.log();
-		expect(log.length).toBeGreaterThan(10_000);
-		const workflows = await env.n8n.api<{ data: Array<{ id: string }> }>('GET', '/workflows?limit=250');
-		let stored = '';
-		for (const { id } of workflows.body.data) {
-			for (const execution of await listExecutions(env.n8n, id, { includeData: true })) stored += JSON.stringify(execution);
-		}
-		expect(stored.length).toBeGreaterThan(1000);
-		for (const secret of secrets) {
-			expect(log).not.toContain(secret);
-			expect(stored).not.toContain(secret);
-		}
-	});
-});
-
-describe('an n8n whose webhook URL is http', () => {
-	let httpEnv: Environment;
+/** SVC_E2E_N8N=v1|v2|all|v1,v2 (default all): the same tests on each n8n runtime, one after the other. */
+describe.each(e2eVersions())('n8n %s', (version) => {
+	let env: Environment;
 	beforeAll(async () => {
-		httpEnv = await startEnvironment({ protocol: 'http' });
-	}, 5 * 60_000);
+		env = await startEnvironment({ version });
+	}, 15 * 60_000);
 	afterAll(async () => {
-		await httpEnv?.stop();
+		await env?.stop();
 	});
 
-	it('refuses to activate the trigger, saying how to fix it', async () => {
-		const workflow = await importWorkflow(httpEnv.n8n, loadExample('react-to-lead-created.json'));
-		await expect(activate(httpEnv.n8n, workflow.id)).rejects.toThrow(/only to https URLs/);
-		expect([...httpEnv.sandbox.state.store.subscriptions.values()]).toHaveLength(0);
+	/** Manual Trigger → one Svc node per entry, in a line. */
+	function actionWorkflow(name: string, steps: Array<{ name: string; parameters: INodeParameters; credentialId?: string }>): WorkflowInput {
+		const nodes: WorkflowInput['nodes'] = [{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} }];
+		const connections: WorkflowInput['connections'] = {};
+		let previous = 'Run';
+		for (const step of steps) {
+			nodes.push({
+				name: step.name,
+				type: 'n8n-nodes-svc.svc',
+				typeVersion: 1,
+				parameters: step.parameters,
+				credentials: { svcApi: { id: step.credentialId ?? env.credential.id, name: 'Svc' } },
+			});
+			connections[previous] = { main: [[{ node: step.name, type: 'main', index: 0 }]] };
+			previous = step.name;
+		}
+		return { name, nodes, connections, settings: { executionOrder: 'v1' } };
+	}
+
+	async function runOnce(workflow: WorkflowInput): Promise<ExecutionRecord> {
+		const stored = await importWorkflow(env.n8n, workflow);
+		return await executeWorkflow(env.n8n, stored.id);
+	}
+
+	function requestsTo(route: string) {
+		return env.sandbox.state.requests.all().filter((request) => request.route === route);
+	}
+
+	/** An example workflow as shipped, its credential references pointed at `target`'s sandbox credential. */
+	function loadExample(file: string, target: Environment = env): WorkflowInput {
+		const workflow = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8')) as WorkflowInput;
+		return withCredential(workflow, target.credential);
+	}
+
+	async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		while (!(await condition())) {
+			if (Date.now() > deadline) throw new Error('condition not reached in time');
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		}
+	}
+
+	describe('n8n loads the packed package', () => {
+		it("n8n's credential test passes with a good key and fails clearly with bad ones", async () => {
+			expect(await testCredential(env.n8n, env.credential.id)).toEqual({ status: 'OK', message: expect.any(String) as unknown });
+			const malformed = await testCredential(env.n8n, { type: 'svcApi', data: env.credentialData({ apiKey: 'svc_live_short', baseUrl: env.sandbox.url }) });
+			expect(malformed.status).toBe('Error');
+			expect(malformed.message).toMatch(/not in an accepted format/);
+			const revoked = await testCredential(env.n8n, { type: 'svcApi', data: env.credentialData({ apiKey: 'svc_live_RevokedOrNeverIssued000001', baseUrl: env.sandbox.url }) });
+			expect(revoked.status).toBe('Error');
+		});
+	});
+
+	describe('action workflows executed by n8n', () => {
+		it('Lead: upsert with consent, then Get Many with Return All over several pages', async () => {
+			const execution = await runOnce(
+				actionWorkflow('e2e lead', [
+					{
+						name: 'Upsert',
+						parameters: {
+							resource: 'lead',
+							operation: 'upsert',
+							email: 'e2e.person@example.com',
+							additionalFields: { first_name: 'E2E', external_id: 'crm-e2e-1' },
+							consentStatus: 'granted',
+							consentDetails: { channel: 'sms' },
+						},
+					},
+					{ name: 'All Leads', parameters: { resource: 'lead', operation: 'getAll', returnAll: true } },
+				]),
+			);
+			expect(execution.status).toBe('success');
+			expect(nodeOutput(execution, 'Upsert')[0].json).toMatchObject({ email: 'e2e.person@example.com', upsert_result: 'created', custom_fields: { consent: { status: 'granted', channel: 'sms' } } });
+			expect(nodeOutput(execution, 'All Leads')).toHaveLength(13);
+			const [upsert] = requestsTo('POST /v1/leads');
+			expect(upsert.headers.authorization).toBe(`Bearer ${FULL_KEY}`);
+			expect(upsert.headers['idempotency-key']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+			expect(upsert.headers['x-api-key']).toBeUndefined();
+			expect(requestsTo('GET /v1/leads').length).toBeGreaterThanOrEqual(3);
+		});
+
+		it('Conversation: threads of a lead and masked messages', async () => {
+			const execution = await runOnce(
+				actionWorkflow('e2e conversation', [
+					{ name: 'Threads', parameters: { resource: 'conversation', operation: 'getAllThreads', returnAll: true, filters: { lead_id: 'lead_0002' } } },
+					{ name: 'Messages', parameters: { resource: 'conversation', operation: 'getMessages', threadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, returnAll: true } },
+				]),
+			);
+			expect(execution.status).toBe('success');
+			expect(nodeOutput(execution, 'Threads').every((item) => item.json.lead_id === 'lead_0002')).toBe(true);
+			expect(nodeOutput(execution, 'Messages').length).toBeGreaterThan(0);
+		});
+
+		it('Campaign: dispatch once with an Idempotency-Key; without campaigns:danger the error names the scope', async () => {
+			const ok = await runOnce(
+				actionWorkflow('e2e dispatch', [
+					{ name: 'Dispatch', parameters: { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true } },
+				]),
+			);
+			expect(ok.status).toBe('success');
+			expect(nodeOutput(ok, 'Dispatch')[0].json).toMatchObject({ campaign_id: 'cmp_0002', status: 'queued' });
+			expect(requestsTo('POST /v1/campaigns/{campaign_id}/dispatch')[0].headers['idempotency-key']).toBeDefined();
+
+			const limited = await importCredential(env.n8n, { name: 'Svc limited', type: 'svcApi', data: env.credentialData({ apiKey: NO_SENSITIVE_KEY, baseUrl: env.sandbox.url }) });
+			const denied = await runOnce(
+				actionWorkflow('e2e dispatch denied', [
+					{ name: 'Dispatch', credentialId: limited.id, parameters: { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true } },
+				]),
+			);
+			expect(denied.status).toBe('error');
+			expect(nodeError(denied, 'Dispatch')?.message).toBe('The API key lacks the scope "campaigns:danger" that this operation needs (403)');
+		});
+
+		it('Account and Webhook Subscription: identity, create (secret redacted) and delete', async () => {
+			const execution = await runOnce(
+				actionWorkflow('e2e subscription', [
+					{ name: 'Me', parameters: { resource: 'account', operation: 'getMe' } },
+					{ name: 'Create', parameters: { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/e2e', events: ['campaign.updated'] } },
+					{ name: 'Delete', parameters: { resource: 'webhookSubscription', operation: 'delete', subscriptionId: '={{ $json.id }}' } },
+				]),
+			);
+			expect(execution.status).toBe('success');
+			expect(nodeOutput(execution, 'Me')[0].json).toMatchObject({ key: { environment: 'test' } });
+			expect(nodeOutput(execution, 'Create')[0].json.secret).toBe('[redacted]');
+			expect(nodeOutput(execution, 'Delete')[0].json).toMatchObject({ deleted: true });
+		});
+	});
+
+	describe('Svc Trigger in a real n8n over https', () => {
+		let workflow: WorkflowRecord;
+		const subscriptions = () => [...env.sandbox.state.store.subscriptions.values()];
+
+		it('activation creates exactly one subscription at n8n\'s https webhook URL', async () => {
+			workflow = await importWorkflow(env.n8n, loadExample('react-to-lead-created.json'));
+			await activate(env.n8n, workflow.id);
+			const [subscription] = subscriptions();
+			expect(subscriptions()).toHaveLength(1);
+			expect(subscription.url).toMatch(new RegExp(`^${env.n8n.webhookBaseUrl}/[0-9a-f-]+/webhook$`));
+			expect(subscription.events).toEqual(['lead.created']);
+		});
+
+		it('a new lead is delivered, signed, and starts exactly one execution; a re-delivery starts none', async () => {
+			const { lead } = upsertLead(env.sandbox.state, { email: 'delivered@example.com', first_name: 'Delivered' });
+			const [execution] = await waitForExecutions(env.n8n, workflow.id, 1, 20_000, { includeData: true });
+			expect(execution.status).toBe('success');
+			const full = await getExecution(env.n8n, execution.id, true);
+			const event = nodeOutput(full, 'On Lead Created')[0].json as { id: string } & IDataObject;
+			expect(event).toMatchObject({ type: 'lead.created', data: { id: lead.id }, meta: { verified: true } });
+
+			env.sandbox.state.deliveries.redeliver(event.id);
+			await env.sandbox.state.waitForDeliveries();
+			const attempts = env.sandbox.state.deliveries.attempts({ eventId: event.id });
+			expect(attempts.length).toBe(2);
+			expect(attempts.every((attempt) => attempt.ok)).toBe(true);
+			await new Promise((resolve) => setTimeout(resolve, 1000));
+			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(1);
+		});
+
+		it('a forged delivery straight to the webhook URL gets 401 and starts nothing', async () => {
+			const [subscription] = subscriptions();
+			const body = JSON.stringify({ id: 'evt_forged', type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
+			const wrongSecret = `whsec_${Buffer.from('not the secret of this subscription').toString('base64')}`;
+			const signature = new Webhook(wrongSecret).sign('evt_forged', new Date(), body);
+			const answer = await env.n8n.fetch(subscription.url, {
+				method: 'POST',
+				body,
+				headers: { 'content-type': 'application/json', 'webhook-id': 'evt_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature },
+			});
+			expect(answer.status).toBe(401);
+			await new Promise((resolve) => setTimeout(resolve, 1000));
+			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(1);
+		});
+
+		it('a catalogue of bad deliveries to n8n starts nothing; then a valid new event runs once', async () => {
+			const [subscription] = subscriptions();
+			const secret = String(subscription.secret);
+			const now = () => Math.floor(Date.now() / 1000);
+			const createdAt = new Date().toISOString();
+			const event = (id: string, type = 'lead.created') => JSON.stringify({ id, type, created_at: createdAt, data: { id: 'lead_0001' } });
+			const signed = (id: string, body: string, timestamp = now()) => ({
+				'content-type': 'application/json',
+				'webhook-id': id,
+				'webhook-timestamp': String(timestamp),
+				'webhook-signature': new Webhook(secret).sign(id, new Date(timestamp * 1000), body),
+			});
+			const [first] = await listExecutions(env.n8n, workflow.id, { includeData: true });
+			const firstEventId = nodeOutput(await getExecution(env.n8n, first.id, true), 'On Lead Created')[0].json.id as string;
+			const big = JSON.stringify({ id: 'evt_big', type: 'lead.created', created_at: new Date().toISOString(), data: { pad: 'x'.repeat(1100 * 1024) } });
+			const catalogue: Array<[string, { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string }, number[]]> = [
+				['missing signature', { headers: { 'content-type': 'application/json', 'webhook-id': 'evt_c1', 'webhook-timestamp': String(now()) }, body: event('evt_c1') }, [401]],
+				['truncated signature', { headers: { ...signed('evt_c2', event('evt_c2')), 'webhook-signature': 'v1,abc' }, body: event('evt_c2') }, [401]],
+				['stale timestamp', { headers: signed('evt_c3', event('evt_c3'), now() - 600), body: event('evt_c3') }, [401]],
+				['future timestamp', { headers: signed('evt_c4', event('evt_c4'), now() + 600), body: event('evt_c4') }, [401]],
+				['tampered body', { headers: signed('evt_c5', event('evt_c5')), body: event('evt_c5').replace('lead_0001', 'lead_0009') }, [401]],
+				['re-ordered JSON keys', { headers: signed('evt_c6', event('evt_c6')), body: JSON.stringify(JSON.parse(event('evt_c6')), ['type', 'id', 'created_at', 'data']) }, [401]],
+				['malformed JSON, validly signed', { headers: signed('evt_c7', '{"id":"evt_c7",'), body: '{"id":"evt_c7",' }, [400, 422]],
+				['empty body', { headers: signed('evt_c8', ''), body: '' }, [400, 401]],
+				['text/plain content type', { headers: { ...signed('evt_c9', event('evt_c9')), 'content-type': 'text/plain' }, body: event('evt_c9') }, [415]],
+				['oversize body', { headers: signed('evt_big', big), body: big }, [413]],
+				['wrong HTTP method', { method: 'GET', headers: {} }, [404, 405]],
+				['duplicate webhook-id, freshly signed', { headers: signed(firstEventId, event(firstEventId)), body: event(firstEventId) }, [200]],
+				['unsubscribed event type', { headers: signed('evt_c12', event('evt_c12', 'campaign.updated')), body: event('evt_c12', 'campaign.updated') }, [200]],
+			];
+			const unexpected: string[] = [];
+			for (const [name, delivery, statuses] of catalogue) {
+				const answer = await env.n8n.fetch(subscription.url, { method: delivery.method ?? 'POST', headers: delivery.headers, body: delivery.body });
+				if (!statuses.includes(answer.status)) unexpected.push(`${name}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 120)}`);
+			}
+			expect(unexpected).toEqual([]);
+			await new Promise((resolve) => setTimeout(resolve, 1000));
+			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(1);
+
+			const valid = event('evt_valid_after_catalogue');
+			const answer = await env.n8n.fetch(subscription.url, { method: 'POST', headers: signed('evt_valid_after_catalogue', valid), body: valid });
+			expect(answer.status).toBe(200);
+			await waitForExecutions(env.n8n, workflow.id, 2, 20_000);
+			await new Promise((resolve) => setTimeout(resolve, 500));
+			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(2);
+		});
+
+		it('deactivation deletes the subscription on the service', async () => {
+			await deactivate(env.n8n, workflow.id);
+			await until(() => subscriptions().length === 0);
+		});
+	});
+
+	describe('example workflows', () => {
+		it('dispatch approved campaigns: only the approved one is dispatched', async () => {
+			// An earlier test dispatched cmp_0002, which left it "sending"; approve it again.
+			touchCampaign(env.sandbox.state, 'cmp_0002', { status: 'approved' });
+			const before = env.sandbox.state.stats.snapshot().dispatches;
+			const execution = await runOnce(loadExample('dispatch-approved-campaign.json'));
+			expect(execution.status).toBe('success');
+			expect(nodeOutput(execution, 'Dispatch').map((item) => item.json.campaign_id)).toEqual(['cmp_0002']);
+			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(before + 1);
+		});
+
+		it('lead capture from a form records consent', async () => {
+			const workflow = await importWorkflow(env.n8n, loadExample('lead-capture-with-consent.json'));
+			await activate(env.n8n, workflow.id);
+			const answer = await env.n8n.fetch(`${env.n8n.webhookBaseUrl}/svc-lead-capture`, {
+				method: 'POST',
+				body: JSON.stringify({ email: 'form@example.com', first_name: 'Form', marketing_consent: 'yes' }),
+				headers: { 'content-type': 'application/json' },
+			});
+			expect(answer.status).toBe(200);
+			const lead = env.sandbox.state.store.findLead('email', 'form@example.com');
+			expect(lead?.custom_fields).toMatchObject({ form: 'signup', consent: { status: 'granted', channel: 'email', source: 'signup-form' } });
+			await deactivate(env.n8n, workflow.id);
+		});
+
+		it('a hot lead is handed to the assistant; a cold one is not', async () => {
+			const workflow = await importWorkflow(env.n8n, loadExample('hand-hot-lead-to-assistant.json'));
+			await activate(env.n8n, workflow.id);
+			const takeoversBefore = env.sandbox.state.stats.snapshot().takeovers;
+			upsertLead(env.sandbox.state, { email: 'hot@example.com', custom_fields: { score: 92, consent: { status: 'granted' } } });
+			upsertLead(env.sandbox.state, { email: 'cold@example.com', custom_fields: { score: 10 } });
+			await waitForExecutions(env.n8n, workflow.id, 2, 20_000);
+			expect(env.sandbox.state.stats.snapshot().takeovers).toBe(takeoversBefore + 1);
+			await deactivate(env.n8n, workflow.id);
+		});
+	});
+
+	describe('secret hygiene', () => {
+		it("the API key and signing secrets appear nowhere in n8n's debug log or stored executions", async () => {
+			const secrets = [FULL_KEY, NO_SENSITIVE_KEY, ...[...env.sandbox.state.store.subscriptions.values()].map((subscription) => subscription.secret?.slice(6) ?? '')].filter((secret) => secret.length > 8);
+			const log = await env.n8n.log();
+			expect(log.length).toBeGreaterThan(10_000);
+			const workflows = await env.n8n.api<{ data: Array<{ id: string }> }>('GET', '/workflows?limit=250');
+			let stored = '';
+			for (const { id } of workflows.body.data) {
+				for (const execution of await listExecutions(env.n8n, id, { includeData: true })) stored += JSON.stringify(execution);
+			}
+			expect(stored.length).toBeGreaterThan(1000);
+			for (const secret of secrets) {
+				expect(log).not.toContain(secret);
+				expect(stored).not.toContain(secret);
+			}
+		});
+	});
+
+	describe('an n8n whose webhook URL is http', () => {
+		let httpEnv: Environment;
+		beforeAll(async () => {
+			httpEnv = await startEnvironment({ version, protocol: 'http' });
+		}, 5 * 60_000);
+		afterAll(async () => {
+			await httpEnv?.stop();
+		});
+
+		it('refuses to activate the trigger, saying how to fix it', async () => {
+			const workflow = await importWorkflow(httpEnv.n8n, loadExample('react-to-lead-created.json', httpEnv));
+			await expect(activate(httpEnv.n8n, workflow.id)).rejects.toThrow(/only to https URLs/);
+			expect([...httpEnv.sandbox.state.store.subscriptions.values()]).toHaveLength(0);
+		});
 	});
 });

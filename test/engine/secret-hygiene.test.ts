@@ -108,7 +108,7 @@ describe('the trigger keeps the key and the signing secret out of errors and log
 		const t = await createSvcTrigger(sandbox());
 		await t.activate();
 		const secret = (t.staticData.subscription as { secret: string }).secret;
-		const refused = await t.deliver({ method: 'POST', headers: { 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' }, rawBody: '{}' });
+		const refused = await t.deliver({ method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' }, rawBody: '{}' });
 		expect(refused.response?.statusCode).toBe(401);
 		sandbox().state.faults.set([{ route: 'DELETE /v1/webhook-subscriptions/{subscription_id}', errorRate: 1, errorStatuses: [500] }]);
 		const error = (await t.delete().catch((caught: unknown) => caught)) as Error & { description?: string; context?: unknown };

@@ -55,16 +55,16 @@ describe('writes under injected faults', () => {
 			items: leads(3),
 			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 2000 },
 		});
-		// 3 items in flight at once, 6 attempts each: then the node fails and n8n waits to re-run it.
-		await until(() => requestsTo(sandbox(), 'POST /v1/leads').length >= 18, 60_000);
+		// 3 items in flight at once, 10 attempts each: then the node fails and n8n waits to re-run it.
+		await until(() => requestsTo(sandbox(), 'POST /v1/leads').length >= 30, 60_000);
 		sandbox().state.faults.clear();
 		const result = await running;
 		expect(result.error).toBeUndefined();
 		expect(result.output.map((item) => item.json.email)).toEqual(['bulk0@example.com', 'bulk1@example.com', 'bulk2@example.com']);
 		const requests = requestsTo(sandbox(), 'POST /v1/leads');
-		expect(requests).toHaveLength(21);
+		expect(requests).toHaveLength(33);
 		expect(new Set(requests.map((request) => request.headers['idempotency-key'])).size).toBe(3);
-		expect(requests.slice(18).every((request) => request.replayed)).toBe(true);
+		expect(requests.slice(30).every((request) => request.replayed)).toBe(true);
 		expect(sandbox().state.stats.snapshot().leadsCreated).toBe(3);
 	}, 90_000);
 
@@ -102,7 +102,7 @@ describe('writes under injected faults', () => {
 		sandbox().state.faults.set([{ route: 'GET /v1/me', hangRate: 1 }]);
 		const started = Date.now();
 		const result = await runSvc(sandbox(), { resource: 'account', operation: 'getMe', options: { timeoutSeconds: 1 } });
-		expect(result.error?.message).toMatch(/^Could not reach the service \(E[A-Z_]+\) after 6 attempts$/);
+		expect(result.error?.message).toMatch(/^Could not reach the service \(E[A-Z_]+\) after 3 attempts$/);
 		expect(Date.now() - started).toBeLessThan(30_000);
 		expect(visibleText(result)).not.toContain(FULL_KEY);
 	}, 60_000);
@@ -110,10 +110,10 @@ describe('writes under injected faults', () => {
 	it('a 5xx that persists fails after the retries with the status, and 400s are not retried', async () => {
 		sandbox().state.faults.set([{ route: 'GET /v1/me', errorRate: 1, errorStatuses: [503] }]);
 		const failing = await runSvc(sandbox(), { resource: 'account', operation: 'getMe' });
-		expect(failing.error?.message).toBe('The service failed with status 503 after 6 attempts');
-		expect(requestsTo(sandbox(), 'GET /v1/me')).toHaveLength(6);
+		expect(failing.error?.message).toBe('The service failed with status 503 after 10 attempts');
+		expect(requestsTo(sandbox(), 'GET /v1/me')).toHaveLength(10);
 		sandbox().state.faults.set([{ route: 'GET /v1/me', errorRate: 1, errorStatuses: [400] }]);
 		await runSvc(sandbox(), { resource: 'account', operation: 'getMe' });
-		expect(requestsTo(sandbox(), 'GET /v1/me')).toHaveLength(7);
+		expect(requestsTo(sandbox(), 'GET /v1/me')).toHaveLength(11);
 	}, 60_000);
 });

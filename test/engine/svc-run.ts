@@ -1,8 +1,9 @@
 import type { IDataObject, INode, INodeExecutionData, INodeParameters, IRun, NodeExecutionHint } from 'n8n-workflow';
 
 import { SvcApi } from '../../credentials/SvcApi.credentials';
-import { Svc } from '../../nodes/Svc/Svc.node';
-import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
+// The extension is explicit: beside each node source sits its codex file, Svc.node.json.
+import { Svc } from '../../nodes/Svc/Svc.node.ts';
+import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node.ts';
 import type { Sandbox } from '../../sandbox';
 import { DEMO_KEYS, startSandbox } from '../../sandbox';
 import type { TriggerHarness } from './harness';
