@@ -110,6 +110,12 @@ export function buildPath(template: string, params: Record<string, string> = {})
 	});
 }
 
+/**
+ * Paths of the dashboard pages that show a lead, a thread or a campaign (assumed), so a user can
+ * paste a page's URL into a resource picker.
+ */
+export const DASHBOARD_PATHS = { lead: 'leads', thread: 'conversations', campaign: 'campaigns' } as const;
+
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** Set by the service when it replays the first response of an idempotent write (assumed). */
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';

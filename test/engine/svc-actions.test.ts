@@ -151,6 +151,20 @@ describe('Lead', () => {
 		expect(result.output[0].json).toMatchObject({ id: 'lead_0003', first_name: 'Alan' });
 	});
 
+	it('Get by the URL of the lead\'s dashboard page, simplified', async () => {
+		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'url', value: 'https://app.example.com/leads/lead_0001?tab=activity' }, simplify: true });
+		expect(result.output[0].json).toEqual({
+			id: 'lead_0001',
+			email: expect.any(String) as unknown,
+			phone: expect.anything() as unknown,
+			first_name: 'Ada',
+			last_name: 'Lovelace',
+			external_id: 'crm-1001',
+			source: 'web-form',
+			consent_status: 'granted',
+		});
+	});
+
 	it('Get of an unknown lead says not found', async () => {
 		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: 'lead_9999' } });
 		expect(result.error?.message).toBe('The resource was not found (404)');

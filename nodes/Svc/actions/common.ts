@@ -2,6 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { EndpointName } from '../contract';
+import { DASHBOARD_PATHS } from '../contract';
 import { asText } from '../shared/text';
 import type { RequestSpec } from '../transport';
 import type { OperationContext } from './types';
@@ -66,6 +67,19 @@ export const returnAllAndLimit: INodeProperties[] = [
 	},
 ];
 
+export const simplifyOption: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return a simplified version of the response instead of the raw data',
+};
+
+/** The named fields of a record, in that order; the rest is left out. */
+export function pick(record: IDataObject, fields: readonly string[]): IDataObject {
+	return Object.fromEntries(fields.filter((field) => field in record).map((field) => [field, record[field]]));
+}
+
 /** Reads a list endpoint page by page, honouring Return All / Limit. */
 export async function readList(op: OperationContext, endpoint: EndpointName, spec: RequestSpec = {}): Promise<IDataObject[]> {
 	const returnAll = op.ctx.getNodeParameter('returnAll', op.itemIndex, false);
@@ -75,14 +89,15 @@ export async function readList(op: OperationContext, endpoint: EndpointName, spe
 
 const ID_PATTERN = '^[^\\s/?#]+$';
 
-/** A resource locator: pick from a searchable list, or give the ID. */
+/** A resource locator: pick from a searchable list, give the ID, or paste the dashboard page's URL. */
 export function resourceLocator(options: {
 	name: string;
 	displayName: string;
 	searchListMethod: string;
-	what: string;
+	what: keyof typeof DASHBOARD_PATHS;
 	placeholder: string;
 }): INodeProperties {
+	const urlPattern = `https?://[^/]+/(?:.*/)?${DASHBOARD_PATHS[options.what]}/([^\\s/?#]+)(?:[/?#].*)?`;
 	return {
 		displayName: options.displayName,
 		name: options.name,
@@ -108,6 +123,19 @@ export function resourceLocator(options: {
 						properties: { regex: ID_PATTERN, errorMessage: `Not a valid ${options.what} ID (no spaces or slashes)` },
 					},
 				],
+			},
+			{
+				displayName: 'By URL',
+				name: 'url',
+				type: 'string',
+				placeholder: `e.g. https://app.example.com/${DASHBOARD_PATHS[options.what]}/${options.placeholder.replace('e.g. ', '')}`,
+				validation: [
+					{
+						type: 'regex',
+						properties: { regex: urlPattern, errorMessage: `Not a URL of a ${options.what} page (…/${DASHBOARD_PATHS[options.what]}/<id>)` },
+					},
+				],
+				extractValue: { type: 'regex', regex: urlPattern },
 			},
 		],
 	};

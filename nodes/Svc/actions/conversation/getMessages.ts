@@ -1,5 +1,5 @@
 import { SENSITIVE_READ_SCOPE } from '../../contract';
-import { locatorValue, readList, returnAllAndLimit } from '../common';
+import { locatorValue, pick, readList, returnAllAndLimit, simplifyOption } from '../common';
 import type { Operation } from '../types';
 import { threadLocator } from './getThread';
 
@@ -12,10 +12,11 @@ export const getMessages: Operation = {
 		action: 'Get messages of a thread',
 		description: `List the messages of a thread; content is masked unless the key has ${SENSITIVE_READ_SCOPE}`,
 	},
-	properties: [threadLocator, ...returnAllAndLimit],
+	properties: [threadLocator, ...returnAllAndLimit, simplifyOption],
 	async execute(op) {
 		const threadId = locatorValue(op, 'threadId', 'thread');
-		const messages = await readList(op, 'listMessages', { pathParams: { thread_id: threadId } });
+		const all = await readList(op, 'listMessages', { pathParams: { thread_id: threadId } });
+		const messages = op.ctx.getNodeParameter('simplify', op.itemIndex, false) ? all.map((message) => pick(message, ['id', 'direction', 'content', 'masked', 'created_at'])) : all;
 		if (!messages.some((message) => message.masked === true)) return messages;
 		op.hint(MASKED_NOTICE);
 		return messages.map((message) => (message.masked === true ? { ...message, masked_reason: MASKED_NOTICE } : message));

@@ -1,5 +1,8 @@
 import type { Lead } from '../../contract';
-import { locatorValue, resourceLocator } from '../common';
+import type { IDataObject } from 'n8n-workflow';
+
+import { CONSENT_FIELD } from '../../contract';
+import { locatorValue, pick, resourceLocator, simplifyOption } from '../common';
 import type { Operation } from '../types';
 
 export const leadLocator = resourceLocator({
@@ -10,12 +13,20 @@ export const leadLocator = resourceLocator({
 	placeholder: 'e.g. lead_0001',
 });
 
+/** Identity, contact and consent status: what most workflows branch on. */
+export function simplifyLead(lead: IDataObject): IDataObject {
+	const customFields = (lead.custom_fields ?? {}) as IDataObject;
+	const consent = (customFields[CONSENT_FIELD] ?? {}) as IDataObject;
+	return { ...pick(lead, ['id', 'email', 'phone', 'first_name', 'last_name', 'external_id', 'source']), consent_status: consent.status ?? null };
+}
+
 export const get: Operation = {
 	option: { name: 'Get', value: 'get', action: 'Get a lead', description: 'Retrieve one lead by ID' },
-	properties: [leadLocator],
+	properties: [leadLocator, simplifyOption],
 	async execute(op) {
 		const leadId = locatorValue(op, 'leadId', 'lead');
 		const { body } = await op.client.request<Lead>('getLead', { pathParams: { lead_id: leadId }, itemIndex: op.itemIndex });
-		return { ...body };
+		const lead: IDataObject = { ...body };
+		return op.ctx.getNodeParameter('simplify', op.itemIndex, false) ? simplifyLead(lead) : lead;
 	},
 };

@@ -1,10 +1,12 @@
-import { nonEmpty, readList, returnAllAndLimit } from '../common';
+import { nonEmpty, readList, returnAllAndLimit, simplifyOption } from '../common';
+import { simplifyLead } from './get';
 import type { Operation } from '../types';
 
 export const getMany: Operation = {
 	option: { name: 'Get Many', value: 'getAll', action: 'Get many leads', description: 'List leads, optionally filtered' },
 	properties: [
 		...returnAllAndLimit,
+		simplifyOption,
 		{
 			displayName: 'Filters',
 			name: 'filters',
@@ -20,6 +22,7 @@ export const getMany: Operation = {
 	],
 	async execute(op) {
 		const filters = nonEmpty(op.ctx.getNodeParameter('filters', op.itemIndex, {}));
-		return await readList(op, 'listLeads', { qs: filters });
+		const leads = await readList(op, 'listLeads', { qs: filters });
+		return op.ctx.getNodeParameter('simplify', op.itemIndex, false) ? leads.map(simplifyLead) : leads;
 	},
 };
