@@ -287,7 +287,7 @@ export const EVENT_SIGNATURE = {
 	deliveryTimeoutSeconds: 15,
 } as const;
 
-/** What the service signs: `<webhook-id>.<webhook-timestamp>.<raw body>`. */
-export function signedContent(id: string, timestamp: string, rawBody: string): string {
-	return `${id}.${timestamp}.${rawBody}`;
+/** What the service signs is `<webhook-id>.<webhook-timestamp>.<raw body>`: this prefix, then the body bytes. */
+export function signedPrefix(id: string, timestamp: string): string {
+	return `${id}.${timestamp}.`;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type {
+	IAdditionalCredentialOptions,
 	ICredentialDataDecryptedObject,
 	IDataObject,
 	IHttpRequestOptions,
@@ -129,9 +130,15 @@ export class SvcClient {
 		private readonly gate: RequestGate,
 		private readonly timeoutMs: number,
 		retry: Partial<RetryPolicy> | undefined,
+		credentials: ICredentialDataDecryptedObject,
 	) {
 		this.retry = { ...DEFAULT_RETRY, ...retry };
+		const reference = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
+		// Handing n8n the credential read in connect() spares it a decryption per request.
+		this.credentialOptions = { credentialsDecrypted: { id: reference?.id ?? '', name: reference?.name ?? '', type: CREDENTIAL_TYPE, data: credentials } };
 	}
+
+	private readonly credentialOptions: IAdditionalCredentialOptions;
 
 	/** Reads and checks the credential once; a malformed key fails here, before any request. */
 	static async connect(ctx: SvcContext, options: ClientOptions = {}): Promise<SvcClient> {
@@ -150,6 +157,7 @@ export class SvcClient {
 			options.gate ?? new RequestGate(),
 			options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 			options.retry,
+			credentials,
 		);
 		client.redactor.add(apiKey).add(credentials.apiKey);
 		return client;
@@ -188,6 +196,7 @@ export class SvcClient {
 					this.ctx as never,
 					CREDENTIAL_TYPE,
 					options,
+					this.credentialOptions,
 				)) as RawResponse;
 			} catch (error) {
 				const networkCode = networkErrorCode(error) ?? 'no response';

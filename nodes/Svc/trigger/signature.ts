@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-import { EVENT_SIGNATURE, signedContent } from '../contract';
+import { EVENT_SIGNATURE, signedPrefix } from '../contract';
 
 export interface DeliveryHeaders {
 	id?: string;
@@ -12,12 +12,16 @@ export type Verification = { valid: true } | { valid: false; reason: string };
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
+/** A trigger verifies every delivery with the same secret: decode it once. */
+let lastDecoded: { secret: string; key: Buffer | undefined } | undefined;
+
 /** The HMAC key inside a `whsec_<base64>` secret; undefined when the secret is malformed. */
 export function secretKey(secret: string): Buffer | undefined {
+	if (lastDecoded?.secret === secret) return lastDecoded.key;
 	const encoded = secret.startsWith(EVENT_SIGNATURE.secretPrefix) ? secret.slice(EVENT_SIGNATURE.secretPrefix.length) : secret;
-	if (!BASE64.test(encoded)) return undefined;
-	const key = Buffer.from(encoded, 'base64');
-	return key.length === 0 ? undefined : key;
+	const key = BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
+	lastDecoded = { secret, key: key?.length ? key : undefined };
+	return lastDecoded.key;
 }
 
 /**
@@ -44,8 +48,7 @@ export function verifyDelivery(
 	const key = secretKey(secret);
 	if (!key) return { valid: false, reason: 'the stored signing secret is malformed' };
 
-	const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
-	const expected = createHmac(EVENT_SIGNATURE.algorithm, key).update(signedContent(id, timestamp, body)).digest();
+	const expected = createHmac(EVENT_SIGNATURE.algorithm, key).update(signedPrefix(id, timestamp)).update(rawBody).digest();
 	const prefix = `${EVENT_SIGNATURE.version},`;
 	for (const entry of signature.split(' ')) {
 		if (!entry.startsWith(prefix)) continue;
