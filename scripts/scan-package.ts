@@ -29,10 +29,12 @@
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
-import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
+
+import { promoteInstall, readInstallMarker } from './lib/cached-install';
 
 const SCANNER_PACKAGE = '@n8n/scan-community-package';
 const SCANNER_VERSION = '0.32.0';
@@ -204,12 +206,8 @@ async function resolvedVersions(installDir: string): Promise<Record<string, stri
 }
 
 async function readMarker(dir: string): Promise<Marker | undefined> {
-	try {
-		const marker = JSON.parse(await readFile(join(dir, MARKER), 'utf8')) as Marker;
-		return marker.recipe === INSTALL_RECIPE && marker.scanner === SCANNER_VERSION ? marker : undefined;
-	} catch {
-		return undefined;
-	}
+	const marker = await readInstallMarker<Marker>(dir, MARKER);
+	return marker?.recipe === INSTALL_RECIPE && marker.scanner === SCANNER_VERSION ? marker : undefined;
 }
 
 /** Runs the scanner's functions in a plain node child; its own console output goes straight to ours. */
@@ -286,20 +284,8 @@ async function ensureScanner(reinstall: boolean, workDir: string): Promise<{ dir
 			installSeconds: Math.round((Date.now() - started) / 1000),
 		};
 		await endLog();
-		// Written last: a folder with this file is a complete install.
-		await writeFile(join(tmp, MARKER), `${JSON.stringify(marker, null, '\t')}\n`);
-		const finishedMeanwhile = reinstall ? undefined : await readMarker(dir);
-		if (finishedMeanwhile) {
-			// A concurrent run installed it first and may be using it: keep theirs.
-			await rm(tmp, { recursive: true, force: true });
-			return { dir, marker: finishedMeanwhile, note: `installed by another run (${dir})` };
-		}
-		if (existsSync(dir)) {
-			const old = `${dir}.old-${process.pid}`;
-			await rename(dir, old);
-			await rm(old, { recursive: true, force: true });
-		}
-		await rename(tmp, dir);
+		const promoted = await promoteInstall(tmp, dir, { file: MARKER, value: marker, read: readMarker }, reinstall);
+		if (!promoted.ours) return { dir, marker: promoted.marker, note: `installed by another run (${dir})` };
 	} catch (error) {
 		await endLog();
 		const kept = join(root, `scanner-${SCANNER_VERSION}.failed.log`);

@@ -10,9 +10,11 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { constants, createWriteStream, existsSync } from 'node:fs';
-import { access, copyFile, mkdir, mkdtemp, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, mkdtemp, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
+
+import { promoteInstall, readInstallMarker } from '../lib/cached-install';
 
 export type RuntimeVersion = 'v1' | 'v2';
 
@@ -111,11 +113,7 @@ async function describe(dir: string, marker: Marker): Promise<N8nRuntime> {
 }
 
 async function readMarker(dir: string): Promise<Marker | undefined> {
-	try {
-		return JSON.parse(await readFile(join(dir, MARKER), 'utf8')) as Marker;
-	} catch {
-		return undefined;
-	}
+	return await readInstallMarker<Marker>(dir, MARKER);
 }
 
 /**
@@ -267,22 +265,7 @@ export async function ensureN8nRuntime(version: RuntimeVersion, options: EnsureO
 	try {
 		marker = await installInto(tmp, version, hash, { log, logPath, progress });
 		await endLog();
-		// Written last: a folder with this file is a complete install.
-		await writeFile(join(tmp, MARKER), `${JSON.stringify(marker, null, '\t')}\n`);
-		const finishedMeanwhile = options.force ? undefined : await readMarker(dir);
-		if (finishedMeanwhile) {
-			// A concurrent install of the same inputs won; it may be in use, so keep it and drop ours.
-			await rm(tmp, { recursive: true, force: true });
-			marker = finishedMeanwhile;
-		} else {
-			if (existsSync(dir)) {
-				// A forced reinstall, or a leftover without marker: move it aside, then delete it.
-				const old = `${dir}.old-${process.pid}`;
-				await rename(dir, old);
-				await rm(old, { recursive: true, force: true });
-			}
-			await rename(tmp, dir);
-		}
+		marker = (await promoteInstall(tmp, dir, { file: MARKER, value: marker, read: readMarker }, options.force ?? false)).marker;
 	} catch (error) {
 		await endLog();
 		const winner = await readMarker(dir);

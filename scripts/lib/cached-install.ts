@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Reads the marker a complete install leaves in its folder; undefined when there is none. */
+export async function readInstallMarker<M>(dir: string, markerFile: string): Promise<M | undefined> {
+	try {
+		return JSON.parse(await readFile(join(dir, markerFile), 'utf8')) as M;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Turns a finished install in `tmp` (a sibling of `dir`, so the rename is atomic) into the cache
+ * entry `dir`. The marker is written last: a folder with it is complete. When another process
+ * finished the same install meanwhile, theirs may be in use, so it is kept and ours dropped;
+ * `replace` (a forced reinstall) moves any old folder aside first. Returns the marker in force.
+ */
+export async function promoteInstall<M>(
+	tmp: string,
+	dir: string,
+	marker: { file: string; value: M; read: (dir: string) => Promise<M | undefined> },
+	replace: boolean,
+): Promise<{ marker: M; ours: boolean }> {
+	await writeFile(join(tmp, marker.file), `${JSON.stringify(marker.value, null, '\t')}\n`);
+	const finishedMeanwhile = replace ? undefined : await marker.read(dir);
+	if (finishedMeanwhile) {
+		await rm(tmp, { recursive: true, force: true });
+		return { marker: finishedMeanwhile, ours: false };
+	}
+	if (existsSync(dir)) {
+		// A forced reinstall, or a leftover without marker: move it aside, then delete it.
+		const old = `${dir}.old-${process.pid}`;
+		await rename(dir, old);
+		await rm(old, { recursive: true, force: true });
+	}
+	await rename(tmp, dir);
+	return { marker: marker.value, ours: true };
+}
