@@ -696,9 +696,9 @@ async function waitForExecution(n8n: N8nInstance, executionId: string, timeoutMs
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const execution = await n8n.api<ExecutionRecord>('GET', `/executions/${executionId}?includeData=false`);
-		// 404 until the execution row is written.
+		// 404 until the execution row is written; 503 while n8n is too busy to answer (heavy runs).
 		if (execution.status === 200 && !UNFINISHED.includes(execution.body.status)) return await getExecution(n8n, executionId, true);
-		if (execution.status !== 200 && execution.status !== 404) fail(`GET /api/v1/executions/${executionId}`, execution);
+		if (![200, 404, 503].includes(execution.status)) fail(`GET /api/v1/executions/${executionId}`, execution);
 		if (Date.now() > deadline) throw new Error(`Execution ${executionId} did not finish within ${timeoutMs} ms`);
 		await sleep(50);
 	}
