@@ -1,0 +1,57 @@
+/**
+ * How much CPU other processes took while the benchmark ran: the machine's busy time
+ * (/proc/stat) minus the benchmark's own process tree (this process, n8n and its task runner,
+ * the raw client, and every child already reaped). On 2 cores, anything else running skews
+ * every figure, so the report says how much there was.
+ */
+import { readFileSync } from 'node:fs';
+
+import { descendants } from './rss';
+
+/** Linux reports both files in USER_HZ ticks, 100 per second on every common configuration. */
+const TICKS_PER_SECOND = 100;
+
+export interface CpuSnapshot {
+	/** Busy ticks of the whole machine since boot. */
+	machine: number;
+	/** Ticks of this process tree, live and reaped. */
+	own: number;
+	at: number;
+}
+
+function machineBusyTicks(): number {
+	const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+	// user nice system idle iowait irq softirq steal: everything but idle and iowait.
+	const [user, nice, system, , , irq, softirq, steal] = fields;
+	return user + nice + system + irq + softirq + (steal ?? 0);
+}
+
+/** utime + stime + cutime + cstime of one process, 0 once it is gone. */
+function processTicks(pid: number | 'self'): number {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		// After "pid (comm) ": field 3 (state) is index 0, so utime (field 14) is index 11.
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+		return fields[11] + fields[12] + fields[13] + fields[14];
+	} catch {
+		return 0;
+	}
+}
+
+export function cpuSnapshot(): CpuSnapshot {
+	const own = processTicks('self') + descendants(process.pid).reduce((sum, pid) => sum + processTicks(pid), 0);
+	return { machine: machineBusyTicks(), own, at: performance.now() };
+}
+
+export interface OtherCpu {
+	/** CPU seconds other processes used between the two snapshots. */
+	seconds: number;
+	/** The same as a share of all cores over that time. */
+	share: number;
+}
+
+export function otherCpu(from: CpuSnapshot, to: CpuSnapshot, cores: number): OtherCpu {
+	const seconds = Math.max(0, (to.machine - from.machine - (to.own - from.own)) / TICKS_PER_SECOND);
+	const elapsed = (to.at - from.at) / 1000;
+	return { seconds, share: elapsed > 0 ? seconds / (elapsed * cores) : 0 };
+}
