@@ -153,6 +153,13 @@ export function locatorValue(op: OperationContext, name: string, what: string): 
 	return value;
 }
 
+/** The record an endpoint returns for the ID chosen in a resource locator. */
+export async function readOne(op: OperationContext, endpoint: EndpointName, pathParam: string, locator: { name: string; what: string }): Promise<IDataObject> {
+	const id = locatorValue(op, locator.name, locator.what);
+	const { body } = await op.client.request<IDataObject>(endpoint, { pathParams: { [pathParam]: id }, itemIndex: op.itemIndex });
+	return { ...body };
+}
+
 /** Copies the non-empty entries of a collection parameter into a query or body object. */
 export function nonEmpty(values: IDataObject): IDataObject {
 	const result: IDataObject = {};

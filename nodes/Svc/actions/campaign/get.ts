@@ -1,5 +1,4 @@
-import type { Campaign } from '../../contract';
-import { locatorValue, resourceLocator } from '../common';
+import { readOne, resourceLocator } from '../common';
 import type { Operation } from '../types';
 
 export const campaignLocator = resourceLocator({
@@ -14,8 +13,6 @@ export const get: Operation = {
 	option: { name: 'Get', value: 'get', action: 'Get a campaign', description: 'Retrieve one campaign by ID' },
 	properties: [campaignLocator],
 	async execute(op) {
-		const campaignId = locatorValue(op, 'campaignId', 'campaign');
-		const { body } = await op.client.request<Campaign>('getCampaign', { pathParams: { campaign_id: campaignId }, itemIndex: op.itemIndex });
-		return { ...body };
+		return await readOne(op, 'getCampaign', 'campaign_id', { name: 'campaignId', what: 'campaign' });
 	},
 };

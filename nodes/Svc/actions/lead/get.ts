@@ -1,8 +1,7 @@
-import type { Lead } from '../../contract';
 import type { IDataObject } from 'n8n-workflow';
 
 import { CONSENT_FIELD } from '../../contract';
-import { locatorValue, pick, resourceLocator, simplifyOption } from '../common';
+import { pick, readOne, resourceLocator, simplifyOption } from '../common';
 import type { Operation } from '../types';
 
 export const leadLocator = resourceLocator({
@@ -24,9 +23,7 @@ export const get: Operation = {
 	option: { name: 'Get', value: 'get', action: 'Get a lead', description: 'Retrieve one lead by ID' },
 	properties: [leadLocator, simplifyOption],
 	async execute(op) {
-		const leadId = locatorValue(op, 'leadId', 'lead');
-		const { body } = await op.client.request<Lead>('getLead', { pathParams: { lead_id: leadId }, itemIndex: op.itemIndex });
-		const lead: IDataObject = { ...body };
+		const lead = await readOne(op, 'getLead', 'lead_id', { name: 'leadId', what: 'lead' });
 		return op.ctx.getNodeParameter('simplify', op.itemIndex, false) ? simplifyLead(lead) : lead;
 	},
 };
