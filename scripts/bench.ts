@@ -438,6 +438,8 @@ function tableB(figures: Figures, settings: Settings): Table {
 		rows: [
 			['time, N=1 run subtracted', seconds(svc), seconds(http), seconds(raw), `floor at concurrency ${CONCURRENCY}: ${seconds(floorMs)}`, ''],
 			['HTTP Request ÷ Svc (time)', fmt(speedup, '×'), '', '', '≥ 2×', yes(speedup >= 2)],
+			// The best any client at concurrency 8 can do: shows whether the target is reachable at all.
+			['HTTP Request ÷ raw client (time)', '', '', fmt(ratio(http, raw), '×'), '', ''],
 			['max requests in flight (sandbox, worst run)', count(inFlight('svc')), count(inFlight('http')), count(inFlight('raw')), 'Svc ≤ 8', yes(inFlight('svc') <= CONCURRENCY)],
 		],
 		notes: [],
@@ -482,12 +484,14 @@ function tableC(figures: RateFigures, settings: Settings): Table {
 function tableD(signature: SignatureResult): Table {
 	return {
 		title: `(d) signature verification of a ${signature.bodyBytes}-byte delivery`,
-		columns: ['measure', 'verifyDelivery (dist)', 'node:crypto HMAC + timingSafeEqual', 'target', 'met'],
+		columns: ['measure', 'verifyDelivery (dist)', 'raw: node:crypto HMAC + timingSafeEqual', 'reference: raw with a KeyObject', 'target', 'met'],
 		rows: [
-			['verifications per second', count(signature.nodePerSecond), count(signature.rawPerSecond), '', ''],
-			['verifyDelivery ÷ raw', fmt(signature.ratio, '×'), '', '≥ 0.8×', yes(signature.ratio >= 0.8)],
+			['verifications per second', count(signature.nodePerSecond), count(signature.rawPerSecond), count(signature.keyObjectPerSecond), '', ''],
+			['verifyDelivery ÷ raw', fmt(signature.ratio, '×'), '', '', '≥ 0.8×', yes(signature.ratio >= 0.8)],
 		],
-		notes: ['Raw: the key decoded once, HMAC-SHA256 over "<id>.<timestamp>." then the body Buffer, base64 decode, timingSafeEqual. verifyDelivery also checks headers and the timestamp window and decodes the secret on every call.'],
+		notes: [
+			'Raw: the key decoded once into a Buffer, HMAC-SHA256 over "<id>.<timestamp>." then the body Buffer, base64 decode of the signature, timingSafeEqual. verifyDelivery also checks the headers and the timestamp window. Reference: the raw verifier given a KeyObject made once with createSecretKey(), which on this Node spares most of the cost of each HMAC.',
+		],
 	};
 }
 
