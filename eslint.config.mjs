@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 const community = n8nCommunityNodes.configs.recommended;
 
 export default tseslint.config(
-	{ ignores: ['dist/**', 'node_modules/**', '.n8n-runtime/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+	{ ignores: ['dist/**', 'node_modules/**', '.n8n-runtime/**', 'coverage/**', '.tmp/**', '**/*.js', '**/*.mjs'] },
 	{
 		files: ['**/*.ts'],
 		extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
