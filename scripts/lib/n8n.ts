@@ -4,15 +4,13 @@
  * community node, HTTPS from a local CA, an owner, a session and a public API key; then import,
  * run and inspect workflows through its HTTP APIs.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { openSync, closeSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { copyFile, cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest, Agent as HttpAgent, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
-import { constants as osConstants, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type {
 	ExecutionStatus,
@@ -24,6 +22,8 @@ import type {
 	IWorkflowSettings,
 } from 'n8n-workflow';
 import type { N8nRuntime } from '../n8n-runtime/install';
+import type { CommandResult, ProcessGroup } from './processes';
+import { freePort, logTail, runCommand, sleep, spawnGroup } from './processes';
 
 export const PACKAGE_NAME = 'n8n-nodes-svc';
 /** Fixed so credentials encrypted by one start (or by the CLI) decrypt in another. */
@@ -117,25 +117,6 @@ export interface LocalCa {
 	caPem: string;
 }
 
-async function runCommand(cmd: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-	return await new Promise((resolvePromise, reject) => {
-		const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-		let stdout = '';
-		let stderr = '';
-		child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-		child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-		const timer = options.timeoutMs
-			? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
-			: undefined;
-		child.on('error', reject);
-		child.on('close', (code, signal) => {
-			if (timer) clearTimeout(timer);
-			// Shell convention for a signal death (137 = SIGKILL, e.g. the timeout above).
-			resolvePromise({ code: code ?? 128 + (signal ? osConstants.signals[signal] : 0), stdout, stderr: signal ? `${stderr}\n[killed by ${signal}]` : stderr });
-		});
-	});
-}
-
 async function openssl(args: string[], cwd: string): Promise<void> {
 	const result = await runCommand('openssl', args, { cwd });
 	if (result.code !== 0) throw new Error(`openssl ${args[0]} failed: ${result.stderr.trim()}`);
@@ -174,12 +155,6 @@ async function localCaIn(dir: string): Promise<LocalCa> {
 // ---------------------------------------------------------------------------------------------
 // Process
 
-export interface CliResult {
-	code: number;
-	stdout: string;
-	stderr: string;
-}
-
 export interface N8nInstance {
 	/** e.g. https://localhost:5678 (no trailing slash). */
 	baseUrl: string;
@@ -203,13 +178,41 @@ export interface N8nInstance {
 	/** Any request to this instance (e.g. a webhook URL), trusting its CA and reusing its connections. */
 	fetch<T = unknown>(url: string, options?: HttpRequestOptions): Promise<HttpResult<T>>;
 	/** n8n CLI against the same user folder and DB (its own task-broker port, so it can run beside the server). */
-	cli(args: string[], options?: { timeoutMs?: number }): Promise<CliResult>;
+	cli(args: string[], options?: { timeoutMs?: number }): Promise<CommandResult>;
 	/** Reads the log so far. */
 	log(): Promise<string>;
 	/** Stops the server and its task runner (the whole process group), then removes the user folder if startN8n made it, unless `keepUserFolder`. */
 	stop(options?: { keepUserFolder?: boolean }): Promise<void>;
 	/** Stops and starts again on the same user folder (DB, static data, package), port and certificate; returns the new instance. */
 	restart(): Promise<N8nInstance>;
+	/**
+	 * Starts a queue-mode process (`n8n worker` or `n8n webhook`) with this instance's settings
+	 * (DB, Redis, encryption key, TLS) and its own user folder holding the package; returns once
+	 * it answers its readiness check.
+	 */
+	startProcess(role: N8nRole, options?: { name?: string; port?: number; env?: Record<string, string> }): Promise<N8nRoleProcess>;
+}
+
+export type N8nRole = 'worker' | 'webhook';
+
+export interface N8nRoleProcess {
+	role: N8nRole;
+	name: string;
+	/** The webhook process's HTTP port, or the worker's health-check port. */
+	port: number;
+	/** Base of this process's production webhook URLs (webhook processes), else its health server. */
+	webhookBaseUrl: string;
+	userFolder: string;
+	logFile: string;
+	/** Of the current run (changes with restart). */
+	readonly pid: number;
+	log(): Promise<string>;
+	/** SIGTERM (n8n shuts down gracefully), then SIGKILL after the grace time. */
+	stop(): Promise<void>;
+	/** SIGKILL at once, as a crash or an out-of-memory kill ends a process. */
+	kill(): Promise<void>;
+	/** Starts it again (same folder, port and log) after stopping it if it still runs. */
+	restart(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -241,55 +244,6 @@ export interface StartOptions {
 	removeUserFolderOnStop?: boolean;
 }
 
-/** n8n process groups not stopped yet: killed when this process exits or is interrupted, so no n8n outlives a test run. */
-const livePgids = new Set<number>();
-function killLiveGroups(): void {
-	for (const pgid of livePgids) {
-		try {
-			process.kill(-pgid, 'SIGKILL');
-		} catch {
-			// Already gone.
-		}
-	}
-}
-process.on('exit', killLiveGroups);
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-	process.once(signal, () => {
-		killLiveGroups();
-		// With no other listener, end as the signal would have without ours.
-		if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-	});
-}
-
-export async function freePort(): Promise<number> {
-	return await new Promise((resolvePromise, reject) => {
-		const server = createServer();
-		server.unref();
-		server.on('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const address = server.address();
-			const port = typeof address === 'object' && address ? address.port : 0;
-			server.close(() => resolvePromise(port));
-		});
-	});
-}
-
-const sleep = async (ms: number): Promise<void> => await new Promise((done) => setTimeout(done, ms));
-
-async function logTail(logFile: string, lines = 40): Promise<string> {
-	const text = (await readFile(logFile, 'utf8').catch(() => '')).trimEnd();
-	return text ? text.split('\n').slice(-lines).join('\n') : '(empty)';
-}
-
-function groupAlive(pgid: number): boolean {
-	try {
-		process.kill(-pgid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
-
 async function installPackage(options: StartOptions, userFolder: string): Promise<void> {
 	const target = join(userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME);
 	await mkdir(target, { recursive: true });
@@ -315,13 +269,13 @@ async function installPackage(options: StartOptions, userFolder: string): Promis
 /**
  * Environment for an n8n child: the caller's, minus what belongs to the caller. Under jest,
  * NODE_ENV=test makes `n8n start` exit 1 without a word; npm_config_* would reconfigure n8n's own
- * npm calls; NODE_OPTIONS may carry the test runner's loaders; N8N_*, DB_*, WEBHOOK_URL would
+ * npm calls; NODE_OPTIONS may carry the test runner's loaders; N8N_*, DB_*, QUEUE_*, WEBHOOK_URL and the like would
  * reconfigure the instance.
  */
 function n8nProcessEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = {};
 	for (const [key, value] of Object.entries(process.env)) {
-		if (!/^(npm_|N8N_|DB_|JEST_|NODE_ENV$|NODE_OPTIONS$|WEBHOOK_URL$)/i.test(key)) env[key] = value;
+		if (!/^(npm_|N8N_|DB_|JEST_|NODE_ENV$|NODE_OPTIONS$|WEBHOOK_URL$|QUEUE_|EXECUTIONS_|OFFLOAD_)/i.test(key)) env[key] = value;
 	}
 	return { ...env, ...extra };
 }
@@ -427,23 +381,9 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	};
 	const serverEnv = { ...baseEnv, N8N_RUNNERS_BROKER_PORT: String(await freePort()), ...options.env };
 
-	const logFd = openSync(logFile, 'a');
-	const child = spawn(runtime.nodeBin, [runtime.n8nBin, 'start'], {
-		cwd: userFolder,
-		env: n8nProcessEnv(serverEnv),
-		// Own process group, so stop() reaches the task runner too.
-		detached: true,
-		stdio: ['ignore', logFd, logFd],
-	});
-	closeSync(logFd);
-	const pid = child.pid;
-	if (pid === undefined) throw new Error(`Could not spawn ${runtime.nodeBin} ${runtime.n8nBin} start`);
-	livePgids.add(pid);
-	let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-	const exitPromise = new Promise<void>((done) => child.on('exit', (code, signal) => {
-		exited = { code, signal };
-		done();
-	}));
+	// Own process group, so stop() reaches the task runner too.
+	const group = spawnGroup(runtime.nodeBin, [runtime.n8nBin, 'start'], { cwd: userFolder, env: n8nProcessEnv(serverEnv), logFile });
+	const { pid } = group;
 
 	const agent = protocol === 'https' ? new HttpsAgent({ keepAlive: true, ca: tls?.caPem }) : new HttpAgent({ keepAlive: true });
 	const browserId = randomUUID();
@@ -452,16 +392,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 
 	const stop = async (stopOptions: { keepUserFolder?: boolean } = {}): Promise<void> => {
 		agent.destroy();
-		if (groupAlive(pid)) {
-			process.kill(-pid, 'SIGTERM');
-			const deadline = Date.now() + 10_000;
-			while (groupAlive(pid) && Date.now() < deadline) await sleep(100);
-			// The runner or a hung shutdown: no more waiting.
-			if (groupAlive(pid)) process.kill(-pid, 'SIGKILL');
-			while (groupAlive(pid)) await sleep(50);
-		}
-		await exitPromise;
-		livePgids.delete(pid);
+		await group.stop();
 		if (removeFolder && !stopOptions.keepUserFolder) await rm(userFolder, { recursive: true, force: true });
 	};
 
@@ -475,7 +406,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		});
 	const api = async <T>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>> =>
 		await instanceFetch<T>(`${baseUrl}/api/v1${path}`, { method, body, headers: { 'x-n8n-api-key': apiKey } });
-	const cli = async (args: string[], cliOptions: { timeoutMs?: number } = {}): Promise<CliResult> =>
+	const cli = async (args: string[], cliOptions: { timeoutMs?: number } = {}): Promise<CommandResult> =>
 		await runCommand(runtime.nodeBin, [runtime.n8nBin, ...args], {
 			cwd: userFolder,
 			env: n8nProcessEnv({ ...baseEnv, N8N_RUNNERS_BROKER_PORT: String(await freePort()), ...options.env }),
@@ -485,6 +416,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	try {
 		const deadline = Date.now() + readyTimeoutMs;
 		for (;;) {
+			const exited = group.exited();
 			if (exited) throw new Error(`n8n exited during start-up (code ${exited.code}, signal ${exited.signal})`);
 			// 1.x reports ready before its REST routes exist: an anonymous GET /rest/login answers 401 once they do.
 			const ready = await instanceFetch(`${baseUrl}/healthz/readiness`, { timeoutMs: 2_000 }).catch(() => undefined);
@@ -522,6 +454,62 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		throw new Error(`${message}\n--- last lines of ${logFile} ---\n${await logTail(logFile)}`);
 	}
 
+	let processCount = 0;
+	const startProcess = async (role: N8nRole, processOptions: { name?: string; port?: number; env?: Record<string, string> } = {}): Promise<N8nRoleProcess> => {
+		const name = processOptions.name ?? `${role}-${++processCount}`;
+		const folder = join(userFolder, 'processes', name);
+		// Each process has its own folder, as each container would: n8n keeps a crash journal and an event log there.
+		if (!existsSync(folder)) {
+			await mkdir(folder, { recursive: true });
+			await installPackage(options, folder);
+		}
+		const processPort = processOptions.port ?? (await freePort());
+		// The worker's health server is plain http; the webhook process serves like the main.
+		const processBase = role === 'webhook' ? `${protocol}://localhost:${processPort}` : `http://127.0.0.1:${processPort}`;
+		const roleEnv: Record<string, string> = role === 'worker'
+			? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(processPort), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1', N8N_RUNNERS_BROKER_PORT: String(await freePort()) }
+			: { N8N_PORT: String(processPort) };
+		const processLog = join(folder, 'n8n.log');
+		const launch = async (): Promise<ProcessGroup> => {
+			const group = spawnGroup(runtime.nodeBin, [runtime.n8nBin, role], {
+				cwd: folder,
+				env: n8nProcessEnv({ ...baseEnv, ...options.env, N8N_USER_FOLDER: folder, ...roleEnv, ...processOptions.env }),
+				logFile: processLog,
+			});
+			const deadline = Date.now() + readyTimeoutMs;
+			for (;;) {
+				const exited = group.exited();
+				const probe = role === 'webhook' ? instanceFetch : request;
+				const ready = exited ? undefined : await probe(`${processBase}/healthz/readiness`, { timeoutMs: 2_000 }).catch(() => undefined);
+				if (ready?.status === 200) return group;
+				if (exited || Date.now() > deadline) {
+					await group.stop();
+					throw new Error(`n8n ${role} ${name} ${exited ? `exited during start-up (code ${exited.code})` : `was not ready within ${readyTimeoutMs} ms`}\n--- last lines of ${processLog} ---\n${await logTail(processLog)}`);
+				}
+				await sleep(150);
+			}
+		};
+		let current = await launch();
+		return {
+			role,
+			name,
+			port: processPort,
+			webhookBaseUrl: `${processBase}/webhook`,
+			userFolder: folder,
+			logFile: processLog,
+			get pid() {
+				return current.pid;
+			},
+			log: async () => await readFile(processLog, 'utf8'),
+			stop: async () => await current.stop(),
+			kill: async () => await current.kill(),
+			restart: async () => {
+				await current.stop();
+				current = await launch();
+			},
+		};
+	};
+
 	return {
 		baseUrl,
 		webhookBaseUrl: `${baseUrl}/webhook`,
@@ -537,6 +525,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		api,
 		fetch: instanceFetch,
 		cli,
+		startProcess,
 		log: async () => await readFile(logFile, 'utf8'),
 		stop,
 		restart: async () => {

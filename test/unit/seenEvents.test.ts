@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { recordIfNew } from '../../nodes/Svc/trigger/seenEvents';
+import { ProcessClaims, recordIfNew } from '../../nodes/Svc/trigger/seenEvents';
 
 describe('recordIfNew', () => {
 	it('reports an id once, then as a duplicate', () => {
@@ -33,5 +33,25 @@ describe('recordIfNew', () => {
 		recordIfNew(data, 'evt_1', 1);
 		const restored = JSON.parse(JSON.stringify(data)) as IDataObject;
 		expect(recordIfNew(restored, 'evt_1', 2)).toBe(false);
+	});
+});
+
+describe('ProcessClaims', () => {
+	it('grants the first claim of an id per scope and refuses repeats', () => {
+		const claims = new ProcessClaims({ maxCount: 100, maxAgeMs: 1000 });
+		expect(claims.claim('wf1/node', 'evt_1', 0)).toBe(true);
+		expect(claims.claim('wf1/node', 'evt_1', 1)).toBe(false);
+		expect(claims.claim('wf2/node', 'evt_1', 2)).toBe(true);
+		expect(claims.claim('wf1/node', 'evt_2', 3)).toBe(true);
+	});
+
+	it('forgets claims past the age limit and beyond the count, oldest first', () => {
+		const claims = new ProcessClaims({ maxCount: 2, maxAgeMs: 1000 });
+		claims.claim('s', 'a', 0);
+		claims.claim('s', 'b', 10);
+		claims.claim('s', 'c', 20);
+		expect(claims.claim('s', 'a', 30)).toBe(true);
+		expect(claims.claim('s', 'c', 40)).toBe(false);
+		expect(claims.claim('s', 'c', 2000)).toBe(true);
 	});
 });

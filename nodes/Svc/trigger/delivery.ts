@@ -3,7 +3,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import type { EventEnvelope } from '../contract';
 import { EVENT_SIGNATURE } from '../contract';
 import { desiredEvents, storedSubscription } from './lifecycle';
-import { recordIfNew } from './seenEvents';
+import { processClaims, recordIfNew } from './seenEvents';
 import { verifyDelivery } from './signature';
 
 /** Events are small; anything larger is refused before any HMAC work is spent on it. */
@@ -63,7 +63,9 @@ export function receiveDelivery(this: IWebhookFunctions): IWebhookResponseData {
 	if (!isEnvelope(event)) return answer(this, 400, { error: 'The body is not an event with an id and a type' });
 	if (event.id !== delivery.id) return answer(this, 400, { error: 'The event id does not match the webhook-id header' });
 
-	if (!recordIfNew(staticData, event.id, Date.now())) return answer(this, 200, { received: true, duplicate: true });
+	const now = Date.now();
+	const firstInProcess = processClaims.claim(`${this.getWorkflow().id}/${this.getNode().id}`, event.id, now);
+	if (!recordIfNew(staticData, event.id, now) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
 	if (!desiredEvents(this).includes(event.type)) return answer(this, 200, { received: true, ignored: true });
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;

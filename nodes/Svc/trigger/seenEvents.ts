@@ -36,3 +36,35 @@ export function recordIfNew(
 	staticData[KEY] = fresh.slice(-limits.maxCount);
 	return true;
 }
+
+/**
+ * Event ids accepted by this process lately, per trigger. Static data is loaded when a delivery
+ * arrives and saved once it is answered, so two copies of one event arriving together would both
+ * find it unseen there. This record, shared by every delivery this process handles, closes that
+ * window within one n8n process; separate processes (several webhook processors) cannot share it.
+ */
+export class ProcessClaims {
+	private readonly claimed = new Map<string, number>();
+
+	constructor(private readonly limits: { maxCount: number; maxAgeMs: number }) {}
+
+	/** True for the first claim of `id` in `scope` within the age limit, false for a repeat. */
+	claim(scope: string, id: string, now: number): boolean {
+		// Insertion order is claim order: expired entries, and surplus ones, are at the front.
+		for (const [key, at] of this.claimed) {
+			if (now - at <= this.limits.maxAgeMs) break;
+			this.claimed.delete(key);
+		}
+		const key = `${scope}\u0000${id}`;
+		if (this.claimed.has(key)) return false;
+		for (const oldest of this.claimed.keys()) {
+			if (this.claimed.size < this.limits.maxCount) break;
+			this.claimed.delete(oldest);
+		}
+		this.claimed.set(key, now);
+		return true;
+	}
+}
+
+/** Long enough to outlast the static-data save of the first copy by far, small in memory. */
+export const processClaims = new ProcessClaims({ maxCount: 10_000, maxAgeMs: 10 * 60 * 1000 });

@@ -1,0 +1,143 @@
+/**
+ * PostgreSQL and Redis for n8n's queue mode, from Debian's packages: installed with apt-get when
+ * missing, then run as private throwaway servers on free loopback ports (own data folder, no
+ * system service touched), stopped and removed afterwards.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+import type { ProcessGroup } from './processes';
+import { freePort, logTail, runCommand, sleep, spawnGroup } from './processes';
+
+const POSTGRES_ROOT = '/usr/lib/postgresql';
+const REDIS_SERVER = '/usr/bin/redis-server';
+
+/** The newest installed PostgreSQL server's bin folder, if any. */
+function postgresBin(): string | undefined {
+	if (!existsSync(POSTGRES_ROOT)) return undefined;
+	const versions = readdirSync(POSTGRES_ROOT).filter((name) => existsSync(join(POSTGRES_ROOT, name, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
+	return versions[0] ? join(POSTGRES_ROOT, versions[0], 'bin') : undefined;
+}
+
+/** Installs Debian's postgresql and redis-server when their binaries are missing (needs root, as in CI). */
+export async function ensureBackingPackages(): Promise<void> {
+	const missing = [
+		...(postgresBin() ? [] : ['postgresql']),
+		...(existsSync(REDIS_SERVER) ? [] : ['redis-server']),
+	];
+	if (missing.length === 0) return;
+	if (userInfo().uid !== 0) throw new Error(`Queue mode needs Debian's ${missing.join(' and ')}: run \`sudo apt-get install -y ${missing.join(' ')}\``);
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', ...missing]]) {
+		const result = await runCommand('apt-get', args, { env, timeoutMs: 15 * 60_000 });
+		if (result.code !== 0) throw new Error(`apt-get ${args.join(' ')} failed (${result.code}): ${result.stderr.slice(-1500)}`);
+	}
+}
+
+export interface PostgresServer {
+	host: string;
+	port: number;
+	database: string;
+	user: string;
+	password: string;
+}
+
+export interface RedisServer {
+	host: string;
+	port: number;
+}
+
+export interface BackingServices {
+	postgres: PostgresServer;
+	redis: RedisServer;
+	/** DB_* and QUEUE_BULL_REDIS_* settings for every n8n process of the topology. */
+	n8nEnv: Record<string, string>;
+	stop(): Promise<void>;
+}
+
+/** PostgreSQL refuses to run as root: as root, its folders belong to Debian's `postgres` user and it runs as that user. */
+async function asServerUser(dir: string): Promise<string[]> {
+	if (userInfo().uid !== 0) return [];
+	const ids = await runCommand('id', ['-u', 'postgres']);
+	const gid = await runCommand('id', ['-g', 'postgres']);
+	if (ids.code !== 0) throw new Error('Running PostgreSQL as root needs the `postgres` user that Debian\'s postgresql package creates');
+	await chown(dir, Number(ids.stdout.trim()), Number(gid.stdout.trim()));
+	return ['runuser', '-u', 'postgres', '--'];
+}
+
+async function waitUntil(what: string, group: ProcessGroup, ready: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!(await ready())) {
+		const exited = group.exited();
+		if (exited || Date.now() > deadline) {
+			throw new Error(`${what} ${exited ? `exited (code ${exited.code})` : `was not ready within ${timeoutMs} ms`}:\n${await logTail(group.logFile)}`);
+		}
+		await sleep(100);
+	}
+}
+
+async function startPostgres(root: string): Promise<{ server: PostgresServer; group: ProcessGroup }> {
+	const bin = postgresBin();
+	if (!bin) throw new Error('PostgreSQL is not installed (ensureBackingPackages installs it)');
+	const dir = join(root, 'postgres');
+	await mkdir(dir);
+	const prefix = await asServerUser(dir);
+	const exec = (tool: string, args: string[]): [string, string[]] => {
+		const [cmd, ...rest] = [...prefix, join(bin, tool), ...args];
+		return [cmd, rest];
+	};
+	const server: PostgresServer = { host: '127.0.0.1', port: await freePort(), database: 'n8n', user: 'n8n', password: 'n8n-queue-test' };
+	const data = join(dir, 'data');
+	const [initCmd, initArgs] = exec('initdb', ['-D', data, '-U', server.user, '--auth=trust', '-E', 'UTF8', '--no-sync']);
+	const init = await runCommand(initCmd, initArgs, { timeoutMs: 120_000 });
+	if (init.code !== 0) throw new Error(`initdb failed (${init.code}): ${init.stderr.slice(-1500)}`);
+	// A throwaway test database: durability settings off, connections for 5 n8n processes and their pools.
+	const [cmd, args] = exec('postgres', ['-D', data, '-p', String(server.port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
+		'-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200']);
+	const group = spawnGroup(cmd, args, { env: process.env, logFile: join(root, 'postgres.log') });
+	const [readyCmd, readyArgs] = exec('pg_isready', ['-h', server.host, '-p', String(server.port), '-U', server.user]);
+	await waitUntil('PostgreSQL', group, async () => (await runCommand(readyCmd, readyArgs)).code === 0);
+	const [createCmd, createArgs] = exec('createdb', ['-h', server.host, '-p', String(server.port), '-U', server.user, server.database]);
+	const created = await runCommand(createCmd, createArgs);
+	if (created.code !== 0) throw new Error(`createdb failed: ${created.stderr}`);
+	return { server, group };
+}
+
+async function startRedis(root: string): Promise<{ server: RedisServer; group: ProcessGroup }> {
+	const server: RedisServer = { host: '127.0.0.1', port: await freePort() };
+	const group = spawnGroup(REDIS_SERVER, ['--port', String(server.port), '--bind', server.host, '--save', '', '--appendonly', 'no', '--dir', root], {
+		env: process.env,
+		logFile: join(root, 'redis.log'),
+	});
+	await waitUntil('Redis', group, async () => (await runCommand('redis-cli', ['-h', server.host, '-p', String(server.port), 'ping'])).stdout.trim() === 'PONG');
+	return { server, group };
+}
+
+/** Installs (when missing) and starts PostgreSQL and Redis for one queue-mode topology. */
+export async function startBackingServices(): Promise<BackingServices> {
+	await ensureBackingPackages();
+	const root = await mkdtemp(join(tmpdir(), 'svc-queue-services-'));
+	// mkdtemp makes it 0700: PostgreSQL's own user must be able to reach its folder inside.
+	await chmod(root, 0o755);
+	const [postgres, redis] = await Promise.all([startPostgres(root), startRedis(root)]);
+	return {
+		postgres: postgres.server,
+		redis: redis.server,
+		n8nEnv: {
+			DB_TYPE: 'postgresdb',
+			DB_POSTGRESDB_HOST: postgres.server.host,
+			DB_POSTGRESDB_PORT: String(postgres.server.port),
+			DB_POSTGRESDB_DATABASE: postgres.server.database,
+			DB_POSTGRESDB_USER: postgres.server.user,
+			DB_POSTGRESDB_PASSWORD: postgres.server.password,
+			QUEUE_BULL_REDIS_HOST: redis.server.host,
+			QUEUE_BULL_REDIS_PORT: String(redis.server.port),
+		},
+		async stop() {
+			await Promise.all([postgres.group.stop(), redis.group.stop()]);
+			await rm(root, { recursive: true, force: true });
+		},
+	};
+}

@@ -1,0 +1,99 @@
+/**
+ * n8n in queue mode on loopback, as teams run it at scale: PostgreSQL and Redis (Debian's
+ * packages), one main that owns activation, workers that execute, and webhook processors that
+ * receive production webhooks, every process with the package under test loaded.
+ */
+import type { RuntimeVersion } from '../n8n-runtime/install';
+import { ensureN8nRuntime } from '../n8n-runtime/install';
+import type { BackingServices } from './backing-services';
+import { startBackingServices } from './backing-services';
+import type { LocalCa, N8nInstance, N8nRoleProcess, StartOptions } from './n8n';
+import { startN8n } from './n8n';
+import { freePort } from './processes';
+
+export interface QueueTopology {
+	services: BackingServices;
+	main: N8nInstance;
+	workers: N8nRoleProcess[];
+	/** Production webhook URLs registered by the main point at the first one. */
+	webhookProcessors: N8nRoleProcess[];
+	/** The worker whose log says it started this execution. */
+	workerThatRan(executionId: string): Promise<N8nRoleProcess | undefined>;
+	stop(): Promise<void>;
+}
+
+export interface QueueTopologyOptions {
+	version?: RuntimeVersion;
+	packageTarball: string;
+	tls: LocalCa;
+	workers?: number;
+	webhookProcessors?: number;
+	logLevel?: StartOptions['logLevel'];
+	expectNodeTypes?: string[];
+}
+
+/**
+ * Timings of Bull's job locks, shortened from n8n's defaults (60 s lock, 30 s stalled check) so
+ * a killed worker's job is noticed within seconds.
+ */
+const QUEUE_TIMINGS = {
+	QUEUE_WORKER_LOCK_DURATION: '8000',
+	QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
+	QUEUE_WORKER_STALLED_INTERVAL: '3000',
+};
+
+export async function startQueueTopology(options: QueueTopologyOptions): Promise<QueueTopology> {
+	const runtime = await ensureN8nRuntime(options.version ?? 'v2');
+	const services = await startBackingServices();
+	const webhookPorts = await Promise.all(Array.from({ length: options.webhookProcessors ?? 1 }, () => freePort()));
+	const started: N8nRoleProcess[] = [];
+	let main: N8nInstance | undefined;
+	const stop = async (): Promise<void> => {
+		await Promise.all(started.map(async (process) => await process.stop()));
+		await main?.stop();
+		await services.stop();
+	};
+	try {
+		main = await startN8n({
+			runtime,
+			packageTarball: options.packageTarball,
+			tls: options.tls,
+			logLevel: options.logLevel ?? 'info',
+			// PostgreSQL: n8n migrates it in this start.
+			migratedDb: false,
+			readyTimeoutMs: 180_000,
+			expectNodeTypes: options.expectNodeTypes,
+			env: {
+				...services.n8nEnv,
+				...QUEUE_TIMINGS,
+				EXECUTIONS_MODE: 'queue',
+				// The editor's "Execute workflow" runs on a worker too, so manual runs prove the same thing.
+				OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
+				// 2.x renamed WEBHOOK_URL (still read, with a deprecation warning).
+				[runtime.version === 'v1' ? 'WEBHOOK_URL' : 'N8N_WEBHOOK_URL']: `https://localhost:${webhookPorts[0]}/`,
+			},
+		});
+		const mainInstance = main;
+		const launched = await Promise.all([
+			...Array.from({ length: options.workers ?? 2 }, async (_, index) => await mainInstance.startProcess('worker', { name: `worker-${index + 1}` })),
+			...webhookPorts.map(async (port, index) => await mainInstance.startProcess('webhook', { name: `webhook-${index + 1}`, port })),
+		]);
+		started.push(...launched);
+	} catch (error) {
+		await stop();
+		throw error;
+	}
+	const workers = started.filter((process) => process.role === 'worker');
+	return {
+		services,
+		main,
+		workers,
+		webhookProcessors: started.filter((process) => process.role === 'webhook'),
+		async workerThatRan(executionId) {
+			const line = `Worker started execution ${executionId} (`;
+			for (const worker of workers) if ((await worker.log()).includes(line)) return worker;
+			return undefined;
+		},
+		stop,
+	};
+}
