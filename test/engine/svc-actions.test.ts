@@ -131,12 +131,21 @@ describe('Lead', () => {
 		expect(requestsTo(sandbox(), 'POST /v1/leads')).toHaveLength(1);
 	});
 
-	it('a user-supplied Idempotency Key must be a UUID and is sent as given', async () => {
-		const bad = await runSvc(sandbox(), { ...upsertDefineBelow, options: { idempotencyKey: 'not-a-uuid' } });
-		expect(bad.error?.message).toBe('The Idempotency Key option must be a UUID');
+	it('a user-supplied Idempotency Key: a UUID is sent as given, other text is a key that holds across executions', async () => {
 		const key = '3f1c2b9e-8d7a-4c6b-9e5f-1a2b3c4d5e6f';
 		await runSvc(sandbox(), { ...upsertDefineBelow, options: { idempotencyKey: key } });
 		expect(requestsTo(sandbox(), 'POST /v1/leads')[0].headers['idempotency-key']).toBe(key);
+
+		const before = sandbox().state.stats.snapshot();
+		const textKeyed = { ...upsertDefineBelow, email: 'order-1001@example.com', additionalFields: { first_name: 'Order', external_id: 'crm-order-1001' }, options: { idempotencyKey: 'order-1001' } };
+		const first = await runSvc(sandbox(), textKeyed);
+		const again = await runSvc(sandbox(), textKeyed);
+		const [, firstSent, againSent] = requestsTo(sandbox(), 'POST /v1/leads');
+		expect(firstSent.headers['idempotency-key']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+		expect(againSent.headers['idempotency-key']).toBe(firstSent.headers['idempotency-key']);
+		expect(again.output[0].json).toEqual(first.output[0].json);
+		const after = sandbox().state.stats.snapshot();
+		expect([after.leadsCreated - before.leadsCreated, after.leadsUpdated - before.leadsUpdated, after.replays - before.replays]).toEqual([1, 0, 1]);
 	});
 
 	it('the same key with another body is explained as idempotency reuse (422)', async () => {

@@ -43,9 +43,9 @@ export const idempotencyKeyOption: INodeProperties = {
 	name: 'idempotencyKey',
 	type: 'string',
 	default: '',
-	placeholder: 'e.g. 3f1c2b9e-8d7a-4c6b-9e5f-1a2b3c4d5e6f',
+	placeholder: 'e.g. {{ $json.order_id }}',
 	description:
-		'A UUID that identifies this write to the service, which applies a key once. Leave empty: the node derives one per item that stays the same when the request or the node is retried.',
+		'What identifies this write, so the service applies it once: a UUID is sent as it is, other text (an order or submission ID) is turned into one. Set it from your data to make re-running a workflow after a crash safe. Leave empty: the node derives a key per item that stays the same when the request or the node is retried.',
 };
 
 export const returnAllAndLimit: INodeProperties[] = [

@@ -9,7 +9,7 @@ import { NodeError, NodeOperationError, updateDisplayOptions } from 'n8n-workflo
 
 import { runBounded } from '../shared/pool';
 import { asText } from '../shared/text';
-import { deriveIdempotencyKey, isUuid, RequestGate, SvcClient } from '../transport';
+import { deriveIdempotencyKey, idempotencyKeyFromText, isUuid, RequestGate, SvcClient } from '../transport';
 import { account } from './account';
 import { campaign } from './campaign';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, requestOptions } from './common';
@@ -107,13 +107,7 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 			writeKey: (operationKey, body) => {
 				const own = asText(this.getNodeParameter('options.idempotencyKey', itemIndex, '')).trim();
 				if (own === '') return deriveIdempotencyKey({ executionId, nodeId, runIndex, itemIndex, operation: operationKey, body });
-				if (!isUuid(own)) {
-					throw new NodeOperationError(this.getNode(), 'The Idempotency Key option must be a UUID', {
-						itemIndex,
-						description: 'Use a value like 3f1c2b9e-8d7a-4c6b-9e5f-1a2b3c4d5e6f, or leave the option empty so the node derives one per item.',
-					});
-				}
-				return own;
+				return isUuid(own) ? own : idempotencyKeyFromText(operationKey, own);
 			},
 			hint: (message) => hints.add(message),
 		};

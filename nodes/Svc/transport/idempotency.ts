@@ -28,22 +28,23 @@ export function canonicalJson(value: unknown): string {
  * One UUID per logical write. It depends only on where the write happens in the execution and
  * on its body, so the transport's own retries and n8n's "Retry On Fail" (which re-runs the node
  * in the same execution and run) send the same key, and the service applies the write once.
- * Shaped as an RFC 9562 version 8 (custom) UUID built from SHA-256.
  */
 export function deriveIdempotencyKey(identity: WriteIdentity): string {
-	const digest = createHash('sha256')
-		.update(
-			canonicalJson([
-				identity.executionId,
-				identity.nodeId,
-				identity.runIndex,
-				identity.itemIndex,
-				identity.operation,
-				identity.body,
-			]),
-		)
-		.digest();
-	const bytes = digest.subarray(0, 16);
+	return uuidFromHash([identity.executionId, identity.nodeId, identity.runIndex, identity.itemIndex, identity.operation, identity.body]);
+}
+
+/**
+ * The key for a write the user identifies with their own text (an order id, a form submission
+ * id): the same text and operation give the same key in any execution, so re-running a workflow
+ * after a crash replays what was already applied instead of applying it twice.
+ */
+export function idempotencyKeyFromText(operation: string, text: string): string {
+	return uuidFromHash(['user-key', operation, text]);
+}
+
+/** An RFC 9562 version 8 (custom) UUID from the SHA-256 of the canonical JSON of `parts`. */
+function uuidFromHash(parts: unknown[]): string {
+	const bytes = createHash('sha256').update(canonicalJson(parts)).digest().subarray(0, 16);
 	bytes[6] = (bytes[6] & 0x0f) | 0x80;
 	bytes[8] = (bytes[8] & 0x3f) | 0x80;
 	const hex = bytes.toString('hex');

@@ -3,5 +3,5 @@ export type { ClientOptions, RequestSpec, RetryPolicy, SvcContext, SvcResponse }
 export { CREDENTIAL_TYPE, DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, networkErrorCode, SvcClient } from './client';
 export { describeFailure, toNodeApiError } from './errors';
 export { RequestGate } from './gate';
-export { canonicalJson, deriveIdempotencyKey, isUuid } from './idempotency';
+export { canonicalJson, deriveIdempotencyKey, idempotencyKeyFromText, isUuid } from './idempotency';
 export { REDACTED, Redactor } from './redact';
