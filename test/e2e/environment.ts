@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,6 +132,12 @@ export function withCredential(workflow: WorkflowInput, credential: CredentialRe
 			return { ...node, credentials };
 		}),
 	};
+}
+
+/** An example workflow as shipped, its credential references pointed at `credential`. */
+export function loadExample(file: string, credential: CredentialRef): WorkflowInput {
+	const workflow = JSON.parse(readFileSync(join(ROOT, 'examples', file), 'utf8')) as WorkflowInput;
+	return withCredential(workflow, credential);
 }
 
 /** Items a node produced in an execution fetched with its data. */

@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
@@ -8,7 +5,7 @@ import type { ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../scrip
 import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, testCredential, waitForExecutions } from '../../scripts/lib/n8n';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { Environment } from './environment';
-import { e2eVersions, FULL_KEY, NO_SENSITIVE_KEY, nodeError, nodeOutput, startEnvironment, withCredential } from './environment';
+import { e2eVersions, FULL_KEY, loadExample, NO_SENSITIVE_KEY, nodeError, nodeOutput, startEnvironment } from './environment';
 
 // The real n8n process: install (cached), start and package loading take their time.
 jest.setTimeout(120_000);
@@ -51,11 +48,7 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 		return env.sandbox.state.requests.all().filter((request) => request.route === route);
 	}
 
-	/** An example workflow as shipped, its credential references pointed at `target`'s sandbox credential. */
-	function loadExample(file: string, target: Environment = env): WorkflowInput {
-		const workflow = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', file), 'utf8')) as WorkflowInput;
-		return withCredential(workflow, target.credential);
-	}
+	const example = (file: string, target: Environment = env): WorkflowInput => loadExample(file, target.credential);
 
 	async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
@@ -156,7 +149,7 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 		const subscriptions = () => [...env.sandbox.state.store.subscriptions.values()];
 
 		it('activation creates exactly one subscription at n8n\'s https webhook URL', async () => {
-			workflow = await importWorkflow(env.n8n, loadExample('react-to-lead-created.json'));
+			workflow = await importWorkflow(env.n8n, example('react-to-lead-created.json'));
 			await activate(env.n8n, workflow.id);
 			const [subscription] = subscriptions();
 			expect(subscriptions()).toHaveLength(1);
@@ -254,14 +247,14 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 			// An earlier test dispatched cmp_0002, which left it "sending"; approve it again.
 			touchCampaign(env.sandbox.state, 'cmp_0002', { status: 'approved' });
 			const before = env.sandbox.state.stats.snapshot().dispatches;
-			const execution = await runOnce(loadExample('dispatch-approved-campaign.json'));
+			const execution = await runOnce(example('dispatch-approved-campaign.json'));
 			expect(execution.status).toBe('success');
 			expect(nodeOutput(execution, 'Dispatch').map((item) => item.json.campaign_id)).toEqual(['cmp_0002']);
 			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(before + 1);
 		});
 
 		it('lead capture from a form records consent', async () => {
-			const workflow = await importWorkflow(env.n8n, loadExample('lead-capture-with-consent.json'));
+			const workflow = await importWorkflow(env.n8n, example('lead-capture-with-consent.json'));
 			await activate(env.n8n, workflow.id);
 			const answer = await env.n8n.fetch(`${env.n8n.webhookBaseUrl}/svc-lead-capture`, {
 				method: 'POST',
@@ -275,7 +268,7 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 		});
 
 		it('a hot lead is handed to the assistant; a cold one is not', async () => {
-			const workflow = await importWorkflow(env.n8n, loadExample('hand-hot-lead-to-assistant.json'));
+			const workflow = await importWorkflow(env.n8n, example('hand-hot-lead-to-assistant.json'));
 			await activate(env.n8n, workflow.id);
 			const takeoversBefore = env.sandbox.state.stats.snapshot().takeovers;
 			upsertLead(env.sandbox.state, { email: 'hot@example.com', custom_fields: { score: 92, consent: { status: 'granted' } } });
@@ -314,7 +307,7 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 		});
 
 		it('refuses to activate the trigger, saying how to fix it', async () => {
-			const workflow = await importWorkflow(httpEnv.n8n, loadExample('react-to-lead-created.json', httpEnv));
+			const workflow = await importWorkflow(httpEnv.n8n, example('react-to-lead-created.json', httpEnv));
 			await expect(activate(httpEnv.n8n, workflow.id)).rejects.toThrow(/only to https URLs/);
 			expect([...httpEnv.sandbox.state.store.subscriptions.values()]).toHaveLength(0);
 		});

@@ -1,0 +1,349 @@
+/**
+ * `npm run test:queue`: the package in n8n's queue mode on loopback (PostgreSQL and Redis from
+ * Debian's packages, a main, two workers, two webhook processors), against the sandbox. Writes
+ * its measured figures to .tmp/queue-figures.json for the README.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { Webhook } from 'standardwebhooks';
+
+import type { Sandbox } from '../../sandbox';
+import { startSandbox } from '../../sandbox';
+import { touchCampaign, upsertLead } from '../../sandbox/operations';
+import type { CredentialRef, ExecutionRecord, N8nRoleProcess, WorkflowInput, WorkflowRecord } from '../../scripts/lib/n8n';
+import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, makeLocalCa, waitForExecutions } from '../../scripts/lib/n8n';
+import type { QueueTopology } from '../../scripts/lib/n8n-queue';
+import { startQueueTopology } from '../../scripts/lib/n8n-queue';
+import { sleep } from '../../scripts/lib/processes';
+import { FULL_KEY, loadExample, nodeOutput, packedTarball } from '../e2e/environment';
+
+jest.setTimeout(240_000);
+
+const ROOT = join(__dirname, '..', '..');
+const figures: IDataObject = {};
+
+let topology: QueueTopology;
+let sandbox: Sandbox;
+let credential: CredentialRef;
+let tlsDir: string;
+
+beforeAll(async () => {
+	tlsDir = await mkdtemp(join(tmpdir(), 'svc-queue-tls-'));
+	const tls = await makeLocalCa(tlsDir);
+	sandbox = await startSandbox({ allowLoopbackWebhooks: true, trustedCa: tls.caPem, delivery: { timeoutMs: 5000, retryDelaysMs: [200, 500] } });
+	const started = Date.now();
+	topology = await startQueueTopology({
+		packageTarball: await packedTarball(),
+		tls,
+		workers: 2,
+		webhookProcessors: 2,
+		expectNodeTypes: ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcTrigger'],
+	});
+	figures.topologyStartSeconds = Math.round((Date.now() - started) / 100) / 10;
+	credential = await importCredential(topology.main, { id: 'svcSandbox', name: 'Svc sandbox', type: 'svcApi', data: { apiKey: FULL_KEY, baseUrl: sandbox.url } });
+}, 15 * 60_000);
+
+afterAll(async () => {
+	await mkdir(join(ROOT, '.tmp'), { recursive: true });
+	await writeFile(join(ROOT, '.tmp', 'queue-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
+	await topology?.stop();
+	await sandbox?.close();
+	await rm(tlsDir, { recursive: true, force: true });
+});
+
+async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!(await condition())) {
+		if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
+		await sleep(100);
+	}
+}
+
+
+describe('action workflows run on the workers', () => {
+	/** Manual Trigger, then one Svc node per step in a line, each run once. */
+	function smokeWorkflow(steps: Array<[string, INodeParameters]>): WorkflowInput {
+		const nodes: WorkflowInput['nodes'] = [{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} }];
+		const connections: WorkflowInput['connections'] = {};
+		let previous = 'Run';
+		for (const [name, parameters] of steps) {
+			nodes.push({ name, type: 'n8n-nodes-svc.svc', typeVersion: 1, parameters, executeOnce: true, credentials: { svcApi: { id: credential.id, name: credential.name } } });
+			connections[previous] = { main: [[{ node: name, type: 'main', index: 0 }]] };
+			previous = name;
+		}
+		return { name: 'queue smoke: every operation', nodes, connections, settings: { executionOrder: 'v1' } };
+	}
+
+	const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+	const subscriptionOfCreate = '={{ $("Create Subscription").item.json.id }}';
+	const steps: Array<[string, INodeParameters]> = [
+		['Get Me', { resource: 'account', operation: 'getMe' }],
+		['Upsert Lead', { resource: 'lead', operation: 'upsert', email: 'queue.smoke@example.com', additionalFields: { first_name: 'Queue' }, consentStatus: 'granted', consentDetails: { channel: 'email' } }],
+		['Get Lead', { resource: 'lead', operation: 'get', leadId: byId('lead_0001') }],
+		['Get Many Leads', { resource: 'lead', operation: 'getAll', limit: 5 }],
+		['Get Many Threads', { resource: 'conversation', operation: 'getAllThreads', limit: 5 }],
+		['Get Thread', { resource: 'conversation', operation: 'getThread', threadId: byId('thr_0001') }],
+		['Get Messages', { resource: 'conversation', operation: 'getMessages', threadId: byId('thr_0001'), limit: 5 }],
+		['Assistant Takeover', { resource: 'conversation', operation: 'assistantTakeover', leadId: byId('lead_0001'), note: 'queue smoke' }],
+		['Get Many Campaigns', { resource: 'campaign', operation: 'getAll', limit: 5 }],
+		['Get Campaign', { resource: 'campaign', operation: 'get', campaignId: byId('cmp_0002') }],
+		['Dispatch', { resource: 'campaign', operation: 'dispatch', campaignId: byId('cmp_0002'), confirmDispatch: true }],
+		['Create Subscription', { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/queue-smoke', events: ['campaign.updated'] }],
+		['Get Subscription', { resource: 'webhookSubscription', operation: 'get', subscriptionId: subscriptionOfCreate }],
+		['Get Many Subscriptions', { resource: 'webhookSubscription', operation: 'getAll', returnAll: true }],
+		['Delete Subscription', { resource: 'webhookSubscription', operation: 'delete', subscriptionId: subscriptionOfCreate }],
+	];
+
+	it('the smoke set of all 15 operations succeeds, executed by a worker and not by the main', async () => {
+		const stored = await importWorkflow(topology.main, smokeWorkflow(steps));
+		const ranOn: string[] = [];
+		for (let run = 0; run < 3; run++) {
+			touchCampaign(sandbox.state, 'cmp_0002', { status: 'approved' });
+			const execution = await executeWorkflow(topology.main, stored.id, { timeoutMs: 60_000 });
+			expect(execution.status).toBe('success');
+			const empty = steps.map(([name]) => name).filter((name) => nodeOutput(execution, name).length === 0);
+			expect(empty).toEqual([]);
+			const worker = await topology.workerThatRan(execution.id);
+			expect(worker).toBeDefined();
+			ranOn.push(worker?.name ?? 'none');
+		}
+		expect(await topology.main.log()).not.toMatch(/Worker started execution/);
+		figures.smokeRunsByWorker = ranOn;
+		const routes = new Set(sandbox.state.requests.all().map((request) => request.route));
+		expect(routes.size).toBeGreaterThanOrEqual(15);
+	});
+});
+
+describe('Svc Trigger: activation on the main, deliveries at the webhook processors', () => {
+	let workflow: WorkflowRecord;
+	const subscriptions = () => [...sandbox.state.store.subscriptions.values()];
+	const signedDelivery = (event: IDataObject) => {
+		const [subscription] = subscriptions();
+		const body = JSON.stringify(event);
+		const id = String(event.id);
+		const at = new Date();
+		return {
+			method: 'POST' as const,
+			body,
+			headers: {
+				'content-type': 'application/json',
+				'webhook-id': id,
+				'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+				'webhook-signature': new Webhook(String(subscription.secret)).sign(id, at, body),
+			},
+		};
+	};
+	/** The subscription's path on another process: the same webhook, received elsewhere. */
+	const urlAt = (base: string) => `${base}${new URL(subscriptions()[0].url).pathname.replace(/^\/webhook/, '')}`;
+	/** Executions of the workflow per event id (from the trigger's output). */
+	async function executionsPerEvent(): Promise<Map<string, number>> {
+		const counts = new Map<string, number>();
+		for (const execution of await listExecutions(topology.main, workflow.id, { includeData: true })) {
+			const id = String(nodeOutput(execution, 'On Lead Created')[0]?.json.id);
+			counts.set(id, (counts.get(id) ?? 0) + 1);
+		}
+		return counts;
+	}
+	const totalExecutions = async () => (await listExecutions(topology.main, workflow.id)).length;
+
+	it('activation from the main creates exactly one subscription, at the webhook processor', async () => {
+		workflow = await importWorkflow(topology.main, loadExample('react-to-lead-created.json', credential));
+		await activate(topology.main, workflow.id);
+		expect(subscriptions()).toHaveLength(1);
+		expect(subscriptions()[0].url).toMatch(new RegExp(`^${topology.webhookProcessors[0].webhookBaseUrl}/[0-9a-f-]+/webhook$`));
+	});
+
+	it('a delivery at the webhook processor starts exactly one execution, run by a worker', async () => {
+		const { lead } = upsertLead(sandbox.state, { email: 'queue.delivered@example.com' });
+		const [execution] = await waitForExecutions(topology.main, workflow.id, 1, 30_000);
+		await sandbox.state.waitForDeliveries();
+		await sleep(1000);
+		expect(await totalExecutions()).toBe(1);
+		const full = await getExecution(topology.main, execution.id, true);
+		expect(full.status).toBe('success');
+		expect(nodeOutput(full, 'On Lead Created')[0].json).toMatchObject({ type: 'lead.created', data: { id: lead.id }, meta: { verified: true } });
+		expect(await topology.workerThatRan(execution.id)).toBeDefined();
+		expect(await topology.webhookProcessors[0].log()).toContain(`Enqueued execution ${execution.id} `);
+	});
+
+	it('a re-delivery after the first completed starts nothing, whichever process receives it', async () => {
+		const [first] = await listExecutions(topology.main, workflow.id, { includeData: true });
+		const event = nodeOutput(await getExecution(topology.main, first.id, true), 'On Lead Created')[0].json;
+		sandbox.state.deliveries.redeliver(String(event.id));
+		await sandbox.state.waitForDeliveries();
+		const original = { id: event.id, type: event.type, created_at: event.created_at, data: event.data };
+		const answers = [];
+		for (const base of [topology.webhookProcessors[1].webhookBaseUrl, topology.main.webhookBaseUrl]) {
+			const answer = await topology.main.fetch(urlAt(base), signedDelivery(original));
+			answers.push([answer.status, answer.body]);
+		}
+		expect(answers).toEqual([[200, { received: true, duplicate: true }], [200, { received: true, duplicate: true }]]);
+		expect(sandbox.state.deliveries.attempts({ eventId: String(event.id) }).every((attempt) => attempt.ok)).toBe(true);
+		await sleep(1500);
+		expect(await totalExecutions()).toBe(1);
+	});
+
+	it('measured: the same event delivered twice at the same instant', async () => {
+		const pairs = 20;
+		const event = (id: string) => ({ id, type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
+		const [processorA, processorB] = topology.webhookProcessors;
+		const sendPairs = async (label: string, targets: [string, string]) => {
+			for (let index = 0; index < pairs; index++) {
+				const delivery = signedDelivery(event(`evt_${label}_${index}`));
+				const answers = await Promise.all(targets.map(async (base) => await topology.main.fetch(urlAt(base), delivery)));
+				expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+			}
+		};
+		const before = await totalExecutions();
+		await sendPairs('same', [processorA.webhookBaseUrl, processorA.webhookBaseUrl]);
+		await sendPairs('split', [processorA.webhookBaseUrl, processorB.webhookBaseUrl]);
+		await until('executions settle', async () => (await listExecutions(topology.main, workflow.id)).filter((execution) => ['new', 'running'].includes(execution.status)).length === 0);
+		await sleep(1500);
+		const counts = await executionsPerEvent();
+		const tally = (label: string) => Array.from({ length: pairs }, (_, index) => counts.get(`evt_${label}_${index}`) ?? 0);
+		const same = tally('same');
+		const split = tally('split');
+		figures.simultaneousCopies = {
+			pairs,
+			oneProcessor: { executions: same.reduce((a, b) => a + b, 0), extra: same.filter((count) => count > 1).length },
+			twoProcessors: { executions: split.reduce((a, b) => a + b, 0), extra: split.filter((count) => count > 1).length },
+		};
+		expect(await totalExecutions()).toBe(before + same.reduce((a, b) => a + b, 0) + split.reduce((a, b) => a + b, 0));
+		// One process: its claim of the event id holds, exactly one execution per event.
+		expect(same).toEqual(Array.from({ length: pairs }, () => 1));
+		// Two processes share only static data, loaded before either copy saves it: at most one extra, never none.
+		expect(split.every((count) => count === 1 || count === 2)).toBe(true);
+	});
+
+	it('measured: a burst of distinct events, then each re-delivered to the other processor', async () => {
+		const burst = 20;
+		const [processorA, processorB] = topology.webhookProcessors;
+		const events = Array.from({ length: burst }, (_, index) => ({ id: `evt_burst_${index}`, type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } }));
+		const answers = await Promise.all(events.map(async (event) => await topology.main.fetch(urlAt(processorA.webhookBaseUrl), signedDelivery(event))));
+		expect(answers.every((answer) => answer.status === 200)).toBe(true);
+		await until('burst executions', async () => {
+			const counts = await executionsPerEvent();
+			return events.every((event) => (counts.get(event.id) ?? 0) >= 1);
+		});
+		for (const event of events) await topology.main.fetch(urlAt(processorB.webhookBaseUrl), signedDelivery(event));
+		await sleep(3000);
+		await until('executions settle', async () => (await listExecutions(topology.main, workflow.id)).filter((execution) => ['new', 'running'].includes(execution.status)).length === 0);
+		const counts = await executionsPerEvent();
+		const extra = events.filter((event) => (counts.get(event.id) ?? 0) > 1).length;
+		figures.burstThenRedelivery = { events: burst, restartedByRedelivery: extra };
+		expect(events.every((event) => (counts.get(event.id) ?? 0) >= 1)).toBe(true);
+	});
+
+	it('deactivation from the main deletes the subscription', async () => {
+		await deactivate(topology.main, workflow.id);
+		await until('subscription deleted', () => subscriptions().length === 0);
+	});
+});
+
+describe('a worker killed in the middle of 1,000 upserts', () => {
+	const LEADS = 1000;
+
+	/** Webhook (answers at once) → Split Out → Svc upsert of each lead. */
+	function bulkWorkflow(path: string, idempotencyKey: string): WorkflowInput {
+		return {
+			name: `queue bulk upsert ${path}`,
+			nodes: [
+				{ name: 'Receive', type: 'n8n-nodes-base.webhook', typeVersion: 2, webhookId: path, parameters: { httpMethod: 'POST', path, responseMode: 'onReceived' } },
+				{ name: 'Each Lead', type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters: { fieldToSplitOut: 'body.leads' } },
+				{
+					name: 'Upsert',
+					type: 'n8n-nodes-svc.svc',
+					typeVersion: 1,
+					parameters: { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically', options: idempotencyKey ? { idempotencyKey } : {} },
+					credentials: { svcApi: { id: credential.id, name: credential.name } },
+				},
+			],
+			connections: {
+				Receive: { main: [[{ node: 'Each Lead', type: 'main', index: 0 }]] },
+				'Each Lead': { main: [[{ node: 'Upsert', type: 'main', index: 0 }]] },
+			},
+			settings: { executionOrder: 'v1' },
+		};
+	}
+
+	async function killMidRun(label: string, idempotencyKey: string): Promise<IDataObject> {
+		sandbox.state.faults.set([{ route: 'POST /v1/leads', latencyMs: 40 }]);
+		const prefix = `kill-${label}-`;
+		const stored = await importWorkflow(topology.main, bulkWorkflow(`queue-bulk-${label}`, idempotencyKey));
+		await activate(topology.main, stored.id);
+		const ours = () => [...sandbox.state.store.leads.values()].filter((lead) => lead.email?.startsWith(prefix)).length;
+		const statsBefore = sandbox.state.stats.snapshot();
+		const leads = Array.from({ length: LEADS }, (_, index) => ({ email: `${prefix}${index}@example.com`, first_name: `K${index}` }));
+		const sent = await topology.main.fetch(`${topology.webhookProcessors[0].webhookBaseUrl}/queue-bulk-${label}`, { method: 'POST', body: { leads } });
+		expect(sent.status).toBe(200);
+
+		let execution: ExecutionRecord | undefined;
+		await until('the run starts', async () => {
+			[execution] = await listExecutions(topology.main, stored.id);
+			return execution?.status === 'running';
+		});
+		const executionId = String(execution?.id);
+		let worker: N8nRoleProcess | undefined;
+		await until('a worker picks it up', async () => (worker = await topology.workerThatRan(executionId)) !== undefined);
+		await until('300 upserts applied', () => ours() >= 300, 60_000);
+		await worker?.kill();
+		const killedAt = Date.now();
+		await sleep(1000);
+		const appliedBeforeKill = ours();
+		await worker?.restart();
+
+		const failed = await until('n8n gives the run up', async () => !['new', 'running'].includes((await getExecution(topology.main, executionId, false)).status), 120_000)
+			.then(async () => await getExecution(topology.main, executionId, false));
+		const noticedAfterSeconds = Math.round((Date.now() - killedAt) / 100) / 10;
+		const lostBeforeRecovery = LEADS - ours();
+
+		// Recovery as a user does it: n8n's Retry of the failed execution (from the node that failed).
+		const retry = await topology.main.rest<{ data: unknown }>('POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
+		let recovery = `retry answered ${retry.status}`;
+		if (retry.status !== 200) {
+			// n8n cannot retry it: the caller sends the same request again.
+			const again = await topology.main.fetch(`${topology.webhookProcessors[0].webhookBaseUrl}/queue-bulk-${label}`, { method: 'POST', body: { leads } });
+			recovery += `; sent the same webhook request again (${again.status})`;
+		}
+		await until('recovery completes', async () => {
+			const executions = await listExecutions(topology.main, stored.id);
+			return executions.length >= 2 && !executions.some((entry) => ['new', 'running'].includes(entry.status));
+		}, 120_000);
+		await deactivate(topology.main, stored.id);
+		const stats = sandbox.state.stats.snapshot();
+		sandbox.state.faults.set([]);
+		return {
+			idempotencyKey: idempotencyKey || 'derived (default)',
+			appliedBeforeKill,
+			statusAfterKill: failed.status,
+			noticedAfterSeconds,
+			lostBeforeRecovery,
+			recovery,
+			storedAfterRecovery: ours(),
+			lostAfterRecovery: LEADS - ours(),
+			duplicateLeads: stats.leadsCreated - statsBefore.leadsCreated - ours(),
+			appliedTwice: stats.leadsUpdated - statsBefore.leadsUpdated,
+			replayedByKey: stats.replays - statsBefore.replays,
+		};
+	}
+
+	it('default keys: nothing lost after recovery, no duplicate lead; the recovery run writes again what was applied', async () => {
+		const result = await killMidRun('derived', '');
+		figures.workerKillDerivedKeys = result;
+		expect(result.lostAfterRecovery).toBe(0);
+		expect(result.duplicateLeads).toBe(0);
+		expect(result.lostBeforeRecovery).toBeGreaterThan(0);
+	});
+
+	it('keys from the data (Idempotency Key = the email): recovery replays what was applied, nothing is written twice', async () => {
+		const result = await killMidRun('keyed', '={{ $json.email }}');
+		figures.workerKillKeysFromData = result;
+		expect(result.lostAfterRecovery).toBe(0);
+		expect(result.duplicateLeads).toBe(0);
+		expect(result.appliedTwice).toBe(0);
+		expect(result.replayedByKey).toBeGreaterThanOrEqual(Number(result.appliedBeforeKill));
+	});
+});
