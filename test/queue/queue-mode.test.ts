@@ -300,18 +300,31 @@ describe('a worker killed in the middle of 1,000 upserts', () => {
 		const noticedAfterSeconds = Math.round((Date.now() - killedAt) / 100) / 10;
 		const lostBeforeRecovery = LEADS - ours();
 
-		// Recovery as a user does it: n8n's Retry of the failed execution (from the node that failed).
-		const retry = await topology.main.rest<{ data: unknown }>('POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
-		let recovery = `retry answered ${retry.status}`;
-		if (retry.status !== 200) {
-			// n8n cannot retry it: the caller sends the same request again.
-			const again = await topology.main.fetch(`${topology.webhookProcessors[0].webhookBaseUrl}/queue-bulk-${label}`, { method: 'POST', body: { leads } });
-			recovery += `; sent the same webhook request again (${again.status})`;
+		// Recovery as a user does it: n8n's Retry of the failed execution; if leads are still
+		// missing after it, the caller sends its request again.
+		const recovery: string[] = [];
+		const nextRunSettles = async (runs: number) => {
+			await until('the recovery run completes', async () => {
+				const executions = await listExecutions(topology.main, stored.id);
+				return executions.length >= runs && !executions.some((entry) => ['new', 'running'].includes(entry.status));
+			}, 120_000);
+			return (await listExecutions(topology.main, stored.id))[0];
+		};
+		const retry = await topology.main.rest('POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
+		if (retry.status === 200) {
+			const retried = await getExecution(topology.main, (await nextRunSettles(2)).id, true);
+			const reason = retried.data?.resultData.error?.message;
+			recovery.push(`n8n Retry: ${retried.status}${reason ? ` (${reason})` : ''}, ${ours()} of ${LEADS} stored`);
+		} else {
+			recovery.push(`n8n Retry refused (${retry.status})`);
 		}
-		await until('recovery completes', async () => {
-			const executions = await listExecutions(topology.main, stored.id);
-			return executions.length >= 2 && !executions.some((entry) => ['new', 'running'].includes(entry.status));
-		}, 120_000);
+		if (ours() < LEADS) {
+			const runs = (await listExecutions(topology.main, stored.id)).length + 1;
+			const again = await topology.main.fetch(`${topology.webhookProcessors[0].webhookBaseUrl}/queue-bulk-${label}`, { method: 'POST', body: { leads } });
+			expect(again.status).toBe(200);
+			const rerun = await nextRunSettles(runs);
+			recovery.push(`request sent again: ${rerun.status}, ${ours()} of ${LEADS} stored`);
+		}
 		await deactivate(topology.main, stored.id);
 		const stats = sandbox.state.stats.snapshot();
 		sandbox.state.faults.set([]);
@@ -321,7 +334,7 @@ describe('a worker killed in the middle of 1,000 upserts', () => {
 			statusAfterKill: failed.status,
 			noticedAfterSeconds,
 			lostBeforeRecovery,
-			recovery,
+			recovery: recovery.join('; '),
 			storedAfterRecovery: ours(),
 			lostAfterRecovery: LEADS - ours(),
 			duplicateLeads: stats.leadsCreated - statsBefore.leadsCreated - ours(),
@@ -333,9 +346,11 @@ describe('a worker killed in the middle of 1,000 upserts', () => {
 	it('default keys: nothing lost after recovery, no duplicate lead; the recovery run writes again what was applied', async () => {
 		const result = await killMidRun('derived', '');
 		figures.workerKillDerivedKeys = result;
+		expect(result.lostBeforeRecovery).toBeGreaterThan(0);
 		expect(result.lostAfterRecovery).toBe(0);
 		expect(result.duplicateLeads).toBe(0);
-		expect(result.lostBeforeRecovery).toBeGreaterThan(0);
+		// A recovery run is a new execution: derived keys differ, so the leads applied before the kill are written again.
+		expect(result.appliedTwice).toBe(result.appliedBeforeKill);
 	});
 
 	it('keys from the data (Idempotency Key = the email): recovery replays what was applied, nothing is written twice', async () => {
