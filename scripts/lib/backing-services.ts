@@ -54,6 +54,8 @@ export interface BackingServices {
 	redis: RedisServer;
 	/** DB_* and QUEUE_BULL_REDIS_* settings for every n8n process of the topology. */
 	n8nEnv: Record<string, string>;
+	/** Runs SQL in the database with psql; returns its output. */
+	sql(statement: string): Promise<string>;
 	stop(): Promise<void>;
 }
 
@@ -134,6 +136,12 @@ export async function startBackingServices(): Promise<BackingServices> {
 			DB_POSTGRESDB_PASSWORD: postgres.server.password,
 			QUEUE_BULL_REDIS_HOST: redis.server.host,
 			QUEUE_BULL_REDIS_PORT: String(redis.server.port),
+		},
+		async sql(statement) {
+			const { host, port, user, database } = postgres.server;
+			const result = await runCommand('psql', ['-h', host, '-p', String(port), '-U', user, '-d', database, '-v', 'ON_ERROR_STOP=1', '-At', '-c', statement]);
+			if (result.code !== 0) throw new Error(`psql failed: ${result.stderr.trim()}`);
+			return result.stdout;
 		},
 		async stop() {
 			await Promise.all([postgres.group.stop(), redis.group.stop()]);

@@ -63,6 +63,61 @@ async function until(what: string, condition: () => boolean | Promise<boolean>, 
 }
 
 
+const subscriptions = () => [...sandbox.state.store.subscriptions.values()];
+
+/** A delivery of `event` signed with the (only) subscription's secret, as the service sends it. */
+function signedDelivery(event: IDataObject) {
+	const [subscription] = subscriptions();
+	const body = JSON.stringify(event);
+	const id = String(event.id);
+	const at = new Date();
+	return {
+		method: 'POST' as const,
+		body,
+		headers: {
+			'content-type': 'application/json',
+			'webhook-id': id,
+			'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+			'webhook-signature': new Webhook(String(subscription.secret)).sign(id, at, body),
+		},
+	};
+}
+
+const leadCreated = (id: string) => ({ id, type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
+
+/** The subscription's webhook path on another process (`base` is its /webhook URL). */
+const urlAt = (base: string) => `${base}${new URL(subscriptions()[0].url).pathname.replace(/^\/webhook/, '')}`;
+
+/** Sends two copies of each of `count` new events at the same instant, one to each of `targets`. */
+async function sendSimultaneousCopies(label: string, count: number, targets: [string, string]): Promise<string[]> {
+	const ids = Array.from({ length: count }, (_, index) => `evt_${label}_${index}`);
+	for (const id of ids) {
+		const delivery = signedDelivery(leadCreated(id));
+		const answers = await Promise.all(targets.map(async (base) => await topology.main.fetch(urlAt(base), delivery)));
+		expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+	}
+	return ids;
+}
+
+async function settled(workflowId: string): Promise<ExecutionRecord[]> {
+	await until('executions settle', async () => !(await listExecutions(topology.main, workflowId)).some((execution) => ['new', 'running'].includes(execution.status)));
+	await sleep(1500);
+	return await listExecutions(topology.main, workflowId, { includeData: true });
+}
+
+/** Per event id (read from the trigger node's output): how many executions, and how many of them reached `node`. */
+function perEvent(executions: ExecutionRecord[], trigger: string, node?: string): Map<string, { executions: number; reached: number }> {
+	const counts = new Map<string, { executions: number; reached: number }>();
+	for (const execution of executions) {
+		const id = String(nodeOutput(execution, trigger)[0]?.json.id);
+		const entry = counts.get(id) ?? { executions: 0, reached: 0 };
+		entry.executions++;
+		if (node && nodeOutput(execution, node).length > 0) entry.reached++;
+		counts.set(id, entry);
+	}
+	return counts;
+}
+
 describe('action workflows run on the workers', () => {
 	/** Manual Trigger, then one Svc node per step in a line, each run once. */
 	function smokeWorkflow(steps: Array<[string, INodeParameters]>): WorkflowInput {
@@ -119,34 +174,6 @@ describe('action workflows run on the workers', () => {
 
 describe('Svc Trigger: activation on the main, deliveries at the webhook processors', () => {
 	let workflow: WorkflowRecord;
-	const subscriptions = () => [...sandbox.state.store.subscriptions.values()];
-	const signedDelivery = (event: IDataObject) => {
-		const [subscription] = subscriptions();
-		const body = JSON.stringify(event);
-		const id = String(event.id);
-		const at = new Date();
-		return {
-			method: 'POST' as const,
-			body,
-			headers: {
-				'content-type': 'application/json',
-				'webhook-id': id,
-				'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-				'webhook-signature': new Webhook(String(subscription.secret)).sign(id, at, body),
-			},
-		};
-	};
-	/** The subscription's path on another process: the same webhook, received elsewhere. */
-	const urlAt = (base: string) => `${base}${new URL(subscriptions()[0].url).pathname.replace(/^\/webhook/, '')}`;
-	/** Executions of the workflow per event id (from the trigger's output). */
-	async function executionsPerEvent(): Promise<Map<string, number>> {
-		const counts = new Map<string, number>();
-		for (const execution of await listExecutions(topology.main, workflow.id, { includeData: true })) {
-			const id = String(nodeOutput(execution, 'On Lead Created')[0]?.json.id);
-			counts.set(id, (counts.get(id) ?? 0) + 1);
-		}
-		return counts;
-	}
 	const totalExecutions = async () => (await listExecutions(topology.main, workflow.id)).length;
 
 	it('activation from the main creates exactly one subscription, at the webhook processor', async () => {
@@ -188,58 +215,88 @@ describe('Svc Trigger: activation on the main, deliveries at the webhook process
 
 	it('measured: the same event delivered twice at the same instant', async () => {
 		const pairs = 20;
-		const event = (id: string) => ({ id, type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
 		const [processorA, processorB] = topology.webhookProcessors;
-		const sendPairs = async (label: string, targets: [string, string]) => {
-			for (let index = 0; index < pairs; index++) {
-				const delivery = signedDelivery(event(`evt_${label}_${index}`));
-				const answers = await Promise.all(targets.map(async (base) => await topology.main.fetch(urlAt(base), delivery)));
-				expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
-			}
-		};
 		const before = await totalExecutions();
-		await sendPairs('same', [processorA.webhookBaseUrl, processorA.webhookBaseUrl]);
-		await sendPairs('split', [processorA.webhookBaseUrl, processorB.webhookBaseUrl]);
-		await until('executions settle', async () => (await listExecutions(topology.main, workflow.id)).filter((execution) => ['new', 'running'].includes(execution.status)).length === 0);
-		await sleep(1500);
-		const counts = await executionsPerEvent();
-		const tally = (label: string) => Array.from({ length: pairs }, (_, index) => counts.get(`evt_${label}_${index}`) ?? 0);
-		const same = tally('same');
-		const split = tally('split');
+		const same = await sendSimultaneousCopies('same', pairs, [processorA.webhookBaseUrl, processorA.webhookBaseUrl]);
+		const split = await sendSimultaneousCopies('split', pairs, [processorA.webhookBaseUrl, processorB.webhookBaseUrl]);
+		const counts = perEvent(await settled(workflow.id), 'On Lead Created');
+		const tally = (ids: string[]) => ids.map((id) => counts.get(id)?.executions ?? 0);
+		const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 		figures.simultaneousCopies = {
 			pairs,
-			oneProcessor: { executions: same.reduce((a, b) => a + b, 0), extra: same.filter((count) => count > 1).length },
-			twoProcessors: { executions: split.reduce((a, b) => a + b, 0), extra: split.filter((count) => count > 1).length },
+			oneProcessor: { executions: sum(tally(same)), eventsRunTwice: tally(same).filter((count) => count > 1).length },
+			twoProcessors: { executions: sum(tally(split)), eventsRunTwice: tally(split).filter((count) => count > 1).length },
 		};
-		expect(await totalExecutions()).toBe(before + same.reduce((a, b) => a + b, 0) + split.reduce((a, b) => a + b, 0));
+		expect(await totalExecutions()).toBe(before + sum(tally(same)) + sum(tally(split)));
 		// One process: its claim of the event id holds, exactly one execution per event.
-		expect(same).toEqual(Array.from({ length: pairs }, () => 1));
-		// Two processes share only static data, loaded before either copy saves it: at most one extra, never none.
-		expect(split.every((count) => count === 1 || count === 2)).toBe(true);
+		expect(tally(same)).toEqual(same.map(() => 1));
+		// Two processes share only static data, loaded before either copy saves it: never lost, at most twice.
+		expect(tally(split).every((count) => count === 1 || count === 2)).toBe(true);
 	});
 
 	it('measured: a burst of distinct events, then each re-delivered to the other processor', async () => {
-		const burst = 20;
 		const [processorA, processorB] = topology.webhookProcessors;
-		const events = Array.from({ length: burst }, (_, index) => ({ id: `evt_burst_${index}`, type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } }));
-		const answers = await Promise.all(events.map(async (event) => await topology.main.fetch(urlAt(processorA.webhookBaseUrl), signedDelivery(event))));
+		const ids = Array.from({ length: 20 }, (_, index) => `evt_burst_${index}`);
+		const answers = await Promise.all(ids.map(async (id) => await topology.main.fetch(urlAt(processorA.webhookBaseUrl), signedDelivery(leadCreated(id)))));
 		expect(answers.every((answer) => answer.status === 200)).toBe(true);
-		await until('burst executions', async () => {
-			const counts = await executionsPerEvent();
-			return events.every((event) => (counts.get(event.id) ?? 0) >= 1);
-		});
-		for (const event of events) await topology.main.fetch(urlAt(processorB.webhookBaseUrl), signedDelivery(event));
-		await sleep(3000);
-		await until('executions settle', async () => (await listExecutions(topology.main, workflow.id)).filter((execution) => ['new', 'running'].includes(execution.status)).length === 0);
-		const counts = await executionsPerEvent();
-		const extra = events.filter((event) => (counts.get(event.id) ?? 0) > 1).length;
-		figures.burstThenRedelivery = { events: burst, restartedByRedelivery: extra };
-		expect(events.every((event) => (counts.get(event.id) ?? 0) >= 1)).toBe(true);
+		await settled(workflow.id);
+		for (const id of ids) await topology.main.fetch(urlAt(processorB.webhookBaseUrl), signedDelivery(leadCreated(id)));
+		const counts = perEvent(await settled(workflow.id), 'On Lead Created');
+		figures.burstThenRedelivery = { events: ids.length, runAgainByRedelivery: ids.filter((id) => (counts.get(id)?.executions ?? 0) > 1).length };
+		expect(ids.every((id) => (counts.get(id)?.executions ?? 0) >= 1)).toBe(true);
 	});
 
 	it('deactivation from the main deletes the subscription', async () => {
 		await deactivate(topology.main, workflow.id);
 		await until('subscription deleted', () => subscriptions().length === 0);
+	});
+});
+
+describe('exactly once across processes: a downstream claim in PostgreSQL (examples/exactly-once-with-postgres.json)', () => {
+	it('simultaneous copies at two processors run past the claim once per event; Remove Duplicates measured beside it', async () => {
+		await topology.services.sql('CREATE TABLE svc_processed_events (event_id text PRIMARY KEY, claimed_at timestamptz NOT NULL DEFAULT now())');
+		const { postgres } = topology.services;
+		await importCredential(topology.main, {
+			id: 'svcEventsDb',
+			name: 'Events database',
+			type: 'postgres',
+			data: { host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, ssl: 'disable' },
+		});
+		const example = loadExample('exactly-once-with-postgres.json', credential);
+		// For comparison, n8n's own Remove Duplicates node on a second branch from the trigger.
+		const workflowInput: WorkflowInput = {
+			...example,
+			nodes: [
+				...example.nodes,
+				{ name: 'Remove Duplicates', type: 'n8n-nodes-base.removeDuplicates', typeVersion: 2, parameters: { operation: 'removeItemsSeenInPreviousExecutions', dedupeValue: '={{ $json.id }}' } },
+				{ name: 'After Remove Duplicates', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} },
+			],
+			connections: {
+				...example.connections,
+				'On Lead Created': { main: [[...(example.connections['On Lead Created'].main[0] ?? []), { node: 'Remove Duplicates', type: 'main', index: 0 }]] },
+				'Remove Duplicates': { main: [[{ node: 'After Remove Duplicates', type: 'main', index: 0 }]] },
+			},
+		};
+		const stored = await importWorkflow(topology.main, workflowInput);
+		await activate(topology.main, stored.id);
+		expect(subscriptions()).toHaveLength(1);
+
+		const [processorA, processorB] = topology.webhookProcessors;
+		const ids = await sendSimultaneousCopies('claimed', 20, [processorA.webhookBaseUrl, processorB.webhookBaseUrl]);
+		const executions = await settled(stored.id);
+		const viaClaim = perEvent(executions, 'On Lead Created', 'Get Lead');
+		const viaRemoveDuplicates = perEvent(executions, 'On Lead Created', 'After Remove Duplicates');
+		const sum = (map: Map<string, { executions: number; reached: number }>, field: 'executions' | 'reached') => ids.reduce((total, id) => total + (map.get(id)?.[field] ?? 0), 0);
+		figures.downstreamClaim = {
+			events: ids.length,
+			executions: sum(viaClaim, 'executions'),
+			pastPostgresClaim: sum(viaClaim, 'reached'),
+			pastRemoveDuplicates: sum(viaRemoveDuplicates, 'reached'),
+		};
+		expect(executions.every((execution) => execution.status === 'success')).toBe(true);
+		expect(ids.map((id) => viaClaim.get(id)?.reached)).toEqual(ids.map(() => 1));
+		expect(await topology.services.sql(`SELECT count(*) FROM svc_processed_events WHERE event_id LIKE 'evt_claimed_%'`)).toBe(`${ids.length}\n`);
+		await deactivate(topology.main, stored.id);
 	});
 });
 
