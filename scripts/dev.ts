@@ -1,20 +1,26 @@
 /**
  * `npm run dev`: the sandbox and a real n8n (with the editor) on this machine, this package
  * loaded, a "Svc sandbox" credential and the example workflows ready. Ctrl-C stops everything.
+ * `npm run dev -- --queue`: the same n8n in queue mode (PostgreSQL, Redis, two workers, a
+ * webhook processor), with the "Events database" credential the exactly-once example uses.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { DEMO_KEYS, startSandbox } from '../sandbox';
-import type { WorkflowInput } from './lib/n8n';
+import type { N8nInstance, WorkflowInput } from './lib/n8n';
 import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD, importCredential, importWorkflow, makeLocalCa, startN8n } from './lib/n8n';
+import type { QueueTopology } from './lib/n8n-queue';
+import { startQueueTopology } from './lib/n8n-queue';
 import { ensureN8nRuntime } from './n8n-runtime/install';
 
 const ROOT = join(__dirname, '..');
 const DEV_DIR = join(ROOT, '.tmp', 'dev');
 const SANDBOX_PORT = Number(process.env.SVC_SANDBOX_PORT ?? 4010);
 const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
+const QUEUE_MODE = process.argv.includes('--queue');
+const NODE_TYPES = ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcTrigger'];
 
 async function main(): Promise<void> {
 	console.log('Building the package…');
@@ -28,18 +34,25 @@ async function main(): Promise<void> {
 
 	const sandbox = await startSandbox({ port: SANDBOX_PORT, allowLoopbackWebhooks: true, trustedCa: tls.caPem });
 	console.log(`Sandbox on ${sandbox.url}`);
-	console.log('Starting n8n (about 10 s)…');
-	const n8n = await startN8n({
-		runtime,
-		packageDir: ROOT,
-		protocol: 'https',
-		port: N8N_PORT,
-		tls,
-		ui: true,
-		logLevel: 'info',
-		userFolder: join(DEV_DIR, 'n8n'),
-		expectNodeTypes: ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcTrigger'],
-	});
+	let topology: QueueTopology | undefined;
+	let n8n: N8nInstance;
+	const userFolder = join(DEV_DIR, 'n8n');
+	if (QUEUE_MODE) {
+		console.log('Starting PostgreSQL, Redis and n8n in queue mode: main, 2 workers, 1 webhook processor (about 40 s)…');
+		topology = await startQueueTopology({ version: runtime.version, packageDir: ROOT, port: N8N_PORT, ui: true, userFolder, tls, workers: 2, webhookProcessors: 1, expectNodeTypes: NODE_TYPES });
+		n8n = topology.main;
+		const { postgres } = topology.services;
+		await topology.services.sql('CREATE TABLE svc_processed_events (event_id text PRIMARY KEY, claimed_at timestamptz NOT NULL DEFAULT now())');
+		await importCredential(n8n, {
+			id: 'svcEventsDb',
+			name: 'Events database',
+			type: 'postgres',
+			data: { host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, ssl: 'disable' },
+		});
+	} else {
+		console.log('Starting n8n (about 10 s)…');
+		n8n = await startN8n({ runtime, packageDir: ROOT, protocol: 'https', port: N8N_PORT, tls, ui: true, logLevel: 'info', userFolder, expectNodeTypes: NODE_TYPES });
+	}
 
 	const [demoKey] = DEMO_KEYS;
 	await importCredential(n8n, { id: 'svcSandbox', name: 'Svc sandbox', type: 'svcApi', data: { apiKey: demoKey.key, baseUrl: sandbox.url } });
@@ -52,7 +65,7 @@ async function main(): Promise<void> {
 	}
 
 	console.log(`
-n8n with n8n-nodes-svc is running.
+n8n with n8n-nodes-svc is running${topology ? ` in queue mode (webhooks at ${topology.webhookProcessors[0].webhookBaseUrl}, executions on ${topology.workers.length} workers)` : ''}.
 
   Open        ${n8n.baseUrl}   (a local certificate: accept it once in the browser, or trust ${tls.caCertPath})
   Log in      ${DEFAULT_OWNER_EMAIL} / ${DEFAULT_OWNER_PASSWORD}
@@ -80,7 +93,8 @@ Ctrl-C stops n8n and the sandbox.`);
 		if (stopping) return;
 		stopping = true;
 		console.log('\nStopping…');
-		await n8n.stop({ keepUserFolder: true });
+		if (topology) await topology.stop();
+		else await n8n.stop({ keepUserFolder: true });
 		await sandbox.close();
 		process.exit(0);
 	};

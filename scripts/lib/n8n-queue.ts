@@ -24,8 +24,14 @@ export interface QueueTopology {
 
 export interface QueueTopologyOptions {
 	version?: RuntimeVersion;
-	packageTarball: string;
+	/** The package, as a tarball or a folder (see StartOptions). */
+	packageTarball?: string;
+	packageDir?: string;
 	tls: LocalCa;
+	/** The main's port and editor (default: a free port, no editor). */
+	port?: number;
+	ui?: boolean;
+	userFolder?: string;
 	workers?: number;
 	webhookProcessors?: number;
 	logLevel?: StartOptions['logLevel'];
@@ -57,6 +63,10 @@ export async function startQueueTopology(options: QueueTopologyOptions): Promise
 		main = await startN8n({
 			runtime,
 			packageTarball: options.packageTarball,
+			packageDir: options.packageDir,
+			port: options.port,
+			ui: options.ui,
+			userFolder: options.userFolder,
 			tls: options.tls,
 			logLevel: options.logLevel ?? 'info',
 			// PostgreSQL: n8n migrates it in this start.
