@@ -13,19 +13,19 @@ describe('recordIfNew', () => {
 	it('keeps at most maxCount ids, dropping the oldest', () => {
 		const data: IDataObject = {};
 		const limits = { maxCount: 3, maxAgeMs: 1e9 };
-		for (let i = 1; i <= 5; i++) recordIfNew(data, `evt_${i}`, i, limits);
+		for (let i = 1; i <= 5; i++) recordIfNew(data, `evt_${i}`, i, new Map(), limits);
 		expect((data.seenEvents as unknown[]).length).toBe(3);
-		expect(recordIfNew(data, 'evt_1', 10, limits)).toBe(true);
-		expect(recordIfNew(data, 'evt_5', 10, limits)).toBe(false);
+		expect(recordIfNew(data, 'evt_1', 10, new Map(), limits)).toBe(true);
+		expect(recordIfNew(data, 'evt_5', 10, new Map(), limits)).toBe(false);
 	});
 
 	it('forgets ids older than maxAgeMs', () => {
 		const data: IDataObject = {};
 		const limits = { maxCount: 100, maxAgeMs: 1000 };
-		recordIfNew(data, 'evt_old', 0, limits);
-		expect(recordIfNew(data, 'evt_old', 500, limits)).toBe(false);
-		expect(recordIfNew(data, 'evt_other', 2000, limits)).toBe(true);
-		expect(recordIfNew(data, 'evt_old', 2001, limits)).toBe(true);
+		recordIfNew(data, 'evt_old', 0, new Map(), limits);
+		expect(recordIfNew(data, 'evt_old', 500, new Map(), limits)).toBe(false);
+		expect(recordIfNew(data, 'evt_other', 2000, new Map(), limits)).toBe(true);
+		expect(recordIfNew(data, 'evt_old', 2001, new Map(), limits)).toBe(true);
 	});
 
 	it('survives a JSON round trip, as static data is stored', () => {
@@ -33,6 +33,19 @@ describe('recordIfNew', () => {
 		recordIfNew(data, 'evt_1', 1);
 		const restored = JSON.parse(JSON.stringify(data)) as IDataObject;
 		expect(recordIfNew(restored, 'evt_1', 2)).toBe(false);
+	});
+
+	it('writes back ids this process accepted that a concurrent save dropped from the stored list', () => {
+		// Two deliveries loaded the same list; the second one's save overwrote the first one's.
+		const first: IDataObject = {};
+		const second: IDataObject = {};
+		const knownHere = new Map<string, number>();
+		knownHere.set('evt_a', 1);
+		recordIfNew(first, 'evt_a', 1, knownHere);
+		knownHere.set('evt_b', 2);
+		recordIfNew(second, 'evt_b', 2, knownHere);
+		expect((second.seenEvents as Array<{ id: string }>).map((seen) => seen.id)).toEqual(['evt_a', 'evt_b']);
+		expect(recordIfNew(second, 'evt_a', 3)).toBe(false);
 	});
 });
 
@@ -43,6 +56,7 @@ describe('ProcessClaims', () => {
 		expect(claims.claim('wf1/node', 'evt_1', 1)).toBe(false);
 		expect(claims.claim('wf2/node', 'evt_1', 2)).toBe(true);
 		expect(claims.claim('wf1/node', 'evt_2', 3)).toBe(true);
+		expect([...claims.known('wf1/node', 4).keys()]).toEqual(['evt_1', 'evt_2']);
 	});
 
 	it('forgets claims past the age limit and beyond the count, oldest first', () => {
@@ -53,5 +67,6 @@ describe('ProcessClaims', () => {
 		expect(claims.claim('s', 'a', 30)).toBe(true);
 		expect(claims.claim('s', 'c', 40)).toBe(false);
 		expect(claims.claim('s', 'c', 2000)).toBe(true);
+		expect([...claims.known('s', 2000).keys()]).toEqual(['c']);
 	});
 });

@@ -64,8 +64,9 @@ export function receiveDelivery(this: IWebhookFunctions): IWebhookResponseData {
 	if (event.id !== delivery.id) return answer(this, 400, { error: 'The event id does not match the webhook-id header' });
 
 	const now = Date.now();
-	const firstInProcess = processClaims.claim(`${this.getWorkflow().id}/${this.getNode().id}`, event.id, now);
-	if (!recordIfNew(staticData, event.id, now) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
+	const scope = `${this.getWorkflow().id}/${this.getNode().id}`;
+	const firstInProcess = processClaims.claim(scope, event.id, now);
+	if (!recordIfNew(staticData, event.id, now, processClaims.known(scope, now)) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
 	if (!desiredEvents(this).includes(event.type)) return answer(this, 200, { received: true, ignored: true });
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;

@@ -19,52 +19,68 @@ function list(staticData: IDataObject): Seen[] {
 
 /**
  * Records `id` and returns true when it was not seen before. Entries older than the maximum
- * age are dropped, and the oldest go first once the count is reached.
+ * age are dropped, and the oldest go first once the count is reached. `knownHere` (ids this
+ * process accepted) is merged in: a concurrent delivery's save may have overwritten the stored
+ * list with one that lacks them, and the next save puts them back.
  */
 export function recordIfNew(
 	staticData: IDataObject,
 	id: string,
 	now: number,
+	knownHere: ReadonlyMap<string, number> = new Map(),
 	limits: { maxCount: number; maxAgeMs: number } = { maxCount: SEEN_EVENTS_MAX_COUNT, maxAgeMs: SEEN_EVENTS_MAX_AGE_MS },
 ): boolean {
-	const fresh = list(staticData).filter((seen) => now - seen.at <= limits.maxAgeMs);
-	if (fresh.some((seen) => seen.id === id)) {
-		staticData[KEY] = fresh;
-		return false;
-	}
-	fresh.push({ id, at: now });
-	staticData[KEY] = fresh.slice(-limits.maxCount);
-	return true;
+	const seen = new Map<string, number>();
+	for (const entry of list(staticData)) if (now - entry.at <= limits.maxAgeMs) seen.set(entry.id, entry.at);
+	const isNew = !seen.has(id);
+	for (const [knownId, at] of knownHere) if (!seen.has(knownId) && now - at <= limits.maxAgeMs) seen.set(knownId, at);
+	if (isNew) seen.set(id, now);
+	staticData[KEY] = [...seen]
+		.sort(([, a], [, b]) => a - b)
+		.slice(-limits.maxCount)
+		.map(([seenId, at]): Seen => ({ id: seenId, at }));
+	return isNew;
 }
 
 /**
- * Event ids accepted by this process lately, per trigger. Static data is loaded when a delivery
- * arrives and saved once it is answered, so two copies of one event arriving together would both
- * find it unseen there. This record, shared by every delivery this process handles, closes that
- * window within one n8n process; separate processes (several webhook processors) cannot share it.
+ * Event ids accepted by this process, per trigger. Static data is loaded when a delivery arrives
+ * and saved once it is answered, so two copies of one event arriving together would both find
+ * it unseen there, and concurrent saves overwrite each other. This record, shared by every
+ * delivery this process handles, closes both gaps within one n8n process; separate processes
+ * (several webhook processors) cannot share it.
  */
 export class ProcessClaims {
-	private readonly claimed = new Map<string, number>();
+	private readonly scopes = new Map<string, Map<string, number>>();
 
 	constructor(private readonly limits: { maxCount: number; maxAgeMs: number }) {}
 
-	/** True for the first claim of `id` in `scope` within the age limit, false for a repeat. */
+	/** True for the first claim of `id` in `scope` within the limits, false for a repeat. */
 	claim(scope: string, id: string, now: number): boolean {
-		// Insertion order is claim order: expired entries, and surplus ones, are at the front.
-		for (const [key, at] of this.claimed) {
-			if (now - at <= this.limits.maxAgeMs) break;
-			this.claimed.delete(key);
+		const claimed = this.known(scope, now);
+		if (claimed.has(id)) return false;
+		// Insertion order is claim order: the oldest are at the front.
+		for (const oldest of claimed.keys()) {
+			if (claimed.size < this.limits.maxCount) break;
+			claimed.delete(oldest);
 		}
-		const key = `${scope}\u0000${id}`;
-		if (this.claimed.has(key)) return false;
-		for (const oldest of this.claimed.keys()) {
-			if (this.claimed.size < this.limits.maxCount) break;
-			this.claimed.delete(oldest);
-		}
-		this.claimed.set(key, now);
+		claimed.set(id, now);
 		return true;
+	}
+
+	/** The ids claimed in `scope` within the age limit, with the time of their claim. */
+	known(scope: string, now: number): Map<string, number> {
+		let claimed = this.scopes.get(scope);
+		if (!claimed) {
+			claimed = new Map();
+			this.scopes.set(scope, claimed);
+		}
+		for (const [id, at] of claimed) {
+			if (now - at <= this.limits.maxAgeMs) break;
+			claimed.delete(id);
+		}
+		return claimed;
 	}
 }
 
-/** Long enough to outlast the static-data save of the first copy by far, small in memory. */
-export const processClaims = new ProcessClaims({ maxCount: 10_000, maxAgeMs: 10 * 60 * 1000 });
+/** As long and as many as the stored list keeps, per trigger. */
+export const processClaims = new ProcessClaims({ maxCount: SEEN_EVENTS_MAX_COUNT, maxAgeMs: SEEN_EVENTS_MAX_AGE_MS });
