@@ -242,8 +242,12 @@ describe('Svc Trigger: activation on the main, deliveries at the webhook process
 		await settled(workflow.id);
 		for (const id of ids) await topology.main.fetch(urlAt(processorB.webhookBaseUrl), signedDelivery(leadCreated(id)));
 		const counts = perEvent(await settled(workflow.id), 'On Lead Created');
-		figures.burstThenRedelivery = { events: ids.length, runAgainByRedelivery: ids.filter((id) => (counts.get(id)?.executions ?? 0) > 1).length };
+		const runAgain = ids.filter((id) => (counts.get(id)?.executions ?? 0) > 1).length;
+		figures.burstThenRedelivery = { events: ids.length, runAgainByRedelivery: runAgain };
 		expect(ids.every((id) => (counts.get(id)?.executions ?? 0) >= 1)).toBe(true);
+		// Concurrent saves overwrite each other; each save carries the ids its process accepted, so
+		// the last one keeps (nearly) all of them. Without that, 18 of 20 ran again here.
+		expect(runAgain).toBeLessThanOrEqual(5);
 	});
 
 	it('deactivation from the main deletes the subscription', async () => {
