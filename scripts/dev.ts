@@ -12,7 +12,7 @@ import { DEMO_KEYS, startSandbox } from '../sandbox';
 import type { N8nInstance, WorkflowInput } from './lib/n8n';
 import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD, importCredential, importWorkflow, makeLocalCa, startN8n } from './lib/n8n';
 import type { QueueTopology } from './lib/n8n-queue';
-import { startQueueTopology } from './lib/n8n-queue';
+import { prepareEventsDatabase, startQueueTopology } from './lib/n8n-queue';
 import { ensureN8nRuntime } from './n8n-runtime/install';
 
 const ROOT = join(__dirname, '..');
@@ -41,14 +41,7 @@ async function main(): Promise<void> {
 		console.log('Starting PostgreSQL, Redis and n8n in queue mode: main, 2 workers, 1 webhook processor (about 40 s)…');
 		topology = await startQueueTopology({ version: runtime.version, packageDir: ROOT, port: N8N_PORT, ui: true, userFolder, tls, workers: 2, webhookProcessors: 1, expectNodeTypes: NODE_TYPES });
 		n8n = topology.main;
-		const { postgres } = topology.services;
-		await topology.services.sql('CREATE TABLE svc_processed_events (event_id text PRIMARY KEY, claimed_at timestamptz NOT NULL DEFAULT now())');
-		await importCredential(n8n, {
-			id: 'svcEventsDb',
-			name: 'Events database',
-			type: 'postgres',
-			data: { host: postgres.host, port: postgres.port, database: postgres.database, user: postgres.user, password: postgres.password, ssl: 'disable' },
-		});
+		await prepareEventsDatabase(topology);
 	} else {
 		console.log('Starting n8n (about 10 s)…');
 		n8n = await startN8n({ runtime, packageDir: ROOT, protocol: 'https', port: N8N_PORT, tls, ui: true, logLevel: 'info', userFolder, expectNodeTypes: NODE_TYPES });

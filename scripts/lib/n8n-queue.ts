@@ -7,8 +7,8 @@ import type { RuntimeVersion } from '../n8n-runtime/install';
 import { ensureN8nRuntime } from '../n8n-runtime/install';
 import type { BackingServices } from './backing-services';
 import { startBackingServices } from './backing-services';
-import type { LocalCa, N8nInstance, N8nRoleProcess, StartOptions } from './n8n';
-import { startN8n } from './n8n';
+import type { CredentialRef, LocalCa, N8nInstance, N8nRoleProcess, StartOptions } from './n8n';
+import { importCredential, startN8n } from './n8n';
 import { freePort } from './processes';
 
 export interface QueueTopology {
@@ -106,4 +106,24 @@ export async function startQueueTopology(options: QueueTopologyOptions): Promise
 		},
 		stop,
 	};
+}
+
+/** The id examples/exactly-once-with-postgres.json uses for its database credential. */
+export const EVENTS_DB_CREDENTIAL_ID = 'svcEventsDb';
+
+/**
+ * What examples/exactly-once-with-postgres.json needs: the table of claimed event ids in the
+ * topology's PostgreSQL, and an "Events database" credential for n8n's Postgres node (1.x
+ * ignores the given id: refer to the returned one).
+ */
+export async function prepareEventsDatabase(topology: QueueTopology): Promise<CredentialRef> {
+	await topology.services.sql('CREATE TABLE IF NOT EXISTS svc_processed_events (event_id text PRIMARY KEY, claimed_at timestamptz NOT NULL DEFAULT now())');
+	const { host, port, database, user, password } = topology.services.postgres;
+	return await importCredential(topology.main, {
+		id: topology.main.runtime.version === 'v1' ? undefined : EVENTS_DB_CREDENTIAL_ID,
+		name: 'Events database',
+		type: 'postgres',
+		// 1.x's public API wants sshTunnel stated (its schema requires the SSH fields otherwise).
+		data: { host, port, database, user, password, ssl: 'disable', sshTunnel: false },
+	});
 }

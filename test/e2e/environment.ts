@@ -121,13 +121,13 @@ export async function startEnvironment(options: { version?: RuntimeVersion; prot
  * The workflow with every reference to the example credential id (`svcSandbox`) pointed at
  * `credential`: the same workflow on 2.x, the id n8n made on 1.x.
  */
-export function withCredential(workflow: WorkflowInput, credential: CredentialRef): WorkflowInput {
+export function withCredential(workflow: WorkflowInput, credential: CredentialRef, exampleId = SANDBOX_CREDENTIAL_ID): WorkflowInput {
 	return {
 		...workflow,
 		nodes: workflow.nodes.map((node) => {
 			if (!node.credentials) return node;
 			const credentials = Object.fromEntries(
-				Object.entries(node.credentials).map(([type, ref]) => [type, ref.id === SANDBOX_CREDENTIAL_ID ? { id: credential.id, name: credential.name } : ref]),
+				Object.entries(node.credentials).map(([type, ref]) => [type, ref.id === exampleId ? { id: credential.id, name: credential.name } : ref]),
 			);
 			return { ...node, credentials };
 		}),
