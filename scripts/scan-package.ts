@@ -27,7 +27,6 @@
  *
  * Exit status: 0 scan passed, 1 the scanner found problems, 2 the scan could not run.
  */
-import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
@@ -35,6 +34,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { promoteInstall, readInstallMarker } from './lib/cached-install';
+import { childEnv, lastLines, runCommand } from './lib/processes';
 
 const SCANNER_PACKAGE = '@n8n/scan-community-package';
 const SCANNER_VERSION = '0.32.0';
@@ -122,61 +122,6 @@ function kb(bytes: number): string {
 	return `${(bytes / 1024).toFixed(1)} KB`;
 }
 
-/**
- * npm run exports npm_config_* and friends describing the OUTER project; an inner npm would take
- * them as its own configuration, so they are dropped, as is NODE_OPTIONS (loaders of a runner).
- */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = {};
-	for (const [key, value] of Object.entries(process.env)) {
-		if (!/^(npm_|INIT_CWD$|NODE_OPTIONS$)/i.test(key)) env[key] = value;
-	}
-	return { ...env, ...extra };
-}
-
-interface RunOptions {
-	cwd: string;
-	env?: NodeJS.ProcessEnv;
-	/** Append output here instead of keeping it only in memory. */
-	log?: NodeJS.WritableStream;
-	/** Let the child write to our stdout/stderr directly. */
-	inherit?: boolean;
-}
-
-interface RunResult {
-	code: number;
-	output: string;
-	stdout: string;
-}
-
-async function run(cmd: string, args: string[], options: RunOptions): Promise<RunResult> {
-	options.log?.write(`\n$ (cd ${options.cwd} && ${cmd} ${args.join(' ')})\n`);
-	return await new Promise<RunResult>((resolvePromise, reject) => {
-		const child = spawn(cmd, args, {
-			cwd: options.cwd,
-			env: options.env ?? process.env,
-			stdio: options.inherit ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
-		});
-		let output = '';
-		let stdout = '';
-		child.stdout?.on('data', (chunk: Buffer) => {
-			output += chunk.toString();
-			stdout += chunk.toString();
-			options.log?.write(chunk);
-		});
-		child.stderr?.on('data', (chunk: Buffer) => {
-			output += chunk.toString();
-			options.log?.write(chunk);
-		});
-		child.on('error', reject);
-		child.on('close', (code) => resolvePromise({ code: code ?? 1, output, stdout }));
-	});
-}
-
-function tail(text: string, lines = 30): string {
-	return text.trimEnd().split('\n').slice(-lines).join('\n');
-}
-
 /** The package.json of `name` as Node would resolve it from `fromDir` (walking up node_modules folders). */
 function findPackageJson(fromDir: string, name: string): string | undefined {
 	for (let dir = fromDir; ; dir = dirname(dir)) {
@@ -222,9 +167,9 @@ async function runLegs(installDir: string, workDir: string, legs: LegRequest[]):
 	await mkdir(scannerTmp, { recursive: true });
 	await writeFile(driverPath, DRIVER);
 	await writeFile(requestPath, JSON.stringify({ legs }));
-	const result = await run(process.execPath, [driverPath, scannerPath, requestPath, resultPath], {
+	const result = await runCommand(process.execPath, [driverPath, scannerPath, requestPath, resultPath], {
 		cwd: workDir,
-		env: cleanEnv({ TMPDIR: scannerTmp }),
+		env: childEnv({ TMPDIR: scannerTmp }),
 		inherit: true,
 	});
 	if (result.code !== 0 || !existsSync(resultPath)) {
@@ -269,12 +214,12 @@ async function ensureScanner(reinstall: boolean, workDir: string): Promise<{ dir
 			dependencies: { [SCANNER_PACKAGE]: SCANNER_VERSION },
 		}, null, '\t')}\n`);
 		const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-		const install = await run(npm, ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=warn', '--prefix', tmp], {
+		const install = await runCommand(npm, ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=warn', '--prefix', tmp], {
 			cwd: tmp,
-			env: cleanEnv(),
+			env: childEnv(),
 			log,
 		});
-		if (install.code !== 0) throw new ScanError(`npm install failed (exit ${install.code}):\n${tail(install.output)}`);
+		if (install.code !== 0) throw new ScanError(`npm install failed (exit ${install.code}):\n${lastLines(install.output, 30)}`);
 		await smokeScan(tmp, workDir);
 		marker = {
 			scanner: SCANNER_VERSION,
@@ -314,8 +259,8 @@ async function packageScripts(projectDir: string): Promise<Record<string, string
 async function packProject(projectDir: string, dest: string): Promise<string> {
 	await mkdir(dest, { recursive: true });
 	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	const pack = await run(npm, ['pack', '--pack-destination', dest, '--loglevel=warn'], { cwd: projectDir });
-	if (pack.code !== 0) throw new ScanError(`npm pack failed (exit ${pack.code}):\n${tail(pack.output)}`);
+	const pack = await runCommand(npm, ['pack', '--pack-destination', dest, '--loglevel=warn'], { cwd: projectDir });
+	if (pack.code !== 0) throw new ScanError(`npm pack failed (exit ${pack.code}):\n${lastLines(pack.output, 30)}`);
 	const tarballs = (await readdir(dest)).filter((file) => file.endsWith('.tgz'));
 	if (tarballs.length !== 1) throw new ScanError(`npm pack left ${tarballs.length} tarballs in ${dest}`);
 	return join(dest, tarballs[0]);
@@ -344,7 +289,7 @@ async function walkFiles(dir: string): Promise<{ count: number; bytes: number }>
  * work tree, the project folder itself is used.
  */
 async function snapshotSource(projectDir: string, dest: string): Promise<{ dir: string; how: string }> {
-	const listed = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: projectDir }).catch(() => undefined);
+	const listed = await runCommand('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: projectDir }).catch(() => undefined);
 	if (!listed || listed.code !== 0) return { dir: projectDir, how: 'the project folder (not a git work tree)' };
 	let copied = 0;
 	for (const file of listed.stdout.split('\0').filter(Boolean)) {
@@ -405,8 +350,8 @@ async function main(): Promise<number> {
 		} else {
 			if (!values['no-build'] && (await packageScripts(projectDir)).build) {
 				const buildStarted = Date.now();
-				const build = await run('npm', ['run', 'build', '--silent'], { cwd: projectDir });
-				if (build.code !== 0) throw new ScanError(`npm run build failed (exit ${build.code}):\n${tail(build.output)}`);
+				const build = await runCommand('npm', ['run', 'build', '--silent'], { cwd: projectDir });
+				if (build.code !== 0) throw new ScanError(`npm run build failed (exit ${build.code}):\n${lastLines(build.output, 30)}`);
 				console.log(`build:   npm run build (${seconds(buildStarted)})`);
 			}
 			const packStarted = Date.now();
@@ -417,8 +362,8 @@ async function main(): Promise<number> {
 		// As the scanner's downloadAndExtractPackage: tar -xzf <tgz> -C <dir> --strip-components=1.
 		const packageDir = join(workDir, 'tarball');
 		await mkdir(packageDir, { recursive: true });
-		const untar = await run('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1'], { cwd: workDir });
-		if (untar.code !== 0) throw new ScanError(`tar extraction of ${tarball} failed:\n${tail(untar.output)}`);
+		const untar = await runCommand('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1'], { cwd: workDir });
+		if (untar.code !== 0) throw new ScanError(`tar extraction of ${tarball} failed:\n${lastLines(untar.output, 30)}`);
 		const manifest = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as { name: string; version: string };
 		const unpacked = await walkFiles(packageDir);
 		const tarballBytes = (await stat(tarball)).size;

@@ -23,7 +23,7 @@ import type {
 } from 'n8n-workflow';
 import type { N8nRuntime } from '../n8n-runtime/install';
 import type { CommandResult, ProcessGroup } from './processes';
-import { freePort, logTail, runCommand, sleep, spawnGroup } from './processes';
+import { childEnv, freePort, logTail, runCommand, sleep, spawnGroup } from './processes';
 
 export const PACKAGE_NAME = 'n8n-nodes-svc';
 /** Fixed so credentials encrypted by one start (or by the CLI) decrypt in another. */
@@ -273,11 +273,7 @@ async function installPackage(options: StartOptions, userFolder: string): Promis
  * reconfigure the instance.
  */
 function n8nProcessEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = {};
-	for (const [key, value] of Object.entries(process.env)) {
-		if (!/^(npm_|N8N_|DB_|JEST_|NODE_ENV$|NODE_OPTIONS$|WEBHOOK_URL$|QUEUE_|EXECUTIONS_|OFFLOAD_)/i.test(key)) env[key] = value;
-	}
-	return { ...env, ...extra };
+	return childEnv(extra, /^(npm_|N8N_|DB_|JEST_|NODE_ENV$|NODE_OPTIONS$|WEBHOOK_URL$|QUEUE_|EXECUTIONS_|OFFLOAD_)/i);
 }
 
 const DB_FILES = ['database.sqlite', 'database.sqlite-wal', 'database.sqlite-shm'];

@@ -15,15 +15,36 @@ export interface CommandResult {
 	code: number;
 	stdout: string;
 	stderr: string;
+	/** stdout and stderr interleaved as they arrived. */
+	output: string;
 }
 
-export async function runCommand(cmd: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CommandResult> {
+export interface CommandOptions {
+	cwd?: string;
+	env?: NodeJS.ProcessEnv;
+	/** SIGKILL after this long (the result then says so). */
+	timeoutMs?: number;
+	/** Also append the command line and its output here as they come. */
+	log?: NodeJS.WritableStream;
+	/** Let the child write to this process's stdout and stderr directly (nothing is collected). */
+	inherit?: boolean;
+}
+
+export async function runCommand(cmd: string, args: string[], options: CommandOptions = {}): Promise<CommandResult> {
+	options.log?.write(`\n$ (cd ${options.cwd ?? process.cwd()} && ${cmd} ${args.join(' ')})\n`);
 	return await new Promise((resolvePromise, reject) => {
-		const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: options.inherit ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'] });
 		let stdout = '';
 		let stderr = '';
-		child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-		child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+		let output = '';
+		const collect = (onto: (text: string) => void) => (chunk: Buffer) => {
+			const text = chunk.toString();
+			onto(text);
+			output += text;
+			options.log?.write(chunk);
+		};
+		child.stdout?.on('data', collect((text) => (stdout += text)));
+		child.stderr?.on('data', collect((text) => (stderr += text)));
 		const timer = options.timeoutMs
 			? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
 			: undefined;
@@ -31,9 +52,27 @@ export async function runCommand(cmd: string, args: string[], options: { cwd?: s
 		child.on('close', (code, signal) => {
 			if (timer) clearTimeout(timer);
 			// Shell convention for a signal death (137 = SIGKILL, e.g. the timeout above).
-			resolvePromise({ code: code ?? 128 + (signal ? osConstants.signals[signal] : 0), stdout, stderr: signal ? `${stderr}\n[killed by ${signal}]` : stderr });
+			resolvePromise({ code: code ?? 128 + (signal ? osConstants.signals[signal] : 0), stdout, stderr: signal ? `${stderr}\n[killed by ${signal}]` : stderr, output });
 		});
 	});
+}
+
+/**
+ * Environment for a child: this process's, without the variables `drop` matches, plus `extra`.
+ * By default it drops what `npm run` exports about the outer project (npm_config_*, INIT_CWD),
+ * which an inner npm would take as its own configuration, and NODE_OPTIONS (a runner's loaders).
+ */
+export function childEnv(extra: Record<string, string> = {}, drop = /^(npm_|INIT_CWD$|NODE_OPTIONS$)/i): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {};
+	for (const [key, value] of Object.entries(process.env)) {
+		if (!drop.test(key)) env[key] = value;
+	}
+	return { ...env, ...extra };
+}
+
+/** The last `count` lines of `text`, without trailing blank lines. */
+export function lastLines(text: string, count: number): string {
+	return text.trimEnd().split('\n').slice(-count).join('\n');
 }
 
 export async function freePort(): Promise<number> {
@@ -50,8 +89,8 @@ export async function freePort(): Promise<number> {
 }
 
 export async function logTail(logFile: string, lines = 40): Promise<string> {
-	const text = (await readFile(logFile, 'utf8').catch(() => '')).trimEnd();
-	return text ? text.split('\n').slice(-lines).join('\n') : '(empty)';
+	const text = lastLines(await readFile(logFile, 'utf8').catch(() => ''), lines);
+	return text || '(empty)';
 }
 
 /** Process groups not stopped yet: killed when this process exits or is interrupted. */

@@ -7,7 +7,6 @@
  * The cache key is a hash of the version's package.json + package-lock.json + INSTALL_RECIPE, so
  * editing any of them yields a fresh install while unchanged inputs reuse the previous one.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { constants, createWriteStream, existsSync } from 'node:fs';
 import { access, copyFile, mkdir, mkdtemp, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
@@ -15,6 +14,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 
 import { promoteInstall, readInstallMarker } from '../lib/cached-install';
+import { childEnv, lastLines, runCommand } from '../lib/processes';
 
 export type RuntimeVersion = 'v1' | 'v2';
 
@@ -116,19 +116,6 @@ async function readMarker(dir: string): Promise<Marker | undefined> {
 	return await readInstallMarker<Marker>(dir, MARKER);
 }
 
-/**
- * npm run/test export npm_config_* and friends describing the OUTER project; an inner npm would
- * take them as its own configuration (prefix, scripts...), so they are dropped, as is NODE_OPTIONS
- * (a test runner's loaders).
- */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = {};
-	for (const [key, value] of Object.entries(process.env)) {
-		if (!/^(npm_|INIT_CWD$|NODE_OPTIONS$)/i.test(key)) env[key] = value;
-	}
-	return { ...env, ...extra };
-}
-
 interface Step {
 	log: NodeJS.WritableStream;
 	logPath: string;
@@ -136,31 +123,15 @@ interface Step {
 	progress: (text: string) => void;
 }
 
-function tailOf(text: string, lines: number): string {
-	return text.split('\n').slice(-lines).join('\n');
-}
-
 /** Runs one command, appending its output to the install log; throws with the log's tail on failure. */
 async function run(step: Step, title: string, cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
 	const started = Date.now();
 	step.progress(`  ${title} ... `);
-	step.log.write(`\n$ (cd ${cwd} && ${cmd} ${args.join(' ')})\n`);
-	let output = '';
-	const code = await new Promise<number>((resolvePromise, reject) => {
-		const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-		const collect = (chunk: Buffer): void => {
-			output += chunk.toString();
-			step.log.write(chunk);
-		};
-		child.stdout.on('data', collect);
-		child.stderr.on('data', collect);
-		child.on('error', reject);
-		child.on('close', (exitCode) => resolvePromise(exitCode ?? 1));
-	});
+	const { code, output } = await runCommand(cmd, args, { cwd, env, log: step.log });
 	const seconds = ((Date.now() - started) / 1000).toFixed(1);
 	if (code !== 0) {
 		step.progress(`FAILED after ${seconds} s\n`);
-		throw new Error(`${title} failed (exit ${code}). Last lines of ${step.logPath}:\n${tailOf(output.trimEnd(), 30)}`);
+		throw new Error(`${title} failed (exit ${code}). Last lines of ${step.logPath}:\n${lastLines(output, 30)}`);
 	}
 	step.progress(`${seconds} s\n`);
 	return output;
@@ -172,7 +143,7 @@ async function installInto(tmp: string, version: RuntimeVersion, hash: string, s
 	await copyFile(join(specDir, 'package.json'), join(tmp, 'package.json'));
 	await copyFile(join(specDir, 'package-lock.json'), join(tmp, 'package-lock.json'));
 	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	const baseEnv = cleanEnv({});
+	const baseEnv = childEnv({});
 
 	// Scripts off: kafka's install script downloads from outside the registry and fails the whole install.
 	await run(step, 'npm install (no scripts, no optional deps)', npm,
@@ -193,7 +164,7 @@ async function installInto(tmp: string, version: RuntimeVersion, hash: string, s
 	const nodeVersion = (await run(step, 'check node', nodeBin, ['--version'], tmp, baseEnv)).trim();
 
 	// sqlite3 is n8n's default DB; build it for the runtime's Node from local headers (no downloads).
-	const buildEnv = cleanEnv({
+	const buildEnv = childEnv({
 		PATH: `${dirname(nodeBin)}${delimiter}${process.env.PATH ?? ''}`,
 		npm_config_nodedir: nodeDir,
 		npm_config_build_from_source: 'true',
