@@ -660,7 +660,8 @@ export async function getExecution(n8n: N8nInstance, executionId: string, includ
 	return { ...result.body, id: String(result.body.id) };
 }
 
-const UNFINISHED: ExecutionStatus[] = ['new', 'running', 'unknown'];
+/** Statuses of an execution that has not come to an end yet. */
+export const UNFINISHED: readonly ExecutionStatus[] = ['new', 'running', 'unknown'];
 
 /** Polls until the workflow has at least `count` executions, none of them still running; returns them oldest first. */
 export async function waitForExecutions(n8n: N8nInstance, workflowId: string, count: number, timeoutMs = 15_000, options: { includeData?: boolean } = {}): Promise<ExecutionRecord[]> {

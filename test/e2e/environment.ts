@@ -140,6 +140,15 @@ export function loadExample(file: string, credential: CredentialRef): WorkflowIn
 	return withCredential(workflow, credential);
 }
 
+/** Polls `condition` every 100 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!(await condition())) {
+		if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+}
+
 /** Items a node produced in an execution fetched with its data. */
 export function nodeOutput(execution: ExecutionRecord, nodeName: string): INodeExecutionData[] {
 	const tasks = execution.data?.resultData.runData[nodeName];

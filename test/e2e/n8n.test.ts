@@ -5,7 +5,7 @@ import type { ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../scrip
 import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, testCredential, waitForExecutions } from '../../scripts/lib/n8n';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { Environment } from './environment';
-import { e2eVersions, FULL_KEY, loadExample, NO_SENSITIVE_KEY, nodeError, nodeOutput, startEnvironment } from './environment';
+import { e2eVersions, FULL_KEY, loadExample, NO_SENSITIVE_KEY, nodeError, nodeOutput, startEnvironment, until } from './environment';
 
 // The real n8n process: install (cached), start and package loading take their time.
 jest.setTimeout(120_000);
@@ -49,14 +49,6 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 	}
 
 	const example = (file: string, target: Environment = env): WorkflowInput => loadExample(file, target.credential);
-
-	async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-		const deadline = Date.now() + timeoutMs;
-		while (!(await condition())) {
-			if (Date.now() > deadline) throw new Error('condition not reached in time');
-			await new Promise((resolve) => setTimeout(resolve, 100));
-		}
-	}
 
 	describe('n8n loads the packed package', () => {
 		it("n8n's credential test passes with a good key and fails clearly with bad ones", async () => {
@@ -238,7 +230,7 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 
 		it('deactivation deletes the subscription on the service', async () => {
 			await deactivate(env.n8n, workflow.id);
-			await until(() => subscriptions().length === 0);
+			await until('subscription deleted', () => subscriptions().length === 0, 15_000);
 		});
 	});
 

@@ -15,12 +15,12 @@ import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { CredentialRef, ExecutionRecord, N8nRoleProcess, WorkflowInput, WorkflowRecord } from '../../scripts/lib/n8n';
-import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, makeLocalCa, waitForExecutions } from '../../scripts/lib/n8n';
+import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, makeLocalCa, UNFINISHED, waitForExecutions } from '../../scripts/lib/n8n';
 import type { QueueTopology } from '../../scripts/lib/n8n-queue';
 import { EVENTS_DB_CREDENTIAL_ID, prepareEventsDatabase, startQueueTopology } from '../../scripts/lib/n8n-queue';
 import { sleep } from '../../scripts/lib/processes';
 import type { RuntimeVersion } from '../../scripts/n8n-runtime/install';
-import { credentialData, e2eVersions, FULL_KEY, loadExample, nodeOutput, packedTarball, withCredential } from '../e2e/environment';
+import { credentialData, e2eVersions, FULL_KEY, loadExample, nodeOutput, packedTarball, until, withCredential } from '../e2e/environment';
 
 jest.setTimeout(240_000);
 
@@ -66,15 +66,6 @@ async function stopAll(): Promise<void> {
 	await rm(tlsDir, { recursive: true, force: true });
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await condition())) {
-		if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
-		await sleep(100);
-	}
-}
-
-
 const subscriptions = () => [...sandbox.state.store.subscriptions.values()];
 
 /** A delivery of `event` signed with the (only) subscription's secret, as the service sends it. */
@@ -111,10 +102,11 @@ async function sendSimultaneousCopies(label: string, count: number, targets: [st
 	return ids;
 }
 
+/** The workflow's executions once none is running, and none started in the 1.5 s after that. */
 async function settled(workflowId: string): Promise<ExecutionRecord[]> {
-	await until('executions settle', async () => !(await listExecutions(topology.main, workflowId)).some((execution) => ['new', 'running'].includes(execution.status)));
+	await waitForExecutions(topology.main, workflowId, 0, 30_000);
 	await sleep(1500);
-	return await listExecutions(topology.main, workflowId, { includeData: true });
+	return await waitForExecutions(topology.main, workflowId, 0, 30_000, { includeData: true });
 }
 
 /** Per event id (read from the trigger node's output): how many executions, and how many of them reached `node`. */
@@ -370,7 +362,7 @@ describe.each(e2eVersions(process.env.SVC_QUEUE_N8N))('n8n %s in queue mode', (r
 			const appliedBeforeKill = ours();
 			await worker?.restart();
 
-			const failed = await until('n8n gives the run up', async () => !['new', 'running'].includes((await getExecution(topology.main, executionId, false)).status), 120_000)
+			const failed = await until('n8n gives the run up', async () => !UNFINISHED.includes((await getExecution(topology.main, executionId, false)).status), 120_000)
 				.then(async () => await getExecution(topology.main, executionId, false));
 			const noticedAfterSeconds = Math.round((Date.now() - killedAt) / 100) / 10;
 			const lostBeforeRecovery = LEADS - ours();
@@ -378,13 +370,8 @@ describe.each(e2eVersions(process.env.SVC_QUEUE_N8N))('n8n %s in queue mode', (r
 			// Recovery as a user does it: n8n's Retry of the failed execution; if leads are still
 			// missing after it, the caller sends its request again.
 			const recovery: string[] = [];
-			const nextRunSettles = async (runs: number) => {
-				await until('the recovery run completes', async () => {
-					const executions = await listExecutions(topology.main, stored.id);
-					return executions.length >= runs && !executions.some((entry) => ['new', 'running'].includes(entry.status));
-				}, 120_000);
-				return (await listExecutions(topology.main, stored.id))[0];
-			};
+			/** The newest execution, once there are `runs` and none is running. */
+			const nextRunSettles = async (runs: number) => (await waitForExecutions(topology.main, stored.id, runs, 120_000)).at(-1) as ExecutionRecord;
 			const retry = await topology.main.rest('POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
 			if (retry.status === 200) {
 				const retried = await getExecution(topology.main, (await nextRunSettles(2)).id, true);
