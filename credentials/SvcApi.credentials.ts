@@ -8,6 +8,7 @@ import type {
 } from 'n8n-workflow';
 
 import { checkCredentials } from '../nodes/Svc/transport/apiKey';
+import { REJECTED_KEY_TEXT } from '../nodes/Svc/transport/errors';
 
 export class SvcApi implements ICredentialType {
 	name = 'svcApi';
@@ -59,5 +60,14 @@ export class SvcApi implements ICredentialType {
 			method: 'GET',
 			headers: { Accept: 'application/json' },
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: `${REJECTED_KEY_TEXT.message}. ${REJECTED_KEY_TEXT.description}`,
+				},
+			},
+		],
 	};
 }

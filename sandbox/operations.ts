@@ -237,5 +237,6 @@ export function createSubscription(state: SandboxState, input: Record<string, un
 		secret: `${EVENT_SIGNATURE.secretPrefix}${randomBytes(24).toString('base64')}`,
 	});
 	state.stats.count('subscriptionsCreated');
+	state.store.issuedSecrets.push(subscription.secret);
 	return { ...publicSubscription(subscription), secret: subscription.secret };
 }

@@ -26,6 +26,8 @@ export class Store {
 	readonly campaigns = new Collection<Campaign>('campaigns');
 	readonly subscriptions = new Collection<StoredSubscription>('webhook-subscriptions');
 	readonly dispatches = new Collection<Dispatch>('dispatches');
+	/** Every signing secret handed out since the start, deleted subscriptions' too (reset keeps them), for secret-hygiene checks. */
+	readonly issuedSecrets: string[] = [];
 	/** Per match field and value, the ids of the leads that have it, oldest first. */
 	private readonly leadIndex = new Map<LeadWritableField, Map<string, string[]>>(LEAD_MATCH_ORDER.map((field) => [field, new Map()]));
 

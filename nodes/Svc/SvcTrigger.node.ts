@@ -94,7 +94,7 @@ export class SvcTrigger implements INodeType {
 		},
 	};
 
-	webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return Promise.resolve(receiveDelivery.call(this));
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await receiveDelivery.call(this);
 	}
 }

@@ -81,8 +81,10 @@ function subscriptions() {
 	return [...sandbox.state.store.subscriptions.values()];
 }
 
-function stored(t: TriggerHarness): { id: string; secret: string } {
-	return t.staticData.subscription as { id: string; secret: string };
+/** The subscription the trigger stored, with its signing secret as the service issued it. */
+function stored(t: TriggerHarness): { id: string; secret: string; sealedSecret: string } {
+	const subscription = t.staticData.subscription as { id: string; sealedSecret: string };
+	return { ...subscription, secret: sandbox.state.store.subscriptions.get(subscription.id)?.secret ?? '' };
 }
 
 async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
@@ -102,6 +104,9 @@ describe('subscription lifecycle', () => {
 		expect(subscriptions()).toEqual([expect.objectContaining({ url: t.webhookUrl, events: ['lead.created', 'campaign.updated'] })]);
 		expect(stored(t).id).toBe(subscriptions()[0].id);
 		expect(stored(t).secret).toMatch(/^whsec_/);
+		// Static data holds the secret only sealed: not as issued, not its key bytes.
+		expect(stored(t).sealedSecret).toMatch(/^v1\./);
+		expect(JSON.stringify(t.staticData)).not.toContain(stored(t).secret.slice(6));
 		const [create] = sandbox.state.requests.all().filter((request) => request.route === 'POST /v1/webhook-subscriptions');
 		expect(create.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
 
@@ -262,10 +267,58 @@ describe('bad deliveries start nothing', () => {
 	it('Include Headers adds the delivery headers to the output', async () => {
 		const withHeaders = await trigger({ includeHeaders: true });
 		await withHeaders.activate();
-		const secret = (withHeaders.staticData.subscription as { secret: string }).secret;
+		const { secret } = stored(withHeaders);
 		const body = event('evt_headers');
 		const signature = new Webhook(secret).sign('evt_headers', new Date(now() * 1000), body);
 		const result = await withHeaders.deliver({ method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': 'evt_headers', 'webhook-timestamp': String(now()), 'webhook-signature': signature }, rawBody: body });
 		expect((result.workflowData?.[0][0].json.headers as IDataObject)['webhook-id']).toBe('evt_headers');
 	});
 });
+
+describe('the signing secret sealed under the API key', () => {
+	const ROTATED_KEY = 'svc_live_LiveFormatDemoKey0000005';
+	const now = () => Math.floor(Date.now() / 1000);
+	function signedDelivery(secret: string, id: string) {
+		const body = JSON.stringify({ id, type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
+		const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(now()), 'webhook-signature': new Webhook(secret).sign(id, new Date(now() * 1000), body) };
+		return { method: 'POST' as const, headers, rawBody: body };
+	}
+	/** The same trigger node and static data, with another API key in its credential. */
+	async function withKey(t: TriggerHarness, apiKey: string): Promise<TriggerHarness> {
+		const rotated = await trigger({ apiKey, webhookId: t.node.webhookId });
+		for (const [key, value] of Object.entries(t.staticData)) rotated.staticData[key] = value;
+		return rotated;
+	}
+
+	it('after the key is changed, deliveries get 503 and a log line saying what to do; publishing again subscribes anew', async () => {
+		const t = await trigger();
+		await t.activate();
+		const before = stored(t);
+		const rotated = await withKey(t, ROTATED_KEY);
+
+		const refused = await rotated.deliver(signedDelivery(before.secret, 'evt_rotated_1'));
+		expect(refused.response?.statusCode).toBe(503);
+		expect(refused.workflowData).toBeUndefined();
+		const warning = capturedLogs().find((line) => line.text.includes('cannot verify deliveries'));
+		expect(warning?.text).toMatch(/Unpublish and publish the workflow again/);
+		expect(warning?.text).not.toContain(before.secret.slice(6));
+
+		expect(await rotated.activate()).toBe(true);
+		expect(subscriptions()).toHaveLength(1);
+		const after = stored(rotated);
+		expect(after.id).not.toBe(before.id);
+		const accepted = await rotated.deliver(signedDelivery(after.secret, 'evt_rotated_2'));
+		expect(accepted.workflowData?.[0]).toHaveLength(1);
+	});
+
+	it('static data alone does not open the secret: another key, or another subscription id, gets nothing', async () => {
+		const { openSecret, sealSecret } = await import('../../nodes/Svc/trigger/sealedSecret');
+		const sealed = sealSecret(FULL_KEY, 'sub_1', 'whsec_c2VjcmV0');
+		expect(openSecret(FULL_KEY, 'sub_1', sealed)).toBe('whsec_c2VjcmV0');
+		expect(openSecret(ROTATED_KEY, 'sub_1', sealed)).toBeUndefined();
+		expect(openSecret(FULL_KEY, 'sub_2', sealed)).toBeUndefined();
+		expect(openSecret(FULL_KEY, 'sub_1', sealed.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A')))).toBeUndefined();
+		expect(sealSecret(FULL_KEY, 'sub_1', 'whsec_c2VjcmV0')).not.toBe(sealed);
+	});
+});
+

@@ -22,7 +22,7 @@ import {
 	RETRYABLE_STATUSES,
 } from '../contract';
 import { checkCredentials, isLegacyApiKey } from './apiKey';
-import { toNodeApiError } from './errors';
+import { toNodeApiError, userError } from './errors';
 import { RequestGate } from './gate';
 import { Redactor } from './redact';
 
@@ -145,7 +145,7 @@ export class SvcClient {
 		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
 		const checked = checkCredentials(credentials);
 		if ('problem' in checked) {
-			throw new NodeOperationError(ctx.getNode(), new Redactor().add(credentials.apiKey).text(checked.problem), {
+			throw userError(ctx.getNode(), new Redactor().add(credentials.apiKey).text(checked.problem), {
 				description: 'Edit the Svc API credential of this node.',
 			});
 		}

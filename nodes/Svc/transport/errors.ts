@@ -1,5 +1,5 @@
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ApiErrorBody, EndpointContract } from '../contract';
 import { ERROR_CODES, SCOPE_GRANTS } from '../contract';
@@ -24,6 +24,32 @@ function errorBody(body: unknown): Partial<ApiErrorBody['error']> {
 	}
 	return {};
 }
+
+type UserErrorOptions = NonNullable<ConstructorParameters<typeof NodeOperationError>[2]>;
+
+/**
+ * Marks an error as the user's to fix (a key, a scope, a URL, a field), at n8n's 'warning'
+ * level: n8n's error reporter then neither reports it as a crash nor prints its stack.
+ * NodeError works out `shouldReport` from its default level before the subclass sets the
+ * level, so it is set here as well.
+ */
+export function asUserError<T extends NodeApiError | NodeOperationError>(error: T): T {
+	error.level = 'warning';
+	// Declared read-only, but a plain field that n8n itself only ever reads.
+	(error as { shouldReport: boolean }).shouldReport = false;
+	return error;
+}
+
+/** A NodeOperationError at the user's level (see asUserError). */
+export function userError(node: INode, message: string, options: Omit<UserErrorOptions, 'level'> = {}): NodeOperationError {
+	return asUserError(new NodeOperationError(node, message, { ...options, level: 'warning' }));
+}
+
+/** A 401: what the operations and the credential test both say. */
+export const REJECTED_KEY_TEXT = {
+	message: 'The API key was rejected (401): it is invalid, revoked or mistyped',
+	description: 'Open the Svc API credential and paste the full key again from Settings > API keys. If the key was rotated or revoked, create a new one there.',
+} as const;
 
 function retriedText(attempts: number): string {
 	return attempts > 1 ? ` after ${attempts} attempts` : '';
@@ -50,11 +76,7 @@ export function describeFailure(details: FailureDetails): { message: string; des
 				description: `${server.message ?? 'A field is missing or malformed.'} Fix the named field in this node's parameters or input item.`,
 			};
 		case 401:
-			return {
-				message: 'The API key was rejected (401): it is invalid, revoked or mistyped',
-				description:
-					'Open the Svc API credential and paste the full key again from Settings > API keys. If the key was rotated or revoked, create a new one there.',
-			};
+			return { ...REJECTED_KEY_TEXT };
 		case 403: {
 			const scope = server.required_scope ?? endpoint.scope ?? 'a scope this key lacks';
 			const grants = endpoint.scope ? ` (${SCOPE_GRANTS[endpoint.scope]})` : '';
@@ -129,5 +151,8 @@ export function toNodeApiError(node: INode, details: FailureDetails, redactor: R
 	// NodeApiError swaps a message that mentions a network code (ECONNRESET, ...) for a generic
 	// one; ours already says what happened and where.
 	error.message = redactor.text(message);
-	return error;
+	// A 4xx is the key, a scope or the input: the user's to fix. 5xx and network failures keep
+	// n8n's defaults.
+	const status = details.status ?? 0;
+	return status >= 400 && status < 500 && status !== 429 ? asUserError(error) : error;
 }

@@ -1,8 +1,12 @@
+import type { KeyObject } from 'node:crypto';
+
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../contract';
 import { EVENT_SIGNATURE } from '../contract';
-import { desiredEvents, storedSubscription } from './lifecycle';
+import type { StoredSubscription } from './lifecycle';
+import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
+import { openedKeys } from './sealedSecret';
 import { processClaims, recordIfNew } from './seenEvents';
 import { verifyDelivery } from './signature';
 
@@ -27,12 +31,41 @@ function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWeb
 	return { noWebhookResponse: true };
 }
 
+/** When each sealed secret that would not open was last logged: once a minute, not per delivery. */
+const unopenedLogged = new Map<string, number>();
+const UNOPENED_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * The subscription's HMAC key, opened once per process with the credential's API key. After
+ * the key was changed in the credential it no longer opens: say so in the log (a delivery that
+ * cannot be verified must not fail silently) and how to recover.
+ */
+async function signingKey(ctx: IWebhookFunctions, subscription: StoredSubscription): Promise<KeyObject | undefined> {
+	const cached = openedKeys.get(subscription.sealedSecret);
+	if (cached) return cached;
+	let apiKey: string | undefined;
+	try {
+		apiKey = await credentialApiKey(ctx);
+	} catch {
+		apiKey = undefined;
+	}
+	const key = apiKey === undefined ? undefined : openedKeys.open(apiKey, subscription.id, subscription.sealedSecret);
+	const now = Date.now();
+	if (!key && now - (unopenedLogged.get(subscription.sealedSecret) ?? 0) >= UNOPENED_LOG_INTERVAL_MS) {
+		unopenedLogged.set(subscription.sealedSecret, now);
+		ctx.logger.warn(
+			`Svc Trigger "${ctx.getNode().name}" in workflow ${ctx.getWorkflow().id} cannot verify deliveries: its signing secret does not open with the credential's API key, which was changed or is malformed since the workflow was published. Deliveries are answered 503 (the service retries them). Unpublish and publish the workflow again (n8n 1.x: deactivate and activate) to subscribe with the current key.`,
+		);
+	}
+	return key;
+}
+
 /**
  * One delivery: verify the signature over the raw body, then parse, de-duplicate by event id,
  * and drop kinds this trigger did not subscribe to. Only a new, verified, subscribed event
  * starts the workflow.
  */
-export function receiveDelivery(this: IWebhookFunctions): IWebhookResponseData {
+export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = this.getRequestObject();
 	const headers = this.getHeaderData() as IDataObject;
 	const staticData = this.getWorkflowStaticData('node');
@@ -48,7 +81,9 @@ export function receiveDelivery(this: IWebhookFunctions): IWebhookResponseData {
 		timestamp: headerValue(headers, EVENT_SIGNATURE.timestampHeader),
 		signature: headerValue(headers, EVENT_SIGNATURE.signatureHeader),
 	};
-	const verification = verifyDelivery(subscription.secret, delivery, rawBody ?? Buffer.alloc(0), Math.floor(Date.now() / 1000));
+	const key = await signingKey(this, subscription);
+	if (!key) return answer(this, 503, { error: 'This trigger cannot verify deliveries until its workflow is published again' });
+	const verification = verifyDelivery(key, delivery, rawBody ?? Buffer.alloc(0), Math.floor(Date.now() / 1000));
 	if (!verification.valid) {
 		this.logger.debug(`Svc Trigger refused a delivery: ${verification.reason}`);
 		return answer(this, 401, { error: 'Invalid signature', reason: verification.reason });
@@ -64,7 +99,9 @@ export function receiveDelivery(this: IWebhookFunctions): IWebhookResponseData {
 	if (event.id !== delivery.id) return answer(this, 400, { error: 'The event id does not match the webhook-id header' });
 
 	const now = Date.now();
-	const scope = `${this.getWorkflow().id}/${this.getNode().id}`;
+	// Per subscription URL: the published workflow and an editor's test listen each get every
+	// event once, with the same id, and neither copy may count as the other's repeat.
+	const scope = `${this.getWorkflow().id}/${this.getNode().id} ${subscription.url}`;
 	const firstInProcess = processClaims.claim(scope, event.id, now);
 	if (!recordIfNew(staticData, event.id, now, processClaims.known(scope, now)) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
 	if (!desiredEvents(this).includes(event.type)) return answer(this, 200, { received: true, ignored: true });

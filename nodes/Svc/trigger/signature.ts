@@ -14,18 +14,14 @@ export type Verification = { valid: true } | { valid: false; reason: string };
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /**
- * A trigger verifies every delivery with the same secret: decode it once, into a key object
- * (making one from a Buffer on every HMAC is a large share of verifying a small body).
+ * The HMAC key inside a `whsec_<base64>` secret; undefined when the secret is malformed. The
+ * trigger decodes it once and verifies with the key object (making one from a Buffer on every
+ * HMAC is a large share of verifying a small body).
  */
-let lastDecoded: { secret: string; key: KeyObject | undefined } | undefined;
-
-/** The HMAC key inside a `whsec_<base64>` secret; undefined when the secret is malformed. */
 export function secretKey(secret: string): KeyObject | undefined {
-	if (lastDecoded?.secret === secret) return lastDecoded.key;
 	const encoded = secret.startsWith(EVENT_SIGNATURE.secretPrefix) ? secret.slice(EVENT_SIGNATURE.secretPrefix.length) : secret;
 	const bytes = BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
-	lastDecoded = { secret, key: bytes?.length ? createSecretKey(bytes) : undefined };
-	return lastDecoded.key;
+	return bytes?.length ? createSecretKey(bytes) : undefined;
 }
 
 /**
@@ -35,7 +31,7 @@ export function secretKey(secret: string): KeyObject | undefined {
  * never contain the secret or the expected signature.
  */
 export function verifyDelivery(
-	secret: string,
+	secret: string | KeyObject,
 	headers: DeliveryHeaders,
 	rawBody: Buffer | string,
 	nowSeconds: number,
@@ -49,7 +45,7 @@ export function verifyDelivery(
 	const age = nowSeconds - Number(timestamp);
 	if (age > toleranceSeconds) return { valid: false, reason: 'webhook-timestamp is too old' };
 	if (age < -toleranceSeconds) return { valid: false, reason: 'webhook-timestamp is in the future' };
-	const key = secretKey(secret);
+	const key = typeof secret === 'string' ? secretKey(secret) : secret;
 	if (!key) return { valid: false, reason: 'the stored signing secret is malformed' };
 
 	const expected = createHmac(EVENT_SIGNATURE.algorithm, key).update(signedPrefix(id, timestamp)).update(rawBody).digest();
