@@ -706,6 +706,30 @@ export async function executeWorkflow(n8n: N8nInstance, workflowId: string, opti
 	return await waitForExecution(n8n, String(executionId), options.timeoutMs ?? 30_000);
 }
 
+/**
+ * Opens the editor's "Listen for test event" on a webhook trigger: the same REST call the
+ * editor makes (POST /rest/workflows/:id/run from that trigger), which registers the trigger's
+ * test webhook and answers `waitingForWebhook` instead of running.
+ */
+export async function startTestListen(n8n: N8nInstance, workflowId: string, triggerNode: string): Promise<void> {
+	const workflow = await getWorkflow(n8n, workflowId);
+	const result = await n8n.rest<{ data: { waitingForWebhook?: boolean } }>('POST', `/workflows/${workflowId}/run`, { workflowData: workflow, triggerToStartFrom: { name: triggerNode } });
+	if (result.status !== 200) fail(`POST /rest/workflows/${workflowId}/run`, result);
+	if (result.body.data.waitingForWebhook !== true) throw new Error(`Workflow ${workflowId}: "${triggerNode}" did not start listening (${JSON.stringify(result.body.data)})`);
+}
+
+/** The editor's "Stop listening": n8n removes the workflow's test webhooks. */
+export async function stopTestListen(n8n: N8nInstance, workflowId: string): Promise<void> {
+	const result = await n8n.rest('DELETE', `/test-webhook/${workflowId}`);
+	if (result.status !== 200) fail(`DELETE /rest/test-webhook/${workflowId}`, result);
+}
+
+/** Replaces a stored credential's data, as saving it in the editor does (PATCH /rest/credentials/:id). */
+export async function updateCredential(n8n: N8nInstance, credential: CredentialRef, data: IDataObject): Promise<void> {
+	const result = await n8n.rest('PATCH', `/credentials/${credential.id}`, { name: credential.name, type: credential.type, data });
+	if (result.status !== 200) fail(`PATCH /rest/credentials/${credential.id}`, result);
+}
+
 export interface CredentialTestResult {
 	status: 'OK' | 'Error';
 	message: string;

@@ -165,6 +165,20 @@ describe('subscription lifecycle', () => {
 		await expect(t.create()).rejects.toMatchObject({ description: expect.stringContaining('N8N_WEBHOOK_URL') as unknown });
 		expect(subscriptions()).toHaveLength(0);
 	});
+
+	it.each([
+		['an http webhook URL', { webhookBaseUrl: 'http://localhost:5678/webhook' }, /only to https URLs/],
+		['a malformed API key', { apiKey: 'svc_live_short' }, /not in an accepted format/],
+		['a key without webhooks:write', { apiKey: 'svc_test_ReadOnlyDemoKey000000002' }, /lacks the scope "webhooks:write"/],
+		['an unknown key', { apiKey: 'svc_live_RevokedOrNeverIssued000001' }, /invalid, revoked or mistyped/],
+	])("%s is the user's to fix: n8n's warning level, not reported as a crash", async (_, options, message) => {
+		const t = await trigger(options);
+		const error = await t.activate().then(
+			() => undefined,
+			(thrown: unknown) => thrown,
+		);
+		expect(error).toMatchObject({ message: expect.stringMatching(message) as unknown, level: 'warning', shouldReport: false });
+	});
 });
 
 describe('deliveries signed by the sandbox', () => {
