@@ -74,7 +74,7 @@ export function credentialData(version: RuntimeVersion, data: IDataObject): IDat
 }
 
 /** The sandbox and a real n8n over https with the packed package and a "Svc sandbox" credential. */
-export async function startEnvironment(options: { version?: RuntimeVersion; protocol?: 'https' | 'http' } = {}): Promise<Environment> {
+export async function startEnvironment(options: { version?: RuntimeVersion; protocol?: 'https' | 'http'; ui?: boolean } = {}): Promise<Environment> {
 	const runtime = await ensureN8nRuntime(options.version ?? 'v2');
 	const tlsDir = await mkdtemp(join(tmpdir(), 'svc-e2e-tls-'));
 	const tls = await makeLocalCa(tlsDir);
@@ -85,6 +85,8 @@ export async function startEnvironment(options: { version?: RuntimeVersion; prot
 			runtime,
 			packageTarball: await packedTarball(),
 			protocol: options.protocol ?? 'https',
+			// Only the editor suite needs the UI; without it n8n skips copying the editor's files.
+			ui: options.ui,
 			tls,
 			logLevel: 'debug',
 			expectNodeTypes: ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcTrigger'],
@@ -103,18 +105,20 @@ export async function startEnvironment(options: { version?: RuntimeVersion; prot
 		await sandbox.close();
 		throw error;
 	}
-	return {
+	const environment: Environment = {
 		n8n,
 		sandbox,
 		tls,
 		credential,
 		credentialData: (data) => credentialData(runtime.version, data),
 		async stop() {
-			await n8n.stop();
+			// The instance in use: a test may have replaced it with a restarted one.
+			await environment.n8n.stop();
 			await sandbox.close();
 			await rm(tlsDir, { recursive: true, force: true });
 		},
 	};
+	return environment;
 }
 
 /**
