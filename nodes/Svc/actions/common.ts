@@ -1,11 +1,11 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import type { EndpointName } from '../contract';
 import { DASHBOARD_PATHS } from '../contract';
 import { asText } from '../shared/text';
 import type { RequestSpec } from '../transport';
 import type { OperationContext } from './types';
+import { userError } from '../transport';
 
 export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 32;
@@ -145,7 +145,7 @@ export function resourceLocator(options: {
 export function locatorValue(op: OperationContext, name: string, what: string): string {
 	const value = asText(op.ctx.getNodeParameter(name, op.itemIndex, '', { extractValue: true })).trim();
 	if (value === '' || !new RegExp(ID_PATTERN).test(value)) {
-		throw new NodeOperationError(op.ctx.getNode(), `Enter a valid ${what} ID`, {
+		throw userError(op.ctx.getNode(), `Enter a valid ${what} ID`, {
 			itemIndex: op.itemIndex,
 			description: value === '' ? `The ${what} parameter is empty for this item.` : `"${value}" contains spaces or slashes.`,
 		});

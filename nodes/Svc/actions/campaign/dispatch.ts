@@ -1,11 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import type { DispatchResult } from '../../contract';
 import { asText } from '../../shared/text';
 import { idempotencyKeyOption, locatorValue } from '../common';
 import type { Operation } from '../types';
 import { campaignLocator } from './get';
+import { userError } from '../../transport';
 
 /** Accepts a list from an expression or a comma/space separated string. */
 export function parseIdList(value: unknown): string[] {
@@ -44,7 +44,7 @@ export const dispatch: Operation = {
 	async execute(op) {
 		const campaignId = locatorValue(op, 'campaignId', 'campaign');
 		if (op.ctx.getNodeParameter('confirmDispatch', op.itemIndex, false) !== true) {
-			throw new NodeOperationError(op.ctx.getNode(), 'Dispatch was not confirmed, so nothing was sent', {
+			throw userError(op.ctx.getNode(), 'Dispatch was not confirmed, so nothing was sent', {
 				itemIndex: op.itemIndex,
 				description: 'Dispatching sends real messages. Switch on "I Understand This Sends Messages" in this node to allow it.',
 			});

@@ -1,5 +1,4 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import type { Consent, Lead, LeadWritableField } from '../../contract';
 import {
@@ -12,6 +11,7 @@ import {
 import { asText } from '../../shared/text';
 import { idempotencyKeyOption, nonEmpty } from '../common';
 import type { Operation, OperationContext } from '../types';
+import { userError } from '../../transport';
 
 const CONSENT_DETAIL_FIELDS = ['channel', 'source', 'recorded_at'] as const;
 
@@ -170,10 +170,10 @@ function leadFromParameters(op: OperationContext): { body: IDataObject; consent:
 	for (const { name, value } of entries) {
 		const trimmed = name.trim();
 		if (trimmed === '') {
-			throw new NodeOperationError(ctx.getNode(), 'A custom field has no name', { itemIndex, description: 'Give every custom field a name or remove it.' });
+			throw userError(ctx.getNode(), 'A custom field has no name', { itemIndex, description: 'Give every custom field a name or remove it.' });
 		}
 		if (trimmed === CONSENT_FIELD) {
-			throw new NodeOperationError(ctx.getNode(), `"${CONSENT_FIELD}" is set with the Consent parameter, not as a custom field`, { itemIndex });
+			throw userError(ctx.getNode(), `"${CONSENT_FIELD}" is set with the Consent parameter, not as a custom field`, { itemIndex });
 		}
 		customFields[trimmed] = value;
 	}
@@ -188,7 +188,7 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The checks the service would make, done first so the error names the field and the item. */
 function checkLead(op: OperationContext, body: IDataObject, consent: Partial<Consent>): IDataObject {
-	const fail = (message: string, description: string) => new NodeOperationError(op.ctx.getNode(), message, { itemIndex: op.itemIndex, description });
+	const fail = (message: string, description: string) => userError(op.ctx.getNode(), message, { itemIndex: op.itemIndex, description });
 	if (!LEAD_MATCH_ORDER.some((field) => !isBlank(body[field]))) {
 		throw fail('The lead needs an email, a phone or an external ID', 'The service matches leads on External ID, then Email, then Phone. Set at least one of them for this item.');
 	}

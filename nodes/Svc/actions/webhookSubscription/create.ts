@@ -1,8 +1,7 @@
-import { NodeOperationError } from 'n8n-workflow';
 
 import type { Subscription } from '../../contract';
 import { EVENT_KIND_OPTIONS, mergeEventKinds, subscriptionProblems } from '../../shared/subscription';
-import { REDACTED } from '../../transport';
+import { REDACTED, userError } from '../../transport';
 import { idempotencyKeyOption } from '../common';
 import type { Operation } from '../types';
 
@@ -57,7 +56,7 @@ export const create: Operation = {
 		const events = mergeEventKinds(op.ctx.getNodeParameter('events', op.itemIndex, []), op.ctx.getNodeParameter('otherEvents', op.itemIndex, ''));
 		const problems = subscriptionProblems(url, events);
 		if (problems.length > 0) {
-			throw new NodeOperationError(op.ctx.getNode(), problems[0], { itemIndex: op.itemIndex, description: problems.join(' ') });
+			throw userError(op.ctx.getNode(), problems[0], { itemIndex: op.itemIndex, description: problems.join(' ') });
 		}
 		const body = { url, events };
 		const { body: subscription } = await op.client.request<Subscription>('createSubscription', {

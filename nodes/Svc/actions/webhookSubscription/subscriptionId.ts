@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { asText } from '../../shared/text';
 import type { OperationContext } from '../types';
+import { userError } from '../../transport';
 
 export const subscriptionIdProperty: INodeProperties = {
 	displayName: 'Subscription ID',
@@ -16,7 +16,7 @@ export const subscriptionIdProperty: INodeProperties = {
 export function subscriptionId(op: OperationContext): string {
 	const id = asText(op.ctx.getNodeParameter('subscriptionId', op.itemIndex, '')).trim();
 	if (id === '') {
-		throw new NodeOperationError(op.ctx.getNode(), 'Enter the ID of the webhook subscription', { itemIndex: op.itemIndex });
+		throw userError(op.ctx.getNode(), 'Enter the ID of the webhook subscription', { itemIndex: op.itemIndex });
 	}
 	return id;
 }
