@@ -17,7 +17,7 @@ export class SvcApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../nodes/Svc/svc.svg', dark: 'file:../nodes/Svc/svc.dark.svg' };
 
-	documentationUrl = 'https://github.com/n8n-nodes-svc/n8n-nodes-svc#credentials';
+	documentationUrl = 'https://github.com/n8n-nodes-svc/n8n-nodes-svc/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
 		{

@@ -14,18 +14,39 @@ import type { SandboxState } from './state';
  */
 export const ADMIN_PREFIX = '/__admin/';
 
+/** Whether a request path belongs to the admin API; `/__admin` alone is its index too. */
+export function isAdminPath(pathname: string): boolean {
+	return pathname === ADMIN_PREFIX.slice(0, -1) || pathname.startsWith(ADMIN_PREFIX);
+}
+
 interface AdminCall {
 	state: SandboxState;
-	/** The pattern's capture groups, decoded. */
+	/** The path's `{name}` segments, decoded, in order. */
 	params: string[];
 	query: URLSearchParams;
 	body: Record<string, unknown>;
 }
 
-interface AdminRoute {
-	method: 'GET' | 'PUT' | 'POST' | 'DELETE';
-	pattern: RegExp;
+type AdminMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+interface AdminRouteSpec {
+	method: AdminMethod;
+	/** Below the prefix, with `{name}` for a path segment: what the index shows and what is matched. */
+	path: string;
+	/** One line for the index. */
+	description: string;
 	handle: (call: AdminCall) => JsonResponse;
+}
+
+interface AdminRoute extends AdminRouteSpec {
+	pattern: RegExp;
+}
+
+/** One entry of `GET /__admin/`. */
+export interface AdminEndpoint {
+	method: AdminMethod;
+	path: string;
+	description: string;
 }
 
 function ok(body: unknown, status = 200): JsonResponse {
@@ -34,64 +55,77 @@ function ok(body: unknown, status = 200): JsonResponse {
 
 const DONE = { ok: true };
 
-const ADMIN_ROUTES: AdminRoute[] = [
-	{ method: 'GET', pattern: /^faults$/, handle: ({ state }) => ok({ rules: state.faults.rules() }) },
-	{ method: 'PUT', pattern: /^faults$/, handle: ({ state, body }) => ok({ rules: state.faults.set(checkFaultRules(body.rules)) }) },
+const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
+	{ method: 'GET', path: '', description: 'This index: every admin endpoint with its method and what it does', handle: () => ok({ endpoints: adminEndpoints() }) },
+	{ method: 'GET', path: 'faults', description: 'The fault rules in force', handle: ({ state }) => ok({ rules: state.faults.rules() }) },
+	{
+		method: 'PUT',
+		path: 'faults',
+		description: 'Replace the fault rules: { "rules": [{ "route", "latencyMs", "errorRate", "resetRate", "conflictRate", "rateLimitedRate", "hangRate", ... }] }',
+		handle: ({ state, body }) => ok({ rules: state.faults.set(checkFaultRules(body.rules)) }),
+	},
 	{
 		method: 'DELETE',
-		pattern: /^faults$/,
+		path: 'faults',
+		description: 'Remove every fault rule',
 		handle: ({ state }) => {
 			state.faults.clear();
 			return ok({ rules: [] });
 		},
 	},
-	{ method: 'GET', pattern: /^rate-limit$/, handle: ({ state }) => ok({ requestsPerSecond: state.rateLimiter.requestsPerSecond }) },
+	{ method: 'GET', path: 'rate-limit', description: 'The requests-per-second limit (null: none)', handle: ({ state }) => ok({ requestsPerSecond: state.rateLimiter.requestsPerSecond }) },
 	{
 		method: 'PUT',
-		pattern: /^rate-limit$/,
+		path: 'rate-limit',
+		description: 'Set the limit: { "requestsPerSecond": number | null }; over it the API answers 429 with Retry-After',
 		handle: ({ state, body }) => {
 			if (!('requestsPerSecond' in body)) throw badRequest('Send { "requestsPerSecond": number | null }');
 			return ok({ requestsPerSecond: state.rateLimiter.setRate(body.requestsPerSecond) });
 		},
 	},
-	{ method: 'GET', pattern: /^requests$/, handle: ({ state }) => ok({ data: state.requests.all() }) },
+	{ method: 'GET', path: 'requests', description: 'Every API request recorded, with headers and body', handle: ({ state }) => ok({ data: state.requests.all() }) },
 	{
 		method: 'DELETE',
-		pattern: /^requests$/,
+		path: 'requests',
+		description: 'Forget the recorded requests',
 		handle: ({ state }) => {
 			state.requests.clear();
 			return ok(DONE);
 		},
 	},
-	{ method: 'GET', pattern: /^stats$/, handle: ({ state }) => ok(state.stats.snapshot()) },
+	{ method: 'GET', path: 'stats', description: 'Counters: requests (in flight, most at once, per route), leads, dispatches, takeovers, replays, faults injected', handle: ({ state }) => ok(state.stats.snapshot()) },
 	{
 		method: 'POST',
-		pattern: /^stats\/reset$/,
+		path: 'stats/reset',
+		description: 'Reset the counters',
 		handle: ({ state }) => {
 			state.stats.reset();
 			return ok(state.stats.snapshot());
 		},
 	},
-	{ method: 'POST', pattern: /^keys$/, handle: ({ state, body }) => ok(state.keys.add(checkSandboxKey(body)), 201) },
+	{ method: 'POST', path: 'keys', description: 'Add an API key: { "key", "scopes": [...], "label"? }', handle: ({ state, body }) => ok(state.keys.add(checkSandboxKey(body)), 201) },
 	{
 		method: 'POST',
-		pattern: /^reset$/,
+		path: 'reset',
+		description: 'Back to the seeded demo state: data, keys, faults, rate limit, idempotency records, requests, counters, deliveries',
 		handle: ({ state }) => {
 			state.reset();
 			return ok(DONE);
 		},
 	},
-	{ method: 'GET', pattern: /^subscriptions$/, handle: ({ state }) => ok({ data: [...state.store.subscriptions.values()] }) },
+	{ method: 'GET', path: 'subscriptions', description: 'Every webhook subscription, with its signing secret', handle: ({ state }) => ok({ data: [...state.store.subscriptions.values()] }) },
 	{
 		method: 'GET',
-		pattern: /^deliveries$/,
+		path: 'deliveries',
+		description: 'Delivery attempts; filter with ?event_id= and ?subscription_id=',
 		handle: ({ state, query }) =>
 			ok({ data: state.deliveries.attempts({ eventId: query.get('event_id') ?? undefined, subscriptionId: query.get('subscription_id') ?? undefined }) }),
 	},
-	{ method: 'GET', pattern: /^events$/, handle: ({ state }) => ok({ data: state.deliveries.listEvents() }) },
+	{ method: 'GET', path: 'events', description: 'Every event emitted', handle: ({ state }) => ok({ data: state.deliveries.listEvents() }) },
 	{
 		method: 'POST',
-		pattern: /^events\/emit$/,
+		path: 'events/emit',
+		description: 'Emit an event to its subscribers: { "type": "lead.created", "data": {...} }',
 		handle: ({ state, body }) => {
 			const { type, data = {} } = body;
 			if (typeof type !== 'string' || type.trim() === '') throw badRequest('type must be an event name, e.g. "lead.created"');
@@ -101,19 +135,38 @@ const ADMIN_ROUTES: AdminRoute[] = [
 	},
 	{
 		method: 'POST',
-		pattern: /^events\/([^/]+)\/redeliver$/,
+		path: 'events/{event_id}/redeliver',
+		description: 'Deliver an event again, with the same webhook-id',
 		handle: ({ state, params: [eventId] }) => ok({ event_id: eventId, deliveries: state.deliveries.redeliver(eventId) }, 202),
 	},
 	{
 		method: 'POST',
-		pattern: /^leads$/,
+		path: 'leads',
+		description: 'Create or update a lead as the service would (a new one emits lead.created): { "email", ... }',
 		handle: ({ state, body }) => {
 			const { lead, created } = upsertLead(state, body);
 			return ok(lead, created ? 201 : 200);
 		},
 	},
-	{ method: 'POST', pattern: /^campaigns\/([^/]+)\/touch$/, handle: ({ state, params: [campaignId], body }) => ok(touchCampaign(state, campaignId, body)) },
+	{
+		method: 'POST',
+		path: 'campaigns/{campaign_id}/touch',
+		description: 'Change a campaign\'s "name" or "status" (e.g. { "status": "approved" }); emits campaign.updated',
+		handle: ({ state, params: [campaignId], body }) => ok(touchCampaign(state, campaignId, body)),
+	},
 ];
+
+/** Matches the path with each `{name}` as one segment, so the index and the routing share one spelling. */
+function compile(spec: AdminRouteSpec): AdminRoute {
+	return { ...spec, pattern: new RegExp(`^${spec.path.replace(/\{\w+\}/g, '([^/]+)')}$`) };
+}
+
+const ADMIN_ROUTES: readonly AdminRoute[] = ADMIN_ROUTE_SPECS.map(compile);
+
+/** The index served at `GET /__admin/`, built from the routes themselves. */
+export function adminEndpoints(): AdminEndpoint[] {
+	return ADMIN_ROUTES.map(({ method, path, description }) => ({ method, path: `${ADMIN_PREFIX}${path}`, description }));
+}
 
 const LOOPBACK_PEERS = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 

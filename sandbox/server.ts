@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { ADMIN_PREFIX, handleAdmin } from './admin';
+import { handleAdmin, isAdminPath } from './admin';
 import { handleApi } from './api';
 import type { SandboxOptions } from './state';
 import { SandboxState } from './state';
@@ -26,7 +26,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			res.writeHead(400).end();
 			return;
 		}
-		const handle = url.pathname.startsWith(ADMIN_PREFIX) ? handleAdmin : handleApi;
+		const handle = isAdminPath(url.pathname) ? handleAdmin : handleApi;
 		// Both answer their own errors; anything escaping them is a sandbox bug, so drop the socket.
 		handle(state, req, res, url).catch((error: unknown) => res.destroy(error instanceof Error ? error : new Error(String(error))));
 	});

@@ -2,13 +2,15 @@
  * `npm run dev`: the sandbox and a real n8n (with the editor) on this machine, this package
  * loaded, a "Svc sandbox" credential and the example workflows ready. Ctrl-C stops everything.
  * `npm run dev -- --queue`: the same n8n in queue mode (PostgreSQL, Redis, two workers, a
- * webhook processor), with the "Events database" credential the exactly-once example uses.
+ * webhook processor), with the "Events database" credential the exactly-once example uses; that
+ * example is imported only then (see lib/dev-examples.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { DEMO_KEYS, startSandbox } from '../sandbox';
+import { devExamples, EXAMPLES_DIR } from './lib/dev-examples';
 import type { N8nInstance, WorkflowInput } from './lib/n8n';
 import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD, importCredential, importWorkflow, makeLocalCa, startN8n } from './lib/n8n';
 import type { QueueTopology } from './lib/n8n-queue';
@@ -49,13 +51,16 @@ async function main(): Promise<void> {
 
 	const [demoKey] = DEMO_KEYS;
 	await importCredential(n8n, { id: 'svcSandbox', name: 'Svc sandbox', type: 'svcApi', data: { apiKey: demoKey.key, baseUrl: sandbox.url } });
-	const examplesDir = join(ROOT, 'examples');
+	const examples = devExamples(QUEUE_MODE);
 	const imported: string[] = [];
-	for (const file of (await readdir(examplesDir)).filter((name) => name.endsWith('.json')).sort()) {
-		const workflow = JSON.parse(await readFile(join(examplesDir, file), 'utf8')) as WorkflowInput;
+	for (const file of examples) {
+		const workflow = JSON.parse(await readFile(join(EXAMPLES_DIR, file), 'utf8')) as WorkflowInput;
 		const stored = await importWorkflow(n8n, workflow);
 		imported.push(`${stored.name}  ${n8n.baseUrl}/workflow/${stored.id}`);
 	}
+	const queueOnly = devExamples(true).filter((file) => !examples.includes(file));
+	// Each run needs a new email: an existing one updates its lead, and only a new lead sends lead.created.
+	const createLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\"}"`;
 
 	console.log(`
 n8n with n8n-nodes-svc is running${topology ? ` in queue mode (webhooks at ${topology.webhookProcessors[0].webhookBaseUrl}, executions on ${topology.workers.length} workers)` : ''}.
@@ -63,18 +68,22 @@ n8n with n8n-nodes-svc is running${topology ? ` in queue mode (webhooks at ${top
   Open        ${n8n.baseUrl}   (a local certificate: accept it once in the browser, or trust ${tls.caCertPath})
   Log in      ${DEFAULT_OWNER_EMAIL} / ${DEFAULT_OWNER_PASSWORD}
   Credential  "Svc sandbox" → ${sandbox.url} with the sandbox demo key ${demoKey.key} (all scopes)
-  Sandbox     ${sandbox.url}  (admin API under /__admin/, e.g. ${sandbox.url}/__admin/requests)
+  Sandbox     ${sandbox.url}  (its admin API lists every control at ${sandbox.url}/__admin/)
   n8n log     ${n8n.logFile}
 
 Example workflows:
-  ${imported.join('\n  ')}
+  ${imported.join('\n  ')}${queueOnly.length > 0 ? `
+  Not imported (they need PostgreSQL; start with npm run dev -- --queue): ${queueOnly.map((file) => `examples/${file}`).join(', ')}` : ''}
 
 Try first:
   1. Open "Svc: dispatch approved campaigns" and click Execute workflow.
-  2. Activate "Svc: react to lead.created", then create a lead in the sandbox:
-       curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d '{"email":"new@example.com"}'
-     The signed delivery starts one execution (see Executions).
-  3. Add a Svc node to any workflow: every resource and operation works against the sandbox.
+  2. Open "Svc: react to lead.created", open its "On Lead Created" trigger and click Listen for test
+     event. While it listens, create a lead in the sandbox:
+       ${createLead}
+     The signed lead.created delivery runs the workflow in the editor: "Get Lead" shows the new lead.
+  3. Publish that workflow (Publish, then give the version a name) and run the same command again:
+     now every new lead starts one execution on its own (see Executions).
+  4. Add a Svc node to any workflow: every resource and operation works against the sandbox.
 
 Other demo keys (add them as Svc API credentials to see scopes at work):
 ${DEMO_KEYS.slice(1).map((key) => `  ${key.key}  ${key.label ?? ''}`).join('\n')}

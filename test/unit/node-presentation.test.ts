@@ -1,0 +1,143 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { CodexData, IDataObject, INode, INodeParameters, INodeType, INodeTypes } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+
+import { SvcApi } from '../../credentials/SvcApi.credentials';
+import { resources } from '../../nodes/Svc/actions/router';
+import { ENDPOINTS } from '../../nodes/Svc/contract';
+import { Svc, SUBTITLE_MAX_LENGTH } from '../../nodes/Svc/Svc.node';
+import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
+import { adminEndpoints } from '../../sandbox/admin';
+
+const ROOT = join(__dirname, '..', '..');
+const REPOSITORY = 'https://github.com/n8n-nodes-svc/n8n-nodes-svc';
+/** Where documentation links point: a page in the repository, never an anchor (n8n appends ?utm_… after it). */
+const DOCS_PAGE = new RegExp(`^${REPOSITORY}/blob/main/(docs/[a-z-]+\\.md)$`);
+
+/**
+ * The codex categories n8n documents for nodes ("Node codex files", docs.n8n.io). n8n 2.41's
+ * editor gives none of them a place of its own (only Core Nodes, AI and HITL change where a node
+ * is listed); its own nodes spell one of them "Marketing", the documentation "Marketing &
+ * Content", so neither is used here.
+ */
+const DOCUMENTED_CATEGORIES = ['Data & Storage', 'Finance & Accounting', 'Marketing & Content', 'Productivity', 'Miscellaneous', 'Sales', 'Development', 'Analytics', 'Communication', 'Utility'];
+
+type CodexFile = CodexData & { node: string; resources: Required<NonNullable<CodexData['resources']>> };
+
+function codex(file: string): CodexFile {
+	return JSON.parse(readFileSync(join(ROOT, 'nodes', 'Svc', file), 'utf8')) as CodexFile;
+}
+
+const action = new Svc();
+const trigger = new SvcTrigger();
+const codexes = { 'Svc.node.json': codex('Svc.node.json'), 'SvcTrigger.node.json': codex('SvcTrigger.node.json') };
+
+describe('the node picker finds the nodes by what they do', () => {
+	it.each(Object.entries(codexes))('%s names the node, has aliases, documented categories and its resources', (_file, data) => {
+		expect([`n8n-nodes-svc.${action.description.name}`, `n8n-nodes-svc.${trigger.description.name}`]).toContain(data.node);
+		expect(data.alias?.length).toBeGreaterThan(5);
+		expect(data.categories?.length).toBeGreaterThan(0);
+		for (const category of data.categories ?? []) expect(DOCUMENTED_CATEGORIES).toContain(category);
+		// n8n's loader drops the whole codex (aliases too) when `resources` is missing.
+		expect(data.resources.primaryDocumentation.length).toBeGreaterThan(0);
+		expect(data.resources.credentialDocumentation.length).toBeGreaterThan(0);
+	});
+
+	it('the picker entry matches every word users search for', () => {
+		// n8n merges the trigger into the action node's entry and searches that entry's codex: the action node's.
+		const aliases = (codexes['Svc.node.json'].alias ?? []).map((alias) => alias.toLowerCase());
+		for (const word of ['lead', 'campaign', 'consent', 'conversation', 'dispatch', 'upsert', 'webhook']) expect(aliases).toContain(word);
+	});
+});
+
+describe('descriptions', () => {
+	it('n8n merges the two nodes into one picker entry, which shows the trigger\'s description: it presents both', () => {
+		// n8n 2.41 editor, generateMergedNodesAndActions: a trigger named "<node>Trigger" joins "<node>" and its description wins.
+		expect(trigger.description.name.replace('Trigger', '')).toBe(action.description.name);
+		const shown = trigger.description.description;
+		for (const word of ['leads', 'conversations', 'campaigns', 'events']) expect(shown).toContain(word);
+		expect(action.description.description).not.toBe(shown);
+		expect(action.description.description).not.toMatch(/^Starts the workflow/);
+	});
+});
+
+describe('canvas subtitles', () => {
+	const types: Record<string, INodeType> = { [action.description.name]: action, [trigger.description.name]: trigger };
+	const nodeTypes: INodeTypes = {
+		getByName: (name) => types[name],
+		getByNameAndVersion: (name) => types[name],
+		getKnownTypes: (): IDataObject => ({}),
+	};
+
+	/** As the editor computes a subtitle (useNodeHelpers.getNodeSubtitle). */
+	function subtitle(type: INodeType, parameters: INodeParameters): unknown {
+		const node: INode = { id: 'n', name: 'Node', type: type.description.name, typeVersion: 1, position: [0, 0], parameters };
+		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+		return workflow.expression.getSimpleParameterValue(node, type.description.subtitle, 'internal', {}, undefined, '[filled at execution time]');
+	}
+
+	const choices = resources.flatMap((resource) => resource.operations.map((operation) => ({ resource: resource.option, operation: operation.option })));
+
+	it.each(choices.map((choice) => [`${choice.resource.name}: ${choice.operation.name}`, choice]))('%s reads as the choice, short enough for the canvas', (_label, { resource, operation }) => {
+		const text = subtitle(action, { resource: resource.value, operation: operation.value });
+		expect(typeof text).toBe('string');
+		expect(String(text)).toMatch(new RegExp(`^${operation.name}`));
+		expect(String(text).length).toBeLessThanOrEqual(SUBTITLE_MAX_LENGTH);
+	});
+
+	it('tells every choice apart, and reads "Create or Update: Lead" for the lead upsert', () => {
+		const texts = choices.map(({ resource, operation }) => subtitle(action, { resource: resource.value, operation: operation.value }));
+		expect(new Set(texts).size).toBe(choices.length);
+		expect(subtitle(action, { resource: 'lead', operation: 'upsert' })).toBe('Create or Update: Lead');
+	});
+
+	it('names the trigger\'s events as the list does, counting the rest', () => {
+		expect(subtitle(trigger, { events: ['lead.created'], otherEvents: '' })).toBe('Lead Created');
+		expect(subtitle(trigger, { events: ['lead.created', 'campaign.updated'], otherEvents: '' })).toBe('Lead Created +1');
+		expect(subtitle(trigger, { events: [], otherEvents: 'lead.updated, thread.closed' })).toBe('lead.updated +1');
+		expect(subtitle(trigger, { events: [], otherEvents: '' })).toBe('');
+	});
+});
+
+describe('documentation links', () => {
+	const urls: Array<[string, string]> = [
+		['credential documentationUrl', new SvcApi().documentationUrl],
+		...Object.entries(codexes).flatMap(([file, data]): Array<[string, string]> => [
+			...data.resources.primaryDocumentation.map(({ url }): [string, string] => [`${file} primaryDocumentation`, url]),
+			...data.resources.credentialDocumentation.map(({ url }): [string, string] => [`${file} credentialDocumentation`, url]),
+		]),
+	];
+
+	it.each(urls)('%s points at a page of this repository that exists, without a fragment', (_what, url) => {
+		expect(url).not.toContain('#');
+		const page = DOCS_PAGE.exec(url);
+		expect(page).not.toBeNull();
+		expect(existsSync(join(ROOT, page?.[1] ?? ''))).toBe(true);
+	});
+
+	it('package.json names one repository for homepage, repository and bugs, and no entry point', () => {
+		const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { main?: string; homepage: string; repository: { url: string }; bugs: { url: string } };
+		expect(pkg.main).toBeUndefined();
+		expect(pkg.homepage).toBe(`${REPOSITORY}#readme`);
+		expect(pkg.repository.url).toBe(`git+${REPOSITORY}.git`);
+		expect(pkg.bugs.url).toBe(`${REPOSITORY}/issues`);
+	});
+});
+
+describe('docs pages follow the code', () => {
+	const read = (page: string) => readFileSync(join(ROOT, 'docs', page), 'utf8');
+
+	it.each(Object.entries(ENDPOINTS))('docs/operations.md lists %s with its method, path and scope', (_name, endpoint) => {
+		const row = read('operations.md').split('\n').find((line) => line.includes(`\`${endpoint.method} ${endpoint.path}\``));
+		expect(row).toBeDefined();
+		expect(row).toContain(endpoint.scope ?? 'any');
+	});
+
+	it('docs/development.md documents every sandbox admin endpoint', () => {
+		const section = read('development.md').split('## Sandbox admin API')[1] ?? '';
+		const missing = adminEndpoints().filter(({ method, path }) => !section.includes(`\`${method} ${path}\``));
+		expect(missing).toEqual([]);
+	});
+});
