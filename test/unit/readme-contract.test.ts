@@ -3,28 +3,40 @@ import { join } from 'node:path';
 
 import { ENDPOINTS } from '../../nodes/Svc/contract';
 
-const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+const ROOT = join(__dirname, '..', '..');
 
-function section(title: string): string {
-	const start = readme.indexOf(`## ${title}`);
-	const end = readme.indexOf('\n## ', start + 1);
-	return readme.slice(start, end === -1 ? undefined : end);
+/** The text of `## title` in a markdown file, up to the next `## ` heading. */
+function section(file: string, title: string): string {
+	const text = readFileSync(join(ROOT, file), 'utf8');
+	const start = text.indexOf(`\n## ${title}\n`);
+	if (start === -1) throw new Error(`${file} has no "## ${title}" section`);
+	const end = text.indexOf('\n## ', start + 1);
+	return text.slice(start, end === -1 ? undefined : end);
 }
 
-describe('README follows contract.ts', () => {
-	const operations = section('Operations');
-	const assumptions = section('What the connector assumes');
+/** Table rows of a section (lines that start with `|`). */
+function rows(text: string): string[] {
+	return text.split('\n').filter((line) => line.startsWith('|'));
+}
 
-	it.each(Object.entries(ENDPOINTS))('lists %s with its method, path and scope', (_name, endpoint) => {
-		const row = operations.split('\n').find((line) => line.includes(`\`${endpoint.method} ${endpoint.path}\``));
+describe('the README and docs/contract.md follow contract.ts', () => {
+	const operations = rows(section('README.md', 'Operations'));
+	const assumptions = rows(section('docs/contract.md', 'Documented and assumed'));
+
+	it.each(Object.entries(ENDPOINTS))('README lists %s with its method, path and scope', (_name, endpoint) => {
+		const row = operations.find((line) => line.includes(`\`${endpoint.method} ${endpoint.path}\``));
 		expect(row).toBeDefined();
 		expect(row).toContain(endpoint.scope ?? 'any');
 		if (endpoint.idempotency !== 'none') expect(row).toContain(endpoint.idempotency);
 	});
 
-	it.each(Object.entries(ENDPOINTS))('labels the path of %s as the contract does', (_name, endpoint) => {
-		const row = assumptions.split('\n').find((line) => line.includes(endpoint.path) && line.includes(endpoint.method));
+	it.each(Object.entries(ENDPOINTS))('docs/contract.md labels the path of %s as the contract does', (_name, endpoint) => {
+		const row = assumptions.find((line) => line.includes(endpoint.path) && line.includes(endpoint.method));
 		expect(row).toBeDefined();
 		expect(row).toMatch(new RegExp(`\\| ${endpoint.label} \\|$`));
+	});
+
+	it('the README links to docs/contract.md', () => {
+		expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(docs/contract.md)');
 	});
 });
