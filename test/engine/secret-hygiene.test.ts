@@ -107,7 +107,10 @@ describe('the trigger keeps the key and the signing secret out of errors and log
 		clearCapturedLogs();
 		const t = await createSvcTrigger(sandbox());
 		await t.activate();
-		const secret = (t.staticData.subscription as { secret: string }).secret;
+		// The trigger keeps the secret only sealed: the sandbox has it as issued.
+		const { id } = t.staticData.subscription as { id: string };
+		const secret = sandbox().state.store.subscriptions.get(id)?.secret ?? '';
+		expect(secret).toMatch(/^whsec_/);
 		const refused = await t.deliver({ method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' }, rawBody: '{}' });
 		expect(refused.response?.statusCode).toBe(401);
 		sandbox().state.faults.set([{ route: 'DELETE /v1/webhook-subscriptions/{subscription_id}', errorRate: 1, errorStatuses: [500] }]);
