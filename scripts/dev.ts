@@ -22,7 +22,7 @@ const DEV_DIR = join(ROOT, '.tmp', 'dev');
 const SANDBOX_PORT = Number(process.env.SVC_SANDBOX_PORT ?? 4010);
 const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
 const QUEUE_MODE = process.argv.includes('--queue');
-const NODE_TYPES = ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcTrigger'];
+const NODE_TYPES = ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcEventTrigger'];
 
 async function main(): Promise<void> {
 	console.log('Building the package…');

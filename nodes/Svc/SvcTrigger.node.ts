@@ -16,16 +16,15 @@ import { checkExists, create, remove } from './trigger/lifecycle';
 export class SvcTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Svc Trigger',
-		name: 'svcTrigger',
+		// Not "svcTrigger": n8n's node picker folds a "<node>Trigger" into "<node>"'s entry and shows
+		// the trigger's description for both. Apart, each node shows its own text.
+		name: 'svcEventTrigger',
 		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
 		group: ['trigger'],
 		version: 1,
 		// The chosen events by the names the list shows ("Lead Created +1"), short enough for the canvas.
 		subtitle: `={{ ((names) => names.length > 1 ? names[0] + " +" + (names.length - 1) : names[0] || "")([].concat($parameter["events"] || [], String($parameter["otherEvents"] || "").split(",")).map((kind) => String(kind).trim()).filter((kind) => kind !== "").map((kind) => (${JSON.stringify(Object.fromEntries(EVENT_KIND_OPTIONS.map((option) => [option.value, option.name])))})[kind] || kind)) }}`,
-		// n8n's node picker merges a node and its trigger (svc, svcTrigger) into one entry and shows the
-		// trigger's description for both, in the list and in the entry's details: so this text
-		// presents the package, the trigger's part last. Each event's own text comes from its option.
-		description: 'Manage leads and consent, read conversations, hand leads to the assistant and dispatch campaigns; start workflows on signed events',
+		description: 'Starts the workflow when the service sends a signed event, such as lead.created',
 		defaults: { name: 'Svc Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

@@ -89,7 +89,7 @@ export async function startEnvironment(options: { version?: RuntimeVersion; prot
 			ui: options.ui,
 			tls,
 			logLevel: 'debug',
-			expectNodeTypes: ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcTrigger'],
+			expectNodeTypes: ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcEventTrigger'],
 		});
 	} catch (error) {
 		await sandbox.close();

@@ -88,7 +88,7 @@ export function visibleText(result: SvcRun): string {
 	);
 }
 
-export const TRIGGER_TYPE = 'n8n-nodes-svc.svcTrigger';
+export const TRIGGER_TYPE = 'n8n-nodes-svc.svcEventTrigger';
 
 export interface SvcTriggerOptions {
 	apiKey?: string;

@@ -46,7 +46,7 @@ async function startAll(): Promise<void> {
 		tls,
 		workers: 2,
 		webhookProcessors: 2,
-		expectNodeTypes: ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcTrigger'],
+		expectNodeTypes: ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcEventTrigger'],
 	});
 	figures.topologyStartSeconds = Math.round((Date.now() - started) / 100) / 10;
 	// 1.x ignores a given credential id: workflows refer to the one it made.
