@@ -1,0 +1,55 @@
+/**
+ * A real Chromium for the editor suite: Debian's `chromium` package (installed with apt-get when
+ * missing, like the queue suite's PostgreSQL and Redis), driven by puppeteer-core. Packages that
+ * download their own browser cannot reach their download hosts here, so the browser always
+ * comes from the system.
+ */
+import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
+
+import type { Browser } from 'puppeteer-core';
+import { launch } from 'puppeteer-core';
+
+import { runCommand } from './processes';
+
+/** Where Debian's and other distributions' packages put the browser; the first found is used. */
+const CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+
+function installedChromium(): string | undefined {
+	const fromEnv = process.env.CHROMIUM_PATH;
+	if (fromEnv) {
+		if (!existsSync(fromEnv)) throw new Error(`CHROMIUM_PATH=${fromEnv} does not exist`);
+		return fromEnv;
+	}
+	return CHROMIUM_PATHS.find((path) => existsSync(path));
+}
+
+/** The browser's path; installs Debian's chromium first when none is found (needs root, as in CI). */
+export async function ensureChromium(): Promise<string> {
+	const found = installedChromium();
+	if (found) return found;
+	if (userInfo().uid !== 0) throw new Error('The editor suite needs Chromium: run `sudo apt-get install -y chromium` (or set CHROMIUM_PATH)');
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', 'chromium']]) {
+		const result = await runCommand('apt-get', args, { env, timeoutMs: 15 * 60_000 });
+		if (result.code !== 0) throw new Error(`apt-get ${args.join(' ')} failed (${result.code}): ${result.stderr.slice(-1500)}`);
+	}
+	const installed = installedChromium();
+	if (!installed) throw new Error(`apt-get installed chromium, but none of ${CHROMIUM_PATHS.join(', ')} exists`);
+	return installed;
+}
+
+/**
+ * A headless Chromium with a desktop-sized window. It trusts any certificate, since the n8n
+ * under test serves https with a throwaway local CA; `--no-sandbox` because CI runs as root,
+ * where Chromium refuses its own sandbox.
+ */
+export async function launchBrowser(): Promise<Browser> {
+	return await launch({
+		executablePath: await ensureChromium(),
+		headless: true,
+		acceptInsecureCerts: true,
+		args: ['--no-sandbox', '--ignore-certificate-errors', '--window-size=1600,1000'],
+		defaultViewport: { width: 1600, height: 1000 },
+	});
+}

@@ -1,0 +1,439 @@
+/// <reference lib="dom" />
+// The functions handed to page.evaluate and page.waitForFunction run in the browser: they need the DOM's types.
+
+/**
+ * Drives n8n 2.41's editor in a real Chromium through puppeteer-core, the way a user does: click,
+ * type, read what the page shows. Elements are found by the data-test-id attributes n8n's own
+ * end-to-end tests use; where n8n gives none, by visible text or a CSS-module class prefix (said
+ * where). Every wait is on the page, never on the clock: editor pages take 8–10 s on 2 cores.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import type { Browser, Page } from 'puppeteer-core';
+import { TimeoutError } from 'puppeteer-core';
+
+/** CSS for the element n8n marks with `data-test-id="<id>"`. */
+export function byTestId(id: string): string {
+	return `[data-test-id="${id}"]`;
+}
+
+/** CSS for a node on the canvas, by its name. */
+function canvasNode(name: string): string {
+	return `${byTestId('canvas-node')}[data-node-name="${name}"]`;
+}
+
+const NODE_CREATOR = byTestId('node-creator');
+const SEARCH_BAR = byTestId('node-creator-search-bar');
+/** The package's entry in the picker's results: n8n shows Svc and Svc Trigger as this one entry. */
+/** A node's entry in the node picker, by the name it shows; the package's two nodes have one each. */
+const entryOf = (name: string): string =>
+	`::-p-xpath(//*[@data-test-id="node-creator"]//*[@data-keyboard-nav-type="node"][.//*[@data-test-id="node-creator-item-name"][normalize-space()="${name}"]])`;
+export const SVC_NAME = 'Svc';
+export const SVC_TRIGGER_NAME = 'Svc Trigger';
+/** The entry's details have no test id for their description; its CSS-module class keeps this prefix. */
+const DETAILS_DESCRIPTION = `${NODE_CREATOR} span[class*="_description_"]:not([data-test-id])`;
+const NDV = byTestId('ndv');
+const OUTPUT = byTestId('output-panel');
+const PUBLISH_BUTTON = byTestId('workflow-open-publish-modal-button');
+const CREDENTIAL_DIALOG = byTestId('credential-edit-dialog');
+/** Where the credential modal shows the result of n8n's connection test. */
+export const CREDENTIAL_TEST = byTestId('node-credentials-config-container');
+
+export interface PickerEntry {
+	name: string;
+	description: string;
+}
+
+export interface NodeCredentialField {
+	/** The credential the node's Credential field shows as selected, if any. */
+	selected?: string;
+	/** True when the field offers "Connect to …" instead: the node has no usable credential. */
+	empty: boolean;
+}
+
+export class Editor {
+	/** Numbers the elements clickText tags. */
+	private clicks = 0;
+
+	private constructor(
+		readonly page: Page,
+		private readonly baseUrl: string,
+		private readonly screenshotDir: string,
+	) {}
+
+	/** A new tab on `baseUrl`; screenshots go to `screenshotDir`. */
+	static async open(browser: Browser, baseUrl: string, screenshotDir: string): Promise<Editor> {
+		await mkdir(screenshotDir, { recursive: true });
+		const page = await browser.newPage();
+		// A page load takes 8–10 s on 2 cores: three times that before any wait gives up.
+		page.setDefaultTimeout(30_000);
+		// Leaving a workflow with unsaved changes asks the browser to confirm; an unanswered dialog
+		// would freeze the page (and its screenshots) for the rest of the suite.
+		page.on('dialog', (dialog) => void dialog.accept());
+		return new Editor(page, baseUrl, screenshotDir);
+	}
+
+	async screenshot(name: string): Promise<void> {
+		await this.page.screenshot({ path: join(this.screenshotDir, `${name}.png`) });
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// Reading and acting on the page
+
+	/** The text the first element matching `selector` shows, or undefined when there is none. */
+	async textOf(selector: string): Promise<string | undefined> {
+		const element = await this.page.$(selector);
+		if (!element) return undefined;
+		return await element.evaluate((el) => (el instanceof HTMLElement ? el.innerText : (el.textContent ?? '')));
+	}
+
+	/** Waits until the first element matching `selector` shows text matching `pattern`; returns that text. */
+	async waitForText(selector: string, pattern: RegExp): Promise<string> {
+		try {
+			const handle = await this.page.waitForFunction(
+				(css: string, source: string, flags: string) => {
+					const element = document.querySelector(css);
+					const text = element instanceof HTMLElement ? element.innerText : '';
+					return new RegExp(source, flags).test(text) ? text : '';
+				},
+				{},
+				selector,
+				pattern.source,
+				pattern.flags,
+			);
+			return await handle.jsonValue();
+		} catch (error) {
+			if (!(error instanceof TimeoutError)) throw error;
+			// The assertion message then says what the page showed instead.
+			throw new Error(`${selector} did not show ${String(pattern)}; it shows: ${JSON.stringify(await this.textOf(selector) ?? '(no such element)')}`);
+		}
+	}
+
+	/**
+	 * Waits up to `timeout` ms for an element matching `selector` to be shown (or gone, with
+	 * `shown` false); returns whether one is shown in the end, so a caller can assert on it.
+	 */
+	async waitForShown(selector: string, shown: boolean, timeout: number): Promise<boolean> {
+		try {
+			await this.page.waitForSelector(selector, shown ? { visible: true, timeout } : { hidden: true, timeout });
+		} catch (error) {
+			if (!(error instanceof TimeoutError)) throw error;
+		}
+		const element = await this.page.$(selector);
+		return element !== null && (await element.isVisible());
+	}
+
+	async click(selector: string, options: { count?: number } = {}): Promise<void> {
+		await this.page.locator(selector).click(options);
+	}
+
+	/**
+	 * Clicks the visible element matching `selector` whose whole text is `text`: many of n8n's
+	 * buttons and menu items have no test id. The element found is tagged, so the click itself goes
+	 * through puppeteer's locator, which waits until it stops moving (dropdowns and dialogs open
+	 * with an animation).
+	 */
+	async clickText(selector: string, text: string): Promise<void> {
+		const tag = `click-${++this.clicks}`;
+		await this.page.waitForFunction(
+			(css: string, wanted: string, value: string) => {
+				const element = Array.from(document.querySelectorAll(css)).find(
+					(candidate) => candidate instanceof HTMLElement && candidate.checkVisibility() && candidate.innerText.trim() === wanted,
+				);
+				element?.setAttribute('data-editor-suite', value);
+				return element !== undefined;
+			},
+			{},
+			selector,
+			text,
+			tag,
+		);
+		await this.click(`[data-editor-suite="${tag}"]`);
+	}
+
+	/**
+	 * Replaces an input's text as a user does: select all, then type over it (or delete it). n8n's
+	 * inputs react to keystrokes, not to a value set from outside; and typing over the selection
+	 * never leaves a required field empty on the way, which would drop a credential's test result.
+	 */
+	async replaceText(selector: string, text: string): Promise<void> {
+		const input = await this.page.waitForSelector(selector, { visible: true });
+		if (!input) throw new Error(`No input ${selector}`);
+		await input.click({ count: 3 });
+		if (text === '') await this.page.keyboard.press('Backspace');
+		else await this.page.keyboard.type(text);
+		await input.dispose();
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// Pages
+
+	/** Logs in through the real sign-in page. */
+	async logIn(email: string, password: string): Promise<void> {
+		await this.page.goto(`${this.baseUrl}/signin`);
+		await this.replaceText(`${byTestId('emailOrLdapLoginId')} input`, email);
+		await this.replaceText(`${byTestId('password')} input`, password);
+		await this.click(byTestId('form-submit-button'));
+		// 2.41 lands on its Assistant page or on the overview: both have the main sidebar.
+		await this.page.waitForFunction(() => !location.pathname.startsWith('/signin'));
+		await this.page.waitForSelector(byTestId('project-home-menu-item'), { visible: true });
+	}
+
+	async openWorkflow(workflowId: string): Promise<void> {
+		await this.page.goto(`${this.baseUrl}/workflow/${workflowId}`);
+		await this.page.waitForSelector(byTestId('canvas-node'), { visible: true });
+	}
+
+	async newWorkflow(): Promise<void> {
+		await this.page.goto(`${this.baseUrl}/workflow/new`);
+		await this.page.waitForSelector(byTestId('node-creator-plus-button'), { visible: true });
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// The node picker ("nodes panel")
+
+	async openNodeCreator(): Promise<void> {
+		await this.click(byTestId('node-creator-plus-button'));
+		await this.page.waitForSelector(SEARCH_BAR, { visible: true });
+	}
+
+	/** Searches the open picker for `term`; true when the results list the package's entry. */
+	async searchListsSvc(term: string, name = SVC_NAME): Promise<boolean> {
+		const entrySelector = entryOf(name);
+		// Empty the search and see the entry go first: the results shown next are then for `term`,
+		// not the previous search's still on screen.
+		await this.replaceText(SEARCH_BAR, '');
+		await this.page.waitForSelector(entrySelector, { hidden: true });
+		await this.page.keyboard.type(term);
+		// The results render at once; 5 s covers a busy machine before calling the entry absent.
+		return await this.waitForShown(entrySelector, true, 5_000);
+	}
+
+	/** The package's entry in the current results. */
+	async svcEntry(name = SVC_NAME): Promise<PickerEntry> {
+		const entrySelector = entryOf(name);
+		const entry = await this.page.waitForSelector(entrySelector, { visible: true });
+		if (!entry) throw new Error('The picker lists no Svc entry');
+		return await entry.evaluate((el) => ({
+			name: el.querySelector('[data-test-id="node-creator-item-name"]')?.textContent?.trim() ?? '',
+			description: el.querySelector('[data-test-id="node-creator-item-description"]')?.textContent?.trim() ?? '',
+		}));
+	}
+
+	/** Opens the entry's details (its actions and trigger); returns the description they show. */
+	async openSvcDetails(name = SVC_NAME): Promise<string> {
+		await this.click(entryOf(name));
+		await this.page.waitForSelector(DETAILS_DESCRIPTION, { visible: true });
+		return (await this.textOf(DETAILS_DESCRIPTION))?.trim() ?? '';
+	}
+
+	/** In the open details, picks an action (e.g. "Create or update a lead"): n8n adds the node and opens it. */
+	async chooseAction(action: string): Promise<void> {
+		// Beside a trigger-less workflow n8n folds the actions away under "Actions (n)".
+		if (await this.page.$(`${NODE_CREATOR} [data-category-collapsed="true"] > [data-keyboard-nav-id="Actions"]`)) {
+			await this.click(`${NODE_CREATOR} [data-keyboard-nav-id="Actions"]`);
+		}
+		await this.clickText(`${NODE_CREATOR} ${byTestId('item-iterator-item')}`, action);
+		await this.page.waitForSelector(`${NDV} ${byTestId('node-parameters')}`, { visible: true });
+	}
+
+	/** Adds a node from the picker by its type (e.g. n8n-nodes-base.manualTrigger) after searching `term`. */
+	async addNode(term: string, nodeType: string): Promise<void> {
+		await this.openNodeCreator();
+		await this.replaceText(SEARCH_BAR, term);
+		await this.click(`${NODE_CREATOR} [data-keyboard-nav-id^="${nodeType}-"]`);
+		await this.page.waitForSelector(`${byTestId('canvas-node')}[data-node-type="${nodeType}"]`, { visible: true });
+		// The panel closes with an animation; a click on "+" before it is gone would not reopen it.
+		await this.page.waitForSelector(NODE_CREATOR, { hidden: true });
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// A node's details view (NDV)
+
+	async openNode(name: string): Promise<void> {
+		await this.click(canvasNode(name), { count: 2 });
+		await this.page.waitForSelector(`${NDV} ${byTestId('node-parameters')}`, { visible: true });
+	}
+
+	async closeNode(): Promise<void> {
+		await this.click(byTestId('ndv-close-button'));
+		await this.page.waitForSelector(NDV, { hidden: true });
+	}
+
+	/** What a parameter's input shows (e.g. "Lead" for resource). */
+	async parameterText(name: string): Promise<string> {
+		const input = await this.page.waitForSelector(`${byTestId(`parameter-input-${name}`)} input`, { visible: true });
+		if (!input) throw new Error(`No input for parameter ${name}`);
+		return await input.evaluate((el) => (el instanceof HTMLInputElement ? el.value : ''));
+	}
+
+	/** Picks `option` in a parameter's dropdown; returns once the parameter shows it. */
+	async chooseOption(parameter: string, option: string): Promise<void> {
+		await this.click(byTestId(`parameter-input-${parameter}`));
+		await this.clickText('li.el-select-dropdown__item[role="option"]', option);
+		await this.page.waitForFunction(
+			(css: string, wanted: string) => {
+				const input = document.querySelector(css);
+				return input instanceof HTMLInputElement && input.value === wanted;
+			},
+			{},
+			`${byTestId(`parameter-input-${parameter}`)} input`,
+			option,
+		);
+	}
+
+	/** "Execute step" in the open node; on a trigger node this is "Listen for test event". */
+	async executeStep(): Promise<void> {
+		await this.click(`${NDV} ${byTestId('node-execute-button')}`);
+	}
+
+	/** Waits until the output panel, shown as JSON, matches `pattern`; returns its text. */
+	async waitForOutput(pattern: RegExp): Promise<string> {
+		await this.click(`${OUTPUT} ${byTestId('radio-button-json')}`);
+		return await this.waitForText(`${OUTPUT} ${byTestId('ndv-data-container')}`, pattern);
+	}
+
+	/** The open trigger listens for a test event (after executeStep). */
+	async waitUntilListening(): Promise<void> {
+		await this.page.waitForSelector(`${NDV} ${byTestId('trigger-listening')}`, { visible: true });
+	}
+
+	async stopListening(): Promise<void> {
+		await this.click(`${NDV} ${byTestId('trigger-execute-button')}`);
+		await this.page.waitForSelector(`${NDV} ${byTestId('trigger-listening')}`, { hidden: true });
+	}
+
+	/** The open node's Credential field. */
+	async credentialField(): Promise<NodeCredentialField> {
+		await this.page.waitForSelector(`${NDV} ${byTestId('node-credentials-slot')}`, { visible: true });
+		const select = await this.page.$(`${NDV} ${byTestId('node-credentials-select')} input`);
+		const selected = select ? await select.evaluate((el) => (el instanceof HTMLInputElement ? el.value : '')) : undefined;
+		return { selected, empty: (await this.page.$(`${NDV} ${byTestId('node-credentials-empty-state')}`)) !== null };
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// The resource locator ("Lead" picker) of the open node
+
+	/** Opens the parameter's "From List" dropdown; returns the items once some are shown. */
+	async openLocatorList(parameter: string): Promise<string[]> {
+		await this.click(`${byTestId(`parameter-input-${parameter}`)} ${byTestId('rlc-input')}`);
+		await this.page.waitForSelector(byTestId('rlc-item'), { visible: true });
+		return await this.locatorItems();
+	}
+
+	async locatorItems(): Promise<string[]> {
+		return await this.page.$$eval(byTestId('rlc-item'), (items) => items.map((item) => (item instanceof HTMLElement ? item.innerText.trim() : '')));
+	}
+
+	/**
+	 * Types in the open list's search box; returns the items once they are `expected`, or after
+	 * 10 s whatever is shown, for the caller's assertion to report.
+	 */
+	async searchLocatorList(text: string, expected: string[]): Promise<string[]> {
+		await this.replaceText(byTestId('rlc-search'), text);
+		await this.page
+			.waitForFunction(
+				(wanted: string) =>
+					JSON.stringify(Array.from(document.querySelectorAll('[data-test-id="rlc-item"]')).map((item) => (item instanceof HTMLElement ? item.innerText.trim() : ''))) === wanted,
+				{ timeout: 10_000 },
+				JSON.stringify(expected),
+			)
+			.catch((error: unknown) => {
+				if (!(error instanceof TimeoutError)) throw error;
+			});
+		return await this.locatorItems();
+	}
+
+	/** Switches the parameter's mode ("From list", "By ID", "By URL"). */
+	async chooseLocatorMode(parameter: string, mode: 'list' | 'id' | 'url'): Promise<void> {
+		await this.click(`${byTestId(`parameter-input-${parameter}`)} ${byTestId('rlc-mode-selector')}`);
+		await this.click(`li${byTestId(`mode-${mode}`)}`);
+	}
+
+	/**
+	 * Types into the parameter's input; returns whether n8n then flags an issue on it. The input
+	 * hands the value on after a debounce, so this waits up to 5 s for the marker to be as `expected`.
+	 */
+	async enterLocatorValue(parameter: string, value: string, expected: { issue: boolean }): Promise<boolean> {
+		const container = byTestId(`parameter-input-${parameter}`);
+		await this.replaceText(`${container} ${byTestId('rlc-input')}`, value);
+		return await this.waitForShown(`${container} ${byTestId('parameter-issues')}`, expected.issue, 5_000);
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// The canvas
+
+	/** The subtitle under a canvas node (the operation line); its element has no test id, only a CSS-module class with this prefix. */
+	async canvasSubtitle(nodeSelector: string): Promise<string> {
+		return (await this.textOf(`${nodeSelector} [class*="_subtitle_"]`))?.trim() ?? '';
+	}
+
+	/** Waits until the canvas shows `count` nodes; returns the names of those with an issue marker. */
+	async nodesWithIssues(count: number): Promise<string[]> {
+		await this.page.waitForFunction((expected: number) => document.querySelectorAll('[data-test-id="canvas-node"]').length === expected, {}, count);
+		return await this.page.$$eval(byTestId('canvas-node'), (nodes) =>
+			nodes.filter((node) => node.querySelector('[data-test-id="node-issues"]') !== null).map((node) => node.getAttribute('data-node-name') ?? ''),
+		);
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// Publishing
+
+	/** Publish, naming the version as n8n 2.x asks; returns once the header says Published. */
+	async publish(versionName: string): Promise<void> {
+		await this.click(PUBLISH_BUTTON);
+		await this.replaceText(byTestId('workflow-publish-version-name-input'), versionName);
+		await this.click(byTestId('workflow-publish-button'));
+		// For a workflow with a trigger n8n explains that production runs are listed under Executions.
+		await this.clickText(`${byTestId('activation-modal')} button`, 'Got it');
+		await this.waitForText(PUBLISH_BUTTON, /^\s*Published\s*$/);
+	}
+
+	async unpublish(): Promise<void> {
+		await this.click(byTestId('version-menu-button'));
+		await this.click(byTestId('version-menu-item-unpublish'));
+		await this.clickText(`${byTestId('workflow-history-version-unpublish-modal')} button`, 'Unpublish');
+		await this.waitForText(PUBLISH_BUTTON, /^\s*Publish\s*$/);
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// Credentials
+
+	/** Opens a credential's modal; n8n tests the stored credential as it opens. */
+	async openCredential(credentialId: string): Promise<void> {
+		await this.page.goto(`${this.baseUrl}/home/credentials/${credentialId}`);
+		await this.page.waitForSelector(CREDENTIAL_DIALOG, { visible: true });
+	}
+
+	/** Puts `apiKey` into the open credential (unsaved) and runs n8n's connection test on it ("Retry"). */
+	async testCredentialKey(apiKey: string): Promise<void> {
+		await this.replaceText(`${CREDENTIAL_DIALOG} ${byTestId('parameter-input-apiKey')} input`, apiKey);
+		// The field hands its value on after a debounce, so a test started at once can still send
+		// the previous key: test again until n8n has tested this one.
+		for (let attempt = 1; ; attempt++) {
+			const tested = this.page.waitForResponse((response) => response.url().endsWith('/rest/credentials/test'));
+			await this.click(`${CREDENTIAL_TEST} button[title="Retry credential test"]`);
+			if (apiKeyTested((await tested).request().postData()) === apiKey) return;
+			if (attempt === 5) throw new Error('n8n kept testing the previous API key');
+		}
+	}
+
+	/** Unfolds a failed test's message ("More details"). */
+	async showCredentialTestDetails(): Promise<void> {
+		await this.clickText(`${CREDENTIAL_TEST} a`, 'More details');
+	}
+
+	/** Closes the credential modal and throws the edits away. */
+	async discardCredentialChanges(): Promise<void> {
+		await this.click(`.el-dialog:has(${CREDENTIAL_DIALOG}) .el-dialog__headerbtn`);
+		await this.clickText('.el-message-box button', 'Close');
+		await this.page.waitForSelector(CREDENTIAL_DIALOG, { hidden: true });
+	}
+}
+
+/** The API key a POST /rest/credentials/test body carried. */
+function apiKeyTested(body: string | undefined): unknown {
+	const parsed = JSON.parse(body ?? '{}') as { credentials?: { data?: { apiKey?: unknown } } };
+	return parsed.credentials?.data?.apiKey;
+}
