@@ -12,7 +12,7 @@ import type { Browser } from 'puppeteer-core';
 import type { Lead } from '../../nodes/Svc/contract';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
 import { Svc } from '../../nodes/Svc/Svc.node';
-import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
+import { SvcEventTrigger } from '../../nodes/Svc/SvcEventTrigger.node';
 import { upsertLead } from '../../sandbox/operations';
 import type { RecordedRequest } from '../../sandbox';
 import { launchBrowser } from '../../scripts/lib/browser';
@@ -28,7 +28,7 @@ const SCREENSHOTS = join(__dirname, '..', '..', '.tmp', 'editor');
 /** What the issue asks the node picker to find the package by. */
 const SEARCH_TERMS = ['lead', 'campaign', 'consent', 'conversation', 'dispatch', 'webhook', 'svc'];
 const ACTION_DESCRIPTION = new Svc().description.description;
-const TRIGGER_DESCRIPTION = new SvcTrigger().description.description;
+const TRIGGER_DESCRIPTION = new SvcEventTrigger().description.description;
 
 // Each step clicks through pages that take 8–10 s to load on 2 cores.
 jest.setTimeout(180_000);

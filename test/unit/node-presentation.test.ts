@@ -8,7 +8,7 @@ import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { resources } from '../../nodes/Svc/actions/router';
 import { ENDPOINTS } from '../../nodes/Svc/contract';
 import { Svc, SUBTITLE_MAX_LENGTH } from '../../nodes/Svc/Svc.node';
-import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
+import { SvcEventTrigger } from '../../nodes/Svc/SvcEventTrigger.node';
 import { adminEndpoints } from '../../sandbox/admin';
 
 const ROOT = join(__dirname, '..', '..');
@@ -31,8 +31,8 @@ function codex(file: string): CodexFile {
 }
 
 const action = new Svc();
-const trigger = new SvcTrigger();
-const codexes = { 'Svc.node.json': codex('Svc.node.json'), 'SvcTrigger.node.json': codex('SvcTrigger.node.json') };
+const trigger = new SvcEventTrigger();
+const codexes = { 'Svc.node.json': codex('Svc.node.json'), 'SvcEventTrigger.node.json': codex('SvcEventTrigger.node.json') };
 
 describe('the node picker finds the nodes by what they do', () => {
 	it.each(Object.entries(codexes))('%s names the node, has aliases, documented categories and its resources', (_file, data) => {

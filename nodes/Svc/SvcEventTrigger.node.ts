@@ -13,7 +13,7 @@ import { EVENT_KIND_OPTIONS } from './shared/subscription';
 import { receiveDelivery } from './trigger/delivery';
 import { checkExists, create, remove } from './trigger/lifecycle';
 
-export class SvcTrigger implements INodeType {
+export class SvcEventTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Svc Trigger',
 		// Not "svcTrigger": n8n's node picker folds a "<node>Trigger" into "<node>"'s entry and shows
