@@ -106,6 +106,15 @@ function pickerShowing(name: string, description: string): Awaited<ReturnType<ty
 	return { listed: Object.fromEntries(SEARCH_TERMS.map((term) => [term, true])), entry: { name, description }, details: description };
 }
 
+/** A new workflow with Svc added from the node panel through one of its actions, its node open. */
+async function addSvcAction(action: string): Promise<void> {
+	await editor.newWorkflow();
+	await editor.openNodeCreator();
+	expect(await editor.searchListsSvc('svc')).toBe(true);
+	await editor.openSvcDetails();
+	await editor.chooseAction(action);
+}
+
 describe('n8n editor in a real browser', () => {
 	step('01-login', 'logs in through the sign-in page', async () => {
 		await editor.logIn(DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD);
@@ -131,11 +140,7 @@ describe('n8n editor in a real browser', () => {
 	const SVC_NODE = `${byTestId('canvas-node')}[data-node-type="n8n-nodes-svc.svc"]`;
 
 	step('02-lead-upsert', 'Lead → Create or Update with email and consent: Execute step shows the created lead; the sandbox got one upsert with an Idempotency-Key', async () => {
-		await editor.newWorkflow();
-		await editor.openNodeCreator();
-		expect(await editor.searchListsSvc('svc')).toBe(true);
-		await editor.openSvcDetails();
-		await editor.chooseAction('Create or update a lead');
+		await addSvcAction('Create or update a lead');
 		expect({ resource: await editor.parameterText('resource'), operation: await editor.parameterText('operation') }).toEqual({ resource: 'Lead', operation: 'Create or Update' });
 		await editor.replaceText(`${byTestId('parameter-input-email')} input`, 'editor.person@example.com');
 		await editor.chooseOption('consentStatus', 'Granted');
@@ -185,11 +190,7 @@ describe('n8n editor in a real browser', () => {
 	});
 
 	step('04-lead-picker', 'Lead → Get: From List shows the sandbox\'s leads and its search narrows them; By URL takes a dashboard page', async () => {
-		await editor.newWorkflow();
-		await editor.openNodeCreator();
-		expect(await editor.searchListsSvc('svc')).toBe(true);
-		await editor.openSvcDetails();
-		await editor.chooseAction('Get a lead');
+		await addSvcAction('Get a lead');
 
 		const mark = env.sandbox.state.requests.all().length;
 		const leads = [...env.sandbox.state.store.leads.values()];
