@@ -4,8 +4,8 @@ import type { EndpointName } from '../contract';
 import { DASHBOARD_PATHS } from '../contract';
 import { asText } from '../shared/text';
 import type { RequestSpec } from '../transport';
-import type { OperationContext } from './types';
 import { userError } from '../transport';
+import type { OperationContext } from './types';
 
 export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 32;

@@ -54,6 +54,8 @@ export interface ClientOptions {
 	gate?: RequestGate;
 	timeoutMs?: number;
 	retry?: Partial<RetryPolicy>;
+	/** The credential, when the caller has read it already (n8n decrypts it on every read). */
+	credentials?: ICredentialDataDecryptedObject;
 }
 
 export interface RequestSpec {
@@ -142,7 +144,7 @@ export class SvcClient {
 
 	/** Reads and checks the credential once; a malformed key fails here, before any request. */
 	static async connect(ctx: SvcContext, options: ClientOptions = {}): Promise<SvcClient> {
-		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+		const credentials = options.credentials ?? (await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_TYPE));
 		const checked = checkCredentials(credentials);
 		if ('problem' in checked) {
 			throw userError(ctx.getNode(), new Redactor().add(credentials.apiKey).text(checked.problem), {

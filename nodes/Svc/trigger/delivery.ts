@@ -43,12 +43,8 @@ const UNOPENED_LOG_INTERVAL_MS = 60_000;
 async function signingKey(ctx: IWebhookFunctions, subscription: StoredSubscription): Promise<KeyObject | undefined> {
 	const cached = openedKeys.get(subscription.sealedSecret);
 	if (cached) return cached;
-	let apiKey: string | undefined;
-	try {
-		apiKey = await credentialApiKey(ctx);
-	} catch {
-		apiKey = undefined;
-	}
+	// A credential that cannot be read or holds a malformed key opens nothing either.
+	const apiKey = await credentialApiKey(ctx).catch(() => undefined);
 	const key = apiKey === undefined ? undefined : openedKeys.open(apiKey, subscription.id, subscription.sealedSecret);
 	const now = Date.now();
 	if (!key && now - (unopenedLogged.get(subscription.sealedSecret) ?? 0) >= UNOPENED_LOG_INTERVAL_MS) {

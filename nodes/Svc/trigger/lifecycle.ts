@@ -44,6 +44,14 @@ export async function credentialApiKey(ctx: Pick<IHookFunctions, 'getCredentials
 	return checkApiKey((await ctx.getCredentials(CREDENTIAL_TYPE)).apiKey);
 }
 
+/** One read of the credential: the client, and the API key that seals and opens the signing secret. */
+async function connectWithKey(ctx: IHookFunctions): Promise<{ client: SvcClient; apiKey: string }> {
+	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+	// connect() refuses a malformed key first, with the user's error.
+	const client = await SvcClient.connect(ctx, { credentials });
+	return { client, apiKey: checkApiKey(credentials.apiKey) };
+}
+
 /** The editor's test listen; publishing, start-up and removal run in other modes. */
 function isTestListen(ctx: Pick<IHookFunctions, 'getMode'>): boolean {
 	return ctx.getMode() === 'manual';
@@ -89,9 +97,8 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') ?? '';
 	const events = desiredEvents(this);
 	const testListen = isTestListen(this);
-	const client = await SvcClient.connect(this);
+	const { client, apiKey } = await connectWithKey(this);
 	const stored = storedSubscription(staticData);
-	const apiKey = await credentialApiKey(this);
 	const secret = stored && openSecret(apiKey, stored.id, stored.sealedSecret);
 	if (secret) client.redactor.add(secret);
 
@@ -123,8 +130,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const problems = subscriptionProblems(url, events);
 	if (problems.length > 0) throw userError(this.getNode(), problems[0], { description: problems.join(' ') });
 
-	const client = await SvcClient.connect(this);
-	const apiKey = await credentialApiKey(this);
+	const { client, apiKey } = await connectWithKey(this);
 	// A random key: retries of this create reuse it, while a later activation must not be
 	// answered with the replay of a subscription that was deleted since.
 	const { body } = await client.request<Subscription>('createSubscription', { body: { url, events } });

@@ -2,10 +2,10 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { DispatchResult } from '../../contract';
 import { asText } from '../../shared/text';
+import { userError } from '../../transport';
 import { idempotencyKeyOption, locatorValue } from '../common';
 import type { Operation } from '../types';
 import { campaignLocator } from './get';
-import { userError } from '../../transport';
 
 /** Accepts a list from an expression or a comma/space separated string. */
 export function parseIdList(value: unknown): string[] {

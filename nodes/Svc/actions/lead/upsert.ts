@@ -9,9 +9,9 @@ import {
 	LEAD_WRITABLE_FIELDS,
 } from '../../contract';
 import { asText } from '../../shared/text';
+import { userError } from '../../transport';
 import { idempotencyKeyOption, nonEmpty } from '../common';
 import type { Operation, OperationContext } from '../types';
-import { userError } from '../../transport';
 
 const CONSENT_DETAIL_FIELDS = ['channel', 'source', 'recorded_at'] as const;
 

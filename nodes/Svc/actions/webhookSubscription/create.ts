@@ -1,4 +1,3 @@
-
 import type { Subscription } from '../../contract';
 import { EVENT_KIND_OPTIONS, mergeEventKinds, subscriptionProblems } from '../../shared/subscription';
 import { REDACTED, userError } from '../../transport';

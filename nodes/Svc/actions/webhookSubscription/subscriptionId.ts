@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { asText } from '../../shared/text';
-import type { OperationContext } from '../types';
 import { userError } from '../../transport';
+import type { OperationContext } from '../types';
 
 export const subscriptionIdProperty: INodeProperties = {
 	displayName: 'Subscription ID',
