@@ -158,12 +158,10 @@ export class Editor {
 	 * never leaves a required field empty on the way, which would drop a credential's test result.
 	 */
 	async replaceText(selector: string, text: string): Promise<void> {
-		const input = await this.page.waitForSelector(selector, { visible: true });
-		if (!input) throw new Error(`No input ${selector}`);
-		await input.click({ count: 3 });
+		// The same click as click(): a locator waits until the input stops moving (panels slide in).
+		await this.click(selector, { count: 3 });
 		if (text === '') await this.page.keyboard.press('Backspace');
 		else await this.page.keyboard.type(text);
-		await input.dispose();
 	}
 
 	// -----------------------------------------------------------------------------------------
