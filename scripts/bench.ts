@@ -24,9 +24,11 @@ import { parseArgs, promisify } from 'node:util';
 
 import type { Sandbox, SandboxStats } from '../sandbox';
 import { DEMO_KEYS, startSandbox } from '../sandbox';
-import type { CredentialRef, N8nInstance, WorkflowRecord } from './lib/n8n';
-import { importCredential, startN8n } from './lib/n8n';
-import { freePort } from './lib/processes';
+import type { CredentialRef, WorkflowRecord } from '../harness/n8n/api';
+import type { N8nInstance } from '../harness/n8n/instance';
+import { importCredential } from '../harness/n8n/api';
+import { startN8n } from '../harness/n8n/process';
+import { freePort } from '../harness/processes';
 import { cpuSnapshot, otherCpu, type OtherCpu } from './bench/cpu';
 import { collectGarbage } from './bench/inspector';
 import { benchRequire, benchSignature, type RequireResult, type SignatureResult } from './bench/micro';
@@ -35,7 +37,7 @@ import { startRawClient, type RawClient } from './bench/raw';
 import { RssSampler, type RssPeak } from './bench/rss';
 import { count, fmt, max, median, ratio, sleep } from './bench/stats';
 import { emailPrefix, importBenchWorkflow, runTimed, type Sink, type WorkflowSpec } from './bench/workflows';
-import { ensureN8nRuntime, type N8nRuntime } from './n8n-runtime/install';
+import { ensureN8nRuntime, type N8nRuntime } from '../harness/n8n-runtime/install';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..');

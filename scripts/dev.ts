@@ -3,30 +3,32 @@
  * loaded, a "Svc sandbox" credential and the example workflows ready. Ctrl-C stops everything.
  * `npm run dev -- --queue`: the same n8n in queue mode (PostgreSQL, Redis, two workers, a
  * webhook processor), with the "Events database" credential the exactly-once example uses; that
- * example is imported only then (see lib/dev-examples.ts).
+ * example is imported only then (see harness/dev-examples.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { DEMO_KEYS, startSandbox } from '../sandbox';
-import { devExamples, EXAMPLES_DIR } from './lib/dev-examples';
-import type { N8nInstance, WorkflowInput } from './lib/n8n';
-import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD, importCredential, importWorkflow, makeLocalCa, startN8n } from './lib/n8n';
-import type { QueueTopology } from './lib/n8n-queue';
-import { prepareEventsDatabase, startQueueTopology } from './lib/n8n-queue';
-import { ensureN8nRuntime } from './n8n-runtime/install';
+import { devExamples } from '../harness/dev-examples';
+import { EXAMPLES_DIR, PACKAGE_NODE_TYPES, PROJECT_DIR, TMP_DIR } from '../harness/project';
+import type { N8nInstance } from '../harness/n8n/instance';
+import type { WorkflowInput } from '../harness/n8n/api';
+import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD, startN8n } from '../harness/n8n/process';
+import { importCredential, importWorkflow } from '../harness/n8n/api';
+import { makeLocalCa } from '../harness/local-ca';
+import type { QueueTopology } from '../harness/n8n/queue';
+import { prepareEventsDatabase, startQueueTopology } from '../harness/n8n/queue';
+import { ensureN8nRuntime } from '../harness/n8n-runtime/install';
 
-const ROOT = join(__dirname, '..');
-const DEV_DIR = join(ROOT, '.tmp', 'dev');
+const DEV_DIR = join(TMP_DIR, 'dev');
 const SANDBOX_PORT = Number(process.env.SVC_SANDBOX_PORT ?? 4010);
 const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
 const QUEUE_MODE = process.argv.includes('--queue');
-const NODE_TYPES = ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcEventTrigger'];
 
 async function main(): Promise<void> {
 	console.log('Building the package…');
-	execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+	execFileSync('npm', ['run', 'build', '--silent'], { cwd: PROJECT_DIR, stdio: 'inherit' });
 
 	const runtime = await ensureN8nRuntime('v2');
 	// A fresh n8n each start: the sandbox is in-memory too, so both begin from the same demo state.
@@ -41,12 +43,12 @@ async function main(): Promise<void> {
 	const userFolder = join(DEV_DIR, 'n8n');
 	if (QUEUE_MODE) {
 		console.log('Starting PostgreSQL, Redis and n8n in queue mode: main, 2 workers, 1 webhook processor (about 40 s)…');
-		topology = await startQueueTopology({ version: runtime.version, packageDir: ROOT, port: N8N_PORT, ui: true, userFolder, tls, workers: 2, webhookProcessors: 1, expectNodeTypes: NODE_TYPES });
+		topology = await startQueueTopology({ version: runtime.version, packageDir: PROJECT_DIR, port: N8N_PORT, ui: true, userFolder, tls, workers: 2, webhookProcessors: 1, expectNodeTypes: PACKAGE_NODE_TYPES });
 		n8n = topology.main;
 		await prepareEventsDatabase(topology);
 	} else {
 		console.log('Starting n8n (about 10 s)…');
-		n8n = await startN8n({ runtime, packageDir: ROOT, protocol: 'https', port: N8N_PORT, tls, ui: true, logLevel: 'info', userFolder, expectNodeTypes: NODE_TYPES });
+		n8n = await startN8n({ runtime, packageDir: PROJECT_DIR, protocol: 'https', port: N8N_PORT, tls, ui: true, logLevel: 'info', userFolder, expectNodeTypes: PACKAGE_NODE_TYPES });
 	}
 
 	const [demoKey] = DEMO_KEYS;

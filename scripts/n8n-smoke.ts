@@ -10,19 +10,11 @@
  * --cold reinstalls the runtime first (5–6 min); --keep leaves the user folder for inspection.
  */
 import { randomUUID } from 'node:crypto';
-import { ensureN8nRuntime, type RuntimeVersion } from './n8n-runtime/install';
-import {
-	activate,
-	deactivate,
-	executeWorkflow,
-	importCredential,
-	importWorkflow,
-	request,
-	startN8n,
-	testCredential,
-	waitForExecutions,
-	type N8nInstance,
-} from './lib/n8n';
+import { ensureN8nRuntime, type RuntimeVersion } from '../harness/n8n-runtime/install';
+import { activate, deactivate, executeWorkflow, importCredential, importWorkflow, testCredential, waitForExecutions } from '../harness/n8n/api';
+import { request } from '../harness/http';
+import { startN8n } from '../harness/n8n/process';
+import { type N8nInstance } from '../harness/n8n/instance';
 
 const timings: Array<[string, number]> = [];
 

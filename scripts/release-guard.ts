@@ -4,35 +4,13 @@
  * build and before anything reaches the registry.
  *
  *   tsx scripts/release-guard.ts     exit 0: publishing may go on; exit 1: refused, with the reason
- *
- * npm passes `--provenance` to lifecycle scripts as `npm_config_provenance=true`; a job that sets
- * `NPM_CONFIG_PROVENANCE=true` in its environment (as `n8n-node release` does) is accepted too.
  */
+import { releaseRefusal } from '../harness/release';
 
-export type Environment = Record<string, string | undefined>;
-
-/** Why publishing from this environment is refused, or `undefined` when it may go on. */
-export function releaseRefusal(env: Environment): string | undefined {
-	const reasons: string[] = [];
-	if (env.GITHUB_ACTIONS !== 'true') reasons.push('it is not running in GitHub Actions (GITHUB_ACTIONS is not "true")');
-	if (env.npm_config_provenance !== 'true' && env.NPM_CONFIG_PROVENANCE !== 'true') {
-		reasons.push('npm provenance is off (publish with `npm publish --provenance`)');
-	}
-	if (reasons.length === 0) return undefined;
-	return [
-		'npm publish refused: n8n-nodes-svc is published only by .github/workflows/publish.yml, on a version tag,',
-		'from GitHub Actions with npm provenance (n8n requires provenance for verified community nodes).',
-		`This publish was refused because ${reasons.join(' and ')}.`,
-		'To release: bump the version, update CHANGELOG.md, then push a tag vX.Y.Z (see RELEASING.md).',
-	].join('\n');
-}
-
-if (require.main === module) {
-	const refusal = releaseRefusal(process.env);
-	if (refusal) {
-		console.error(refusal);
-		process.exitCode = 1;
-	} else {
-		console.log('release guard: GitHub Actions with provenance, publishing may go on');
-	}
+const refusal = releaseRefusal(process.env);
+if (refusal) {
+	console.error(refusal);
+	process.exitCode = 1;
+} else {
+	console.log('release guard: GitHub Actions with provenance, publishing may go on');
 }

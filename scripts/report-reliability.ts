@@ -12,8 +12,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { FaultRule, Sandbox } from '../sandbox';
 import { startSandbox } from '../sandbox';
-import { shutdownEngine } from '../test/engine/harness';
-import { runSvc } from '../test/engine/svc-run';
+import { shutdownEngine } from '../harness/engine';
+import { runSvc } from '../harness/engine/svc';
 
 const ROOT = join(__dirname, '..');
 const rows: string[][] = [];

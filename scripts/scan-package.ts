@@ -33,8 +33,9 @@ import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { promoteInstall, readInstallMarker } from './lib/cached-install';
-import { childEnv, lastLines, runCommand } from './lib/processes';
+import { promoteInstall, readInstallMarker } from '../harness/cached-install';
+import { packTarball } from '../harness/pack';
+import { childEnv, lastLines, runCommand } from '../harness/processes';
 
 const SCANNER_PACKAGE = '@n8n/scan-community-package';
 const SCANNER_VERSION = '0.32.0';
@@ -256,16 +257,6 @@ async function packageScripts(projectDir: string): Promise<Record<string, string
 	return manifest.scripts ?? {};
 }
 
-async function packProject(projectDir: string, dest: string): Promise<string> {
-	await mkdir(dest, { recursive: true });
-	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	const pack = await runCommand(npm, ['pack', '--pack-destination', dest, '--loglevel=warn'], { cwd: projectDir });
-	if (pack.code !== 0) throw new ScanError(`npm pack failed (exit ${pack.code}):\n${lastLines(pack.output, 30)}`);
-	const tarballs = (await readdir(dest)).filter((file) => file.endsWith('.tgz'));
-	if (tarballs.length !== 1) throw new ScanError(`npm pack left ${tarballs.length} tarballs in ${dest}`);
-	return join(dest, tarballs[0]);
-}
-
 async function walkFiles(dir: string): Promise<{ count: number; bytes: number }> {
 	let count = 0;
 	let bytes = 0;
@@ -355,7 +346,7 @@ async function main(): Promise<number> {
 				console.log(`build:   npm run build (${seconds(buildStarted)})`);
 			}
 			const packStarted = Date.now();
-			tarball = await packProject(projectDir, join(workDir, 'pack'));
+			tarball = await packTarball(join(workDir, 'pack'), projectDir);
 			console.log(`pack:    npm pack (${seconds(packStarted)})`);
 		}
 

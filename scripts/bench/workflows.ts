@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 
 import type { ExecutionStatus, IConnections, INode } from 'n8n-workflow';
 
-import type { CredentialRef, N8nInstance, WorkflowNodeInput, WorkflowRecord } from '../lib/n8n';
-import { importWorkflow } from '../lib/n8n';
+import type { CredentialRef, WorkflowNodeInput, WorkflowRecord } from '../../harness/n8n/api';
+import type { N8nInstance } from '../../harness/n8n/instance';
+import { importWorkflow } from '../../harness/n8n/api';
 import { sleep } from './stats';
 
 export type Sink = 'svc' | 'httpRequest' | 'none';

@@ -1,11 +1,12 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
-import type { ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../scripts/lib/n8n';
-import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, testCredential, waitForExecutions } from '../../scripts/lib/n8n';
+import type { ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
+import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, testCredential, waitForExecutions } from '../../harness/n8n/api';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
-import type { Environment } from './environment';
-import { e2eVersions, FULL_KEY, loadExample, NO_SENSITIVE_KEY, nodeError, nodeOutput, startEnvironment, until } from './environment';
+import type { Environment } from '../../harness/environment';
+import { e2eVersions, FULL_KEY, loadExample, NO_SENSITIVE_KEY, nodeError, nodeOutput, startEnvironment } from '../../harness/environment';
+import { until } from '../../harness/wait';
 
 // The real n8n process: install (cached), start and package loading take their time.
 jest.setTimeout(120_000);
@@ -234,7 +235,7 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 
 		it('deactivation deletes the subscription on the service', async () => {
 			await deactivate(env.n8n, workflow.id);
-			await until('subscription deleted', () => subscriptions().length === 0, 15_000);
+			await until('subscription deleted', () => subscriptions().length === 0, { timeoutMs: 15_000 });
 		});
 	});
 

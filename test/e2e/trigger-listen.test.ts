@@ -2,10 +2,11 @@ import { Webhook } from 'standardwebhooks';
 
 import type { StoredSubscription } from '../../sandbox/store';
 import { upsertLead } from '../../sandbox/operations';
-import type { ExecutionRecord, WorkflowRecord } from '../../scripts/lib/n8n';
-import { activate, deactivate, importWorkflow, listExecutions, startTestListen, stopTestListen, updateCredential, waitForExecutions } from '../../scripts/lib/n8n';
-import type { Environment } from './environment';
-import { e2eVersions, FULL_KEY, loadExample, startEnvironment, until } from './environment';
+import type { ExecutionRecord, WorkflowRecord } from '../../harness/n8n/api';
+import { activate, deactivate, importWorkflow, listExecutions, startTestListen, stopTestListen, updateCredential, waitForExecutions } from '../../harness/n8n/api';
+import type { Environment } from '../../harness/environment';
+import { e2eVersions, FULL_KEY, loadExample, startEnvironment } from '../../harness/environment';
+import { until } from '../../harness/wait';
 
 jest.setTimeout(120_000);
 
@@ -51,7 +52,7 @@ describe.each(e2eVersions())('n8n %s: Svc Trigger beside the editor', (version) 
 
 	async function listen(): Promise<StoredSubscription> {
 		await startTestListen(env.n8n, workflow.id, TRIGGER);
-		await until('test subscription created', () => testListens().length === 1, 15_000);
+		await until('test subscription created', () => testListens().length === 1, { timeoutMs: 15_000 });
 		return testListens()[0];
 	}
 
@@ -67,9 +68,9 @@ describe.each(e2eVersions())('n8n %s: Svc Trigger beside the editor', (version) 
 			const answer = await deliver(targets[copy], id);
 			expect([copy, answer.status, answer.body]).toEqual([copy, 200, { received: true }]);
 		}
-		await until('both runs finished', async () => (await byMode('production')).length === productionBefore + 1 && (await byMode('manual')).length === manualBefore + 1, 20_000);
+		await until('both runs finished', async () => (await byMode('production')).length === productionBefore + 1 && (await byMode('manual')).length === manualBefore + 1, { timeoutMs: 20_000 });
 		// n8n ends the listen after the run it started, and the trigger deletes the test subscription.
-		await until('test subscription deleted', () => testListens().length === 0, 15_000);
+		await until('test subscription deleted', () => testListens().length === 0, { timeoutMs: 15_000 });
 		expect(published()).toHaveLength(1);
 		// Each subscription's repeat is still a duplicate.
 		expect((await deliver(targets.production, id)).body).toEqual({ received: true, duplicate: true });
@@ -78,7 +79,7 @@ describe.each(e2eVersions())('n8n %s: Svc Trigger beside the editor', (version) 
 	it('Stop listening deletes the test subscription and leaves the published one', async () => {
 		await listen();
 		await stopTestListen(env.n8n, workflow.id);
-		await until('test subscription deleted', () => testListens().length === 0, 15_000);
+		await until('test subscription deleted', () => testListens().length === 0, { timeoutMs: 15_000 });
 		expect(published()).toHaveLength(1);
 	});
 
@@ -109,7 +110,7 @@ describe.each(e2eVersions())('n8n %s: Svc Trigger beside the editor', (version) 
 
 		// n8n re-checks published triggers at start-up: the stored secret does not open, so the trigger subscribes anew.
 		env.n8n = await env.n8n.restart();
-		await until('subscribed anew', () => published().length === 1 && published()[0].id !== before.id, 20_000);
+		await until('subscribed anew', () => published().length === 1 && published()[0].id !== before.id, { timeoutMs: 20_000 });
 		expect(subscriptions().some((subscription) => subscription.id === before.id)).toBe(false);
 		const executions = (await listExecutions(env.n8n, workflow.id)).length;
 		upsertLead(env.sandbox.state, { email: 'after.rotation@example.com' });

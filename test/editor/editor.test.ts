@@ -15,14 +15,16 @@ import { Svc } from '../../nodes/Svc/Svc.node';
 import { SvcEventTrigger } from '../../nodes/Svc/SvcEventTrigger.node';
 import { upsertLead } from '../../sandbox/operations';
 import type { RecordedRequest } from '../../sandbox';
-import { launchBrowser } from '../../scripts/lib/browser';
-import { devExamples } from '../../scripts/lib/dev-examples';
-import type { WorkflowRecord } from '../../scripts/lib/n8n';
-import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD, getExecution, importWorkflow, listExecutions } from '../../scripts/lib/n8n';
-import type { Environment } from '../e2e/environment';
-import { loadExample, nodeOutput, startEnvironment, until } from '../e2e/environment';
-import type { PickerEntry } from './editor';
-import { byTestId, CREDENTIAL_TEST, Editor, SVC_NAME, SVC_TRIGGER_NAME } from './editor';
+import { launchBrowser } from '../../harness/browser';
+import { devExamples } from '../../harness/dev-examples';
+import type { WorkflowRecord } from '../../harness/n8n/api';
+import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD } from '../../harness/n8n/process';
+import { getExecution, importWorkflow, listExecutions } from '../../harness/n8n/api';
+import type { Environment } from '../../harness/environment';
+import { loadExample, nodeOutput, startEnvironment } from '../../harness/environment';
+import { until } from '../../harness/wait';
+import type { PickerEntry } from '../../harness/editor';
+import { byTestId, CREDENTIAL_TEST, Editor, SVC_NAME, SVC_TRIGGER_NAME } from '../../harness/editor';
 
 const SCREENSHOTS = join(__dirname, '..', '..', '.tmp', 'editor');
 /** What the issue asks the node picker to find the package by. */

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { FaultRule } from '../../sandbox';
-import { capturedLogs, clearCapturedLogs, shutdownEngine } from './harness';
-import { createSvcTrigger, FULL_KEY, NO_SENSITIVE_KEY, READ_ONLY_KEY, runSvc, useSandbox, visibleText } from './svc-run';
+import { capturedLogs, clearCapturedLogs, shutdownEngine } from '../../harness/engine';
+import { createSvcTrigger, FULL_KEY, NO_SENSITIVE_KEY, READ_ONLY_KEY, runSvc, useSandbox, visibleText } from '../../harness/engine/svc';
 
 /**
  * Secret hygiene across failure modes: after each one, the API key, its Authorization header

@@ -2,8 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
-import { runCredentialTest, shutdownEngine } from './harness';
-import { FULL_KEY, LEGACY_KEY, NO_SENSITIVE_KEY, READ_ONLY_KEY, requestsTo, runSvc, useSandbox, visibleText } from './svc-run';
+import { runCredentialTest, shutdownEngine } from '../../harness/engine';
+import { FULL_KEY, LEGACY_KEY, NO_SENSITIVE_KEY, READ_ONLY_KEY, requestsTo, runSvc, useSandbox, visibleText } from '../../harness/engine/svc';
 
 const sandbox = useSandbox();
 afterAll(async () => await shutdownEngine());

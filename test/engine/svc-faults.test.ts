@@ -1,21 +1,14 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { shutdownEngine } from './harness';
-import { requestsTo, runSvc, useSandbox, visibleText, FULL_KEY } from './svc-run';
+import { shutdownEngine } from '../../harness/engine';
+import { requestsTo, runSvc, useSandbox, visibleText, FULL_KEY } from '../../harness/engine/svc';
+import { until } from '../../harness/wait';
 
 const sandbox = useSandbox();
 afterAll(async () => await shutdownEngine());
 
 function leads(count: number): IDataObject[] {
 	return Array.from({ length: count }, (_, index) => ({ email: `bulk${index}@example.com`, first_name: `Bulk ${index}`, consent_status: 'granted' }));
-}
-
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition()) {
-		if (Date.now() > deadline) throw new Error('condition not reached in time');
-		await new Promise((resolve) => setTimeout(resolve, 10));
-	}
 }
 
 describe('writes under injected faults', () => {
@@ -56,7 +49,7 @@ describe('writes under injected faults', () => {
 			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 2000 },
 		});
 		// 3 items in flight at once, 10 attempts each: then the node fails and n8n waits to re-run it.
-		await until(() => requestsTo(sandbox(), 'POST /v1/leads').length >= 30, 60_000);
+		await until('30 upsert attempts', () => requestsTo(sandbox(), 'POST /v1/leads').length >= 30, { everyMs: 10, timeoutMs: 60_000 });
 		sandbox().state.faults.clear();
 		const result = await running;
 		expect(result.error).toBeUndefined();

@@ -11,12 +11,13 @@ import { Webhook } from 'standardwebhooks';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { upsertLead } from '../../sandbox/operations';
-import { makeLocalCa } from '../../scripts/lib/n8n';
-import type { LocalCa } from '../../scripts/lib/n8n';
-import type { DeliveryResult, TriggerHarness } from './harness';
-import { capturedLogs, shutdownEngine } from './harness';
-import type { SvcTriggerOptions } from './svc-run';
-import { createSvcTrigger, FULL_KEY } from './svc-run';
+import { makeLocalCa } from '../../harness/local-ca';
+import type { LocalCa } from '../../harness/local-ca';
+import type { DeliveryResult, TriggerHarness } from '../../harness/engine';
+import { capturedLogs, shutdownEngine } from '../../harness/engine';
+import type { SvcTriggerOptions } from '../../harness/engine/svc';
+import { createSvcTrigger, FULL_KEY } from '../../harness/engine/svc';
+import { until } from '../../harness/wait';
 
 let sandbox: Sandbox;
 let tls: LocalCa;
@@ -85,14 +86,6 @@ function subscriptions() {
 function stored(t: TriggerHarness): { id: string; secret: string; sealedSecret: string } {
 	const subscription = t.staticData.subscription as { id: string; sealedSecret: string };
 	return { ...subscription, secret: sandbox.state.store.subscriptions.get(subscription.id)?.secret ?? '' };
-}
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!condition()) {
-		if (Date.now() > deadline) throw new Error('condition not reached in time');
-		await new Promise((resolve) => setTimeout(resolve, 10));
-	}
 }
 
 const started = () => delivered.filter((result) => result.workflowData !== undefined);
@@ -186,14 +179,14 @@ describe('deliveries signed by the sandbox', () => {
 		const t = await trigger();
 		await t.activate();
 		const { lead } = upsertLead(sandbox.state, { email: 'fresh@example.com', first_name: 'Fresh' });
-		await until(() => delivered.length === 1);
+		await until('one delivery', () => delivered.length === 1, { everyMs: 10, timeoutMs: 5000 });
 		expect(started()).toHaveLength(1);
 		const item = started()[0].workflowData?.[0][0].json as IDataObject;
 		expect(item).toMatchObject({ type: 'lead.created', data: { id: lead.id, email: 'fresh@example.com' }, meta: { verified: true } });
 		expect((item.meta as IDataObject).webhook_id).toBe(item.id);
 
 		sandbox.state.deliveries.redeliver(item.id as string);
-		await until(() => delivered.length === 2);
+		await until('two deliveries', () => delivered.length === 2, { everyMs: 10, timeoutMs: 5000 });
 		expect(delivered[1].response).toMatchObject({ statusCode: 200, body: { received: true, duplicate: true } });
 		expect(started()).toHaveLength(1);
 	});
@@ -203,7 +196,7 @@ describe('deliveries signed by the sandbox', () => {
 		await t.activate();
 		answerDelayMs = 600;
 		upsertLead(sandbox.state, { email: 'slow@example.com' });
-		await until(() => delivered.length >= 2, 5000);
+		await until('two deliveries', () => delivered.length >= 2, { everyMs: 10, timeoutMs: 5000 });
 		answerDelayMs = 0;
 		await sandbox.state.waitForDeliveries();
 		const attempts = sandbox.state.deliveries.attempts();
@@ -218,7 +211,7 @@ describe('deliveries signed by the sandbox', () => {
 		// A subscription that asks for more kinds, at the same URL, is what a wider one would send.
 		sandbox.state.store.subscriptions.set({ ...sandbox.state.store.subscriptions.get(stored(t).id)!, events: ['lead.created', 'campaign.updated'] });
 		sandbox.state.deliveries.emit('campaign.updated', { id: 'cmp_0001' });
-		await until(() => delivered.length === 1);
+		await until('one delivery', () => delivered.length === 1, { everyMs: 10, timeoutMs: 5000 });
 		expect(delivered[0].response).toMatchObject({ statusCode: 200, body: { received: true, ignored: true } });
 		expect(started()).toHaveLength(0);
 	});

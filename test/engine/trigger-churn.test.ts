@@ -1,5 +1,5 @@
-import { shutdownEngine } from './harness';
-import { createSvcTrigger, useSandbox } from './svc-run';
+import { shutdownEngine } from '../../harness/engine';
+import { createSvcTrigger, useSandbox } from '../../harness/engine/svc';
 
 const sandbox = useSandbox();
 afterAll(async () => await shutdownEngine());

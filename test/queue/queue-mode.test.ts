@@ -14,17 +14,19 @@ import { Webhook } from 'standardwebhooks';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
-import type { CredentialRef, ExecutionRecord, N8nRoleProcess, WorkflowInput, WorkflowRecord } from '../../scripts/lib/n8n';
-import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, makeLocalCa, UNFINISHED, waitForExecutions } from '../../scripts/lib/n8n';
-import type { QueueTopology } from '../../scripts/lib/n8n-queue';
-import { EVENTS_DB_CREDENTIAL_ID, prepareEventsDatabase, startQueueTopology } from '../../scripts/lib/n8n-queue';
-import { sleep } from '../../scripts/lib/processes';
-import type { RuntimeVersion } from '../../scripts/n8n-runtime/install';
-import { credentialData, e2eVersions, FULL_KEY, loadExample, nodeOutput, packedTarball, until, withCredential } from '../e2e/environment';
+import type { CredentialRef, ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
+import type { N8nRoleProcess } from '../../harness/n8n/instance';
+import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, UNFINISHED, waitForExecutions } from '../../harness/n8n/api';
+import { makeLocalCa } from '../../harness/local-ca';
+import type { QueueTopology } from '../../harness/n8n/queue';
+import { EVENTS_DB_CREDENTIAL_ID, prepareEventsDatabase, startQueueTopology } from '../../harness/n8n/queue';
+import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
+import { credentialData, e2eVersions, FULL_KEY, loadExample, nodeOutput, packedTarball, withCredential } from '../../harness/environment';
+import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../harness/project';
+import { sleep, until } from '../../harness/wait';
 
 jest.setTimeout(240_000);
 
-const ROOT = join(__dirname, '..', '..');
 /** Per n8n runtime, written when the suite ends. */
 const allFigures: Record<string, IDataObject> = {};
 let figures: IDataObject = {};
@@ -46,7 +48,7 @@ async function startAll(): Promise<void> {
 		tls,
 		workers: 2,
 		webhookProcessors: 2,
-		expectNodeTypes: ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcEventTrigger'],
+		expectNodeTypes: PACKAGE_NODE_TYPES,
 	});
 	figures.topologyStartSeconds = Math.round((Date.now() - started) / 100) / 10;
 	// 1.x ignores a given credential id: workflows refer to the one it made.
@@ -59,8 +61,8 @@ async function startAll(): Promise<void> {
 }
 
 async function stopAll(): Promise<void> {
-	await mkdir(join(ROOT, '.tmp'), { recursive: true });
-	await writeFile(join(ROOT, '.tmp', 'queue-figures.json'), `${JSON.stringify(allFigures, null, 2)}\n`);
+	await mkdir(TMP_DIR, { recursive: true });
+	await writeFile(join(TMP_DIR, 'queue-figures.json'), `${JSON.stringify(allFigures, null, 2)}\n`);
 	await topology?.stop();
 	await sandbox?.close();
 	await rm(tlsDir, { recursive: true, force: true });
@@ -303,8 +305,9 @@ describe.each(e2eVersions(process.env.SVC_QUEUE_N8N))('n8n %s in queue mode', (r
 				pastPostgresClaim: sum(viaClaim, 'reached'),
 				pastRemoveDuplicates: sum(viaRemoveDuplicates, 'reached'),
 			};
-			expect(executions.every((execution) => execution.status === 'success')).toBe(true);
-			expect(ids.map((id) => viaClaim.get(id)?.reached)).toEqual(ids.map(() => 1));
+			// Whole lists, so that a failure shows which execution or event went wrong.
+			expect(executions.filter((execution) => execution.status !== 'success').map((execution) => `${execution.id}:${execution.status}`)).toEqual([]);
+			expect(ids.filter((id) => viaClaim.get(id)?.reached !== 1).map((id) => `${id}: ${JSON.stringify(viaClaim.get(id) ?? 'no execution')}`)).toEqual([]);
 			expect(await topology.services.sql(`SELECT count(*) FROM svc_processed_events WHERE event_id LIKE 'evt_claimed_%'`)).toBe(`${ids.length}\n`);
 			await deactivate(topology.main, stored.id);
 		});
@@ -355,14 +358,14 @@ describe.each(e2eVersions(process.env.SVC_QUEUE_N8N))('n8n %s in queue mode', (r
 			const executionId = String(execution?.id);
 			let worker: N8nRoleProcess | undefined;
 			await until('a worker picks it up', async () => (worker = await topology.workerThatRan(executionId)) !== undefined);
-			await until('300 upserts applied', () => ours() >= 300, 60_000);
+			await until('300 upserts applied', () => ours() >= 300, { timeoutMs: 60_000 });
 			await worker?.kill();
 			const killedAt = Date.now();
 			await sleep(1000);
 			const appliedBeforeKill = ours();
 			await worker?.restart();
 
-			const failed = await until('n8n gives the run up', async () => !UNFINISHED.includes((await getExecution(topology.main, executionId, false)).status), 120_000)
+			const failed = await until('n8n gives the run up', async () => !UNFINISHED.includes((await getExecution(topology.main, executionId, false)).status), { timeoutMs: 120_000 })
 				.then(async () => await getExecution(topology.main, executionId, false));
 			const noticedAfterSeconds = Math.round((Date.now() - killedAt) / 100) / 10;
 			const lostBeforeRecovery = LEADS - ours();

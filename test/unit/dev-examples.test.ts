@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 
-import { devExamples, EXAMPLES_DIR } from '../../scripts/lib/dev-examples';
+import { devExamples } from '../../harness/dev-examples';
+import { EXAMPLES_DIR } from '../../harness/project';
 
 describe('examples npm run dev imports', () => {
 	const all = readdirSync(EXAMPLES_DIR).filter((name) => name.endsWith('.json')).sort();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { parse } from 'yaml';
 
-import { releaseRefusal } from '../../scripts/release-guard';
+import { releaseRefusal } from '../../harness/release';
 
 const ROOT = join(__dirname, '..', '..');
 

@@ -6,15 +6,15 @@ import { Svc } from '../../nodes/Svc/Svc.node.ts';
 import { SvcEventTrigger } from '../../nodes/Svc/SvcEventTrigger.node.ts';
 import type { Sandbox } from '../../sandbox';
 import { DEMO_KEYS, startSandbox } from '../../sandbox';
-import type { TriggerHarness } from './harness';
-import { chain, createTriggerHarness, errorOf, outputOf, runWorkflow, startNode } from './harness';
+import { SVC_NODE_TYPE, SVC_TRIGGER_TYPE } from '../project';
+import type { TriggerHarness } from '.';
+import { chain, createTriggerHarness, errorOf, outputOf, runWorkflow, startNode } from '.';
 
 export const FULL_KEY = DEMO_KEYS[0].key;
 export const READ_ONLY_KEY = DEMO_KEYS[1].key;
 export const NO_SENSITIVE_KEY = DEMO_KEYS[2].key;
 export const LEGACY_KEY = DEMO_KEYS[3].key;
 
-export const SVC_TYPE = 'n8n-nodes-svc.svc';
 
 export interface SvcRunOptions {
 	items?: IDataObject[];
@@ -37,7 +37,7 @@ export async function runSvc(sandbox: Sandbox, parameters: INodeParameters, opti
 	const node: INode = {
 		id: 'svc-node-1',
 		name: 'Svc',
-		type: SVC_TYPE,
+		type: SVC_NODE_TYPE,
 		typeVersion: 1,
 		position: [200, 0],
 		parameters,
@@ -47,7 +47,7 @@ export async function runSvc(sandbox: Sandbox, parameters: INodeParameters, opti
 	const run = await runWorkflow({
 		nodes: [startNode(), node],
 		connections: chain('Start', 'Svc'),
-		nodeTypes: { [SVC_TYPE]: new Svc() },
+		nodeTypes: { [SVC_NODE_TYPE]: new Svc() },
 		credentialTypes: [new SvcApi()],
 		credentials: { svcApi: { apiKey: options.apiKey ?? FULL_KEY, baseUrl: options.baseUrl ?? sandbox.url } },
 		items: (options.items ?? [{}]).map((json) => ({ json })),
@@ -88,7 +88,6 @@ export function visibleText(result: SvcRun): string {
 	);
 }
 
-export const TRIGGER_TYPE = 'n8n-nodes-svc.svcEventTrigger';
 
 export interface SvcTriggerOptions {
 	apiKey?: string;
@@ -102,8 +101,8 @@ export interface SvcTriggerOptions {
 /** Svc Trigger driven through n8n's HookContext and WebhookContext, against the sandbox. */
 export async function createSvcTrigger(sandbox: Sandbox, options: SvcTriggerOptions = {}): Promise<TriggerHarness> {
 	return await createTriggerHarness({
-		nodeType: TRIGGER_TYPE,
-		nodeTypes: { [TRIGGER_TYPE]: new SvcEventTrigger() },
+		nodeType: SVC_TRIGGER_TYPE,
+		nodeTypes: { [SVC_TRIGGER_TYPE]: new SvcEventTrigger() },
 		credentialTypes: [new SvcApi()],
 		credentials: { svcApi: { apiKey: options.apiKey ?? FULL_KEY, baseUrl: sandbox.url } },
 		node: {

@@ -2,7 +2,7 @@
  * Installs a pinned, real n8n (plus the Node it needs) into a cache folder outside the clone,
  * and links it as `.n8n-runtime/<version>` in the project.
  *
- *   tsx scripts/n8n-runtime/install.ts [v2|v1|all] [--force]
+ *   npm run n8n:install -- [v2|v1|all] [--force]
  *
  * The cache key is a hash of the version's package.json + package-lock.json + INSTALL_RECIPE, so
  * editing any of them yields a fresh install while unchanged inputs reuse the previous one.
@@ -11,10 +11,11 @@ import { createHash } from 'node:crypto';
 import { constants, createWriteStream, existsSync } from 'node:fs';
 import { access, copyFile, mkdir, mkdtemp, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 
-import { promoteInstall, readInstallMarker } from '../lib/cached-install';
-import { childEnv, lastLines, runCommand } from '../lib/processes';
+import { promoteInstall, readInstallMarker } from '../cached-install';
+import { childEnv, lastLines, runCommand } from '../processes';
+import { PROJECT_DIR } from '../project';
 
 export type RuntimeVersion = 'v1' | 'v2';
 
@@ -48,7 +49,6 @@ const SPECS: Record<RuntimeVersion, VersionSpec> = {
 /** Bump when the install steps below change, so old cache entries are not reused. */
 const INSTALL_RECIPE = 'recipe-1: npm install --ignore-scripts --omit=optional; node preinstall; rebuild sqlite3';
 const MARKER = '.n8n-runtime-complete.json';
-const PROJECT_DIR = resolve(__dirname, '..', '..');
 
 interface Marker {
 	version: RuntimeVersion;
@@ -255,22 +255,4 @@ export async function ensureN8nRuntime(version: RuntimeVersion, options: EnsureO
 	await linkIntoProject(version, dir);
 	say(`n8n ${version} runtime ${marker.n8nVersion} (node ${marker.nodeVersion}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}`);
 	return describe(dir, marker);
-}
-
-async function main(argv: string[]): Promise<void> {
-	const force = argv.includes('--force');
-	const which = argv.find((arg) => !arg.startsWith('--')) ?? 'v2';
-	const versions: RuntimeVersion[] = which === 'all' ? ['v2', 'v1'] : which === 'v1' || which === 'v2' ? [which] : [];
-	if (versions.length === 0) throw new Error(`Unknown runtime "${which}": use v2, v1 or all`);
-	for (const version of versions) {
-		const runtime = await ensureN8nRuntime(version, { force });
-		console.log(`  node: ${runtime.nodeBin}\n  n8n:  ${runtime.n8nBin}\n  link: ${join(PROJECT_DIR, '.n8n-runtime', version)}`);
-	}
-}
-
-if (require.main === module) {
-	main(process.argv.slice(2)).catch((error: unknown) => {
-		console.error(error instanceof Error ? error.message : error);
-		process.exitCode = 1;
-	});
 }

@@ -8,8 +8,7 @@ import { closeSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { constants as osConstants } from 'node:os';
-
-export const sleep = async (ms: number): Promise<void> => await new Promise((done) => setTimeout(done, ms));
+import { sleep } from './wait';
 
 export interface CommandResult {
 	code: number;

@@ -5,11 +5,14 @@
  */
 import type { RuntimeVersion } from '../n8n-runtime/install';
 import { ensureN8nRuntime } from '../n8n-runtime/install';
-import type { BackingServices } from './backing-services';
-import { startBackingServices } from './backing-services';
-import type { CredentialRef, LocalCa, N8nInstance, N8nRoleProcess, StartOptions } from './n8n';
-import { importCredential, startN8n } from './n8n';
-import { freePort } from './processes';
+import type { BackingServices } from '../backing-services';
+import { startBackingServices } from '../backing-services';
+import type { CredentialRef } from './api';
+import type { LocalCa } from '../local-ca';
+import type { N8nInstance, N8nRoleProcess, StartOptions } from './instance';
+import { importCredential } from './api';
+import { startN8n } from './process';
+import { freePort } from '../processes';
 
 export interface QueueTopology {
 	services: BackingServices;

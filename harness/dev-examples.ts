@@ -1,7 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-
-export const EXAMPLES_DIR = join(__dirname, '..', '..', 'examples');
+import { EXAMPLES_DIR } from './project';
 
 /**
  * Examples that need queue mode's backing services: the exactly-once example claims event ids in

@@ -17,8 +17,8 @@ import {
 	runWorkflow,
 	shutdownEngine,
 	startNode,
-} from './index';
-import type { RunWorkflowOptions } from './index';
+} from '../../harness/engine/index';
+import type { RunWorkflowOptions } from '../../harness/engine/index';
 
 const TOKEN = 'secret-token-5f2c';
 

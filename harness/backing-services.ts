@@ -9,7 +9,8 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
 import type { ProcessGroup } from './processes';
-import { freePort, logTail, runCommand, sleep, spawnGroup } from './processes';
+import { freePort, logTail, runCommand, spawnGroup } from './processes';
+import { sleep } from './wait';
 
 const POSTGRES_ROOT = '/usr/lib/postgresql';
 const REDIS_SERVER = '/usr/bin/redis-server';

@@ -1,21 +1,23 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { Sandbox } from '../../sandbox';
-import { DEMO_KEYS, startSandbox } from '../../sandbox';
-import type { CredentialRef, ExecutionRecord, LocalCa, N8nInstance, WorkflowInput } from '../../scripts/lib/n8n';
-import { importCredential, makeLocalCa, startN8n } from '../../scripts/lib/n8n';
-import { ensureN8nRuntime } from '../../scripts/n8n-runtime/install';
-import type { RuntimeVersion } from '../../scripts/n8n-runtime/install';
+import type { Sandbox } from '../sandbox';
+import { DEMO_KEYS, startSandbox } from '../sandbox';
+import type { CredentialRef, ExecutionRecord, WorkflowInput } from './n8n/api';
+import type { LocalCa } from './local-ca';
+import type { N8nInstance } from './n8n/instance';
+import { importCredential } from './n8n/api';
+import { makeLocalCa } from './local-ca';
+import { startN8n } from './n8n/process';
+import { ensureN8nRuntime } from './n8n-runtime/install';
+import { packTarball } from './pack';
+import { EXAMPLES_DIR, PACKAGE_NODE_TYPES, TMP_DIR } from './project';
+import type { RuntimeVersion } from './n8n-runtime/install';
 
-const run = promisify(execFile);
-const ROOT = join(__dirname, '..', '..');
 
 export const FULL_KEY = DEMO_KEYS[0].key;
 export const NO_SENSITIVE_KEY = DEMO_KEYS[2].key;
@@ -40,14 +42,7 @@ export function e2eVersions(value = process.env.SVC_E2E_N8N): RuntimeVersion[] {
 /** `npm pack` of the built package, as users install it. Built once per test process. */
 let packed: Promise<string> | undefined;
 export function packedTarball(): Promise<string> {
-	packed ??= (async () => {
-		const dir = join(ROOT, '.tmp', 'pack');
-		await rm(dir, { recursive: true, force: true });
-		await mkdir(dir, { recursive: true });
-		await run('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: ROOT });
-		const [file] = (await readdir(dir)).filter((name) => name.endsWith('.tgz'));
-		return join(dir, file);
-	})();
+	packed ??= packTarball(join(TMP_DIR, 'pack'));
 	return packed;
 }
 
@@ -89,7 +84,7 @@ export async function startEnvironment(options: { version?: RuntimeVersion; prot
 			ui: options.ui,
 			tls,
 			logLevel: 'debug',
-			expectNodeTypes: ['n8n-nodes-svc.svc', 'n8n-nodes-svc.svcEventTrigger'],
+			expectNodeTypes: PACKAGE_NODE_TYPES,
 		});
 	} catch (error) {
 		await sandbox.close();
@@ -140,17 +135,8 @@ export function withCredential(workflow: WorkflowInput, credential: CredentialRe
 
 /** An example workflow as shipped, its credential references pointed at `credential`. */
 export function loadExample(file: string, credential: CredentialRef): WorkflowInput {
-	const workflow = JSON.parse(readFileSync(join(ROOT, 'examples', file), 'utf8')) as WorkflowInput;
+	const workflow = JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as WorkflowInput;
 	return withCredential(workflow, credential);
-}
-
-/** Polls `condition` every 100 ms until it holds; throws naming `what` after `timeoutMs`. */
-export async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await condition())) {
-		if (Date.now() > deadline) throw new Error(`${what}: not reached within ${timeoutMs} ms`);
-		await new Promise((resolve) => setTimeout(resolve, 100));
-	}
 }
 
 /** Items a node produced in an execution fetched with its data. */

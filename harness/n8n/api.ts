@@ -1,0 +1,229 @@
+/** n8n's REST and public API as the tests and tools use them: credentials, workflows, executions, test listens. */
+import { randomUUID } from 'node:crypto';
+import type { ExecutionStatus, IConnections, IDataObject, INode, IPinData, IRunExecutionData, IWorkflowSettings } from 'n8n-workflow';
+import type { HttpResult } from '../http';
+import { sleep } from '../wait';
+import type { N8nInstance } from './instance';
+
+function fail(what: string, result: HttpResult): never {
+	const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
+	throw new Error(`${what} answered HTTP ${result.status}: ${body}`);
+}
+
+export interface CredentialInput {
+	/** 1–16 letters, digits, `_` or `-`; 2.x keeps it exactly, so workflow JSON can refer to it (1.x ignores it: importCredential then throws). */
+	id?: string;
+	name: string;
+	type: string;
+	data: IDataObject;
+}
+
+export interface CredentialRef {
+	id: string;
+	name: string;
+	type: string;
+}
+
+/** Creates a credential through the public API (n8n encrypts `data`; the type's schema is validated). */
+export async function importCredential(n8n: N8nInstance, credential: CredentialInput): Promise<CredentialRef> {
+	const result = await n8n.api<CredentialRef>('POST', '/credentials', credential);
+	if (result.status !== 200) fail(`POST /api/v1/credentials (${credential.type})`, result);
+	if (credential.id !== undefined && result.body.id !== credential.id) {
+		throw new Error(`n8n ${n8n.runtime.n8nVersion} ignored the credential id ${credential.id} (made ${result.body.id}): refer to the returned id`);
+	}
+	return { id: result.body.id, name: result.body.name, type: result.body.type };
+}
+
+export type WorkflowNodeInput = Pick<INode, 'name' | 'type' | 'typeVersion' | 'parameters'> & Partial<Omit<INode, 'name' | 'type' | 'typeVersion' | 'parameters'>>;
+
+export interface WorkflowInput {
+	name: string;
+	nodes: WorkflowNodeInput[];
+	connections: IConnections;
+	settings?: IWorkflowSettings;
+	staticData?: IDataObject | string | null;
+	pinData?: IPinData;
+	/** Present in exported JSON; n8n assigns its own ids, so these are not sent. */
+	id?: string;
+	active?: boolean;
+	tags?: unknown[];
+	meta?: IDataObject;
+	versionId?: string;
+}
+
+export interface WorkflowRecord {
+	id: string;
+	name: string;
+	active: boolean;
+	nodes: INode[];
+	connections: IConnections;
+	settings: IWorkflowSettings;
+	versionId: string;
+	staticData?: IDataObject | null;
+}
+
+/** Creates a workflow through the public API; returns it with n8n's id (exported ids are not kept). */
+export async function importWorkflow(n8n: N8nInstance, workflow: WorkflowInput): Promise<WorkflowRecord> {
+	const body = {
+		name: workflow.name,
+		// Node ids are required by the engine; exported JSON usually has them, hand-written often not.
+		nodes: workflow.nodes.map((node) => ({ id: randomUUID(), position: [0, 0], ...node })),
+		connections: workflow.connections,
+		settings: workflow.settings ?? {},
+		...(workflow.staticData !== undefined ? { staticData: workflow.staticData } : {}),
+		...(workflow.pinData !== undefined ? { pinData: workflow.pinData } : {}),
+	};
+	const result = await n8n.api<WorkflowRecord>('POST', '/workflows', body);
+	if (result.status !== 200) fail(`POST /api/v1/workflows (${workflow.name})`, result);
+	return result.body;
+}
+
+export async function getWorkflow(n8n: N8nInstance, workflowId: string): Promise<WorkflowRecord> {
+	const result = await n8n.api<WorkflowRecord>('GET', `/workflows/${workflowId}`);
+	if (result.status !== 200) fail(`GET /api/v1/workflows/${workflowId}`, result);
+	return result.body;
+}
+
+/** Activates (publishes) a workflow; a trigger whose create() throws makes this throw with n8n's message. */
+export async function activate(n8n: N8nInstance, workflowId: string): Promise<WorkflowRecord> {
+	const result = await n8n.api<WorkflowRecord>('POST', `/workflows/${workflowId}/activate`);
+	if (result.status !== 200) fail(`POST /api/v1/workflows/${workflowId}/activate`, result);
+	return result.body;
+}
+
+export async function deactivate(n8n: N8nInstance, workflowId: string): Promise<WorkflowRecord> {
+	const result = await n8n.api<WorkflowRecord>('POST', `/workflows/${workflowId}/deactivate`);
+	if (result.status !== 200) fail(`POST /api/v1/workflows/${workflowId}/deactivate`, result);
+	return result.body;
+}
+
+export interface ExecutionRecord {
+	id: string;
+	finished: boolean;
+	mode: string;
+	status: ExecutionStatus;
+	startedAt: string;
+	stoppedAt: string | null;
+	workflowId: string;
+	retryOf?: string | null;
+	/** Only with includeData. */
+	data?: IRunExecutionData;
+}
+
+interface ExecutionList {
+	data: ExecutionRecord[];
+	nextCursor: string | null;
+}
+
+/** Newest first, as n8n lists them. */
+export async function listExecutions(n8n: N8nInstance, workflowId: string, options: { includeData?: boolean; status?: ExecutionStatus } = {}): Promise<ExecutionRecord[]> {
+	const query = new URLSearchParams({ workflowId, limit: '250', includeData: String(options.includeData ?? false) });
+	if (options.status) query.set('status', options.status);
+	const result = await n8n.api<ExecutionList>('GET', `/executions?${query.toString()}`);
+	if (result.status !== 200) fail(`GET /api/v1/executions?${query.toString()}`, result);
+	return result.body.data.map((execution) => ({ ...execution, id: String(execution.id) }));
+}
+
+export async function getExecution(n8n: N8nInstance, executionId: string, includeData = true): Promise<ExecutionRecord> {
+	const result = await n8n.api<ExecutionRecord>('GET', `/executions/${executionId}?includeData=${String(includeData)}`);
+	if (result.status !== 200) fail(`GET /api/v1/executions/${executionId}`, result);
+	return { ...result.body, id: String(result.body.id) };
+}
+
+/** Statuses of an execution that has not come to an end yet. */
+export const UNFINISHED: readonly ExecutionStatus[] = ['new', 'running', 'unknown'];
+
+/** Polls until the workflow has at least `count` executions, none of them still running; returns them oldest first. */
+export async function waitForExecutions(n8n: N8nInstance, workflowId: string, count: number, timeoutMs = 15_000, options: { includeData?: boolean } = {}): Promise<ExecutionRecord[]> {
+	const deadline = Date.now() + timeoutMs;
+	let seen: ExecutionRecord[] = [];
+	for (;;) {
+		seen = await listExecutions(n8n, workflowId, options);
+		if (seen.length >= count && !seen.some((execution) => UNFINISHED.includes(execution.status))) return seen.reverse();
+		if (Date.now() > deadline) {
+			const states = seen.map((execution) => `${execution.id}:${execution.status}`).join(', ') || 'none';
+			throw new Error(`Workflow ${workflowId}: expected ${count} finished execution(s) within ${timeoutMs} ms, saw ${states}`);
+		}
+		await sleep(100);
+	}
+}
+
+async function waitForExecution(n8n: N8nInstance, executionId: string, timeoutMs: number): Promise<ExecutionRecord> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const execution = await n8n.api<ExecutionRecord>('GET', `/executions/${executionId}?includeData=false`);
+		// 404 until the execution row is written; 503 while n8n is too busy to answer (heavy runs).
+		if (execution.status === 200 && !UNFINISHED.includes(execution.body.status)) return await getExecution(n8n, executionId, true);
+		if (![200, 404, 503].includes(execution.status)) fail(`GET /api/v1/executions/${executionId}`, execution);
+		if (Date.now() > deadline) throw new Error(`Execution ${executionId} did not finish within ${timeoutMs} ms`);
+		await sleep(50);
+	}
+}
+
+/**
+ * Runs a workflow as the editor's "Execute workflow" button does (REST POST /rest/workflows/:id/run,
+ * starting from its Manual Trigger or `triggerNode`), waits for it and returns it with its data.
+ */
+export async function executeWorkflow(n8n: N8nInstance, workflowId: string, options: { triggerNode?: string; timeoutMs?: number } = {}): Promise<ExecutionRecord> {
+	const workflow = await getWorkflow(n8n, workflowId);
+	const triggerNode = options.triggerNode ?? workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger')?.name;
+	if (!triggerNode) throw new Error(`Workflow ${workflowId} has no Manual Trigger: pass options.triggerNode`);
+	// 2.x runs the stored workflow and ignores workflowData; 1.x requires it.
+	const result = await n8n.rest<{ data: { executionId?: string; waitingForWebhook?: boolean } }>('POST', `/workflows/${workflowId}/run`, { workflowData: workflow, triggerToStartFrom: { name: triggerNode } });
+	if (result.status !== 200) fail(`POST /rest/workflows/${workflowId}/run`, result);
+	const { executionId, waitingForWebhook } = result.body.data;
+	if (!executionId) throw new Error(`Workflow ${workflowId} did not start (waitingForWebhook: ${String(waitingForWebhook)}): start it from a non-webhook trigger`);
+	return await waitForExecution(n8n, String(executionId), options.timeoutMs ?? 30_000);
+}
+
+/**
+ * Opens the editor's "Listen for test event" on a webhook trigger: the same REST call the
+ * editor makes (POST /rest/workflows/:id/run from that trigger), which registers the trigger's
+ * test webhook and answers `waitingForWebhook` instead of running.
+ */
+export async function startTestListen(n8n: N8nInstance, workflowId: string, triggerNode: string): Promise<void> {
+	const workflow = await getWorkflow(n8n, workflowId);
+	const result = await n8n.rest<{ data: { waitingForWebhook?: boolean } }>('POST', `/workflows/${workflowId}/run`, { workflowData: workflow, triggerToStartFrom: { name: triggerNode } });
+	if (result.status !== 200) fail(`POST /rest/workflows/${workflowId}/run`, result);
+	if (result.body.data.waitingForWebhook !== true) throw new Error(`Workflow ${workflowId}: "${triggerNode}" did not start listening (${JSON.stringify(result.body.data)})`);
+}
+
+/** The editor's "Stop listening": n8n removes the workflow's test webhooks. */
+export async function stopTestListen(n8n: N8nInstance, workflowId: string): Promise<void> {
+	const result = await n8n.rest('DELETE', `/test-webhook/${workflowId}`);
+	if (result.status !== 200) fail(`DELETE /rest/test-webhook/${workflowId}`, result);
+}
+
+/** Replaces a stored credential's data, as saving it in the editor does (PATCH /rest/credentials/:id). */
+export async function updateCredential(n8n: N8nInstance, credential: CredentialRef, data: IDataObject): Promise<void> {
+	const result = await n8n.rest('PATCH', `/credentials/${credential.id}`, { name: credential.name, type: credential.type, data });
+	if (result.status !== 200) fail(`PATCH /rest/credentials/${credential.id}`, result);
+}
+
+export interface CredentialTestResult {
+	status: 'OK' | 'Error';
+	message: string;
+}
+
+/**
+ * Runs n8n's own credential test (the type's `test` request or a node's credentialTest method)
+ * the way the editor's "Test" button does: GET /rest/credentials/:id?includeData=true, then
+ * POST /rest/credentials/test with that (redacted) data, which n8n completes from the stored
+ * secrets. Unsaved data is stored as a temporary credential, tested, and deleted.
+ */
+export async function testCredential(n8n: N8nInstance, target: string | (Omit<CredentialInput, 'id' | 'name'> & { name?: string })): Promise<CredentialTestResult> {
+	if (typeof target === 'string') {
+		const stored = await n8n.rest<{ data: CredentialRef & { data: IDataObject } }>('GET', `/credentials/${target}?includeData=true`);
+		if (stored.status !== 200) fail(`GET /rest/credentials/${target}?includeData=true`, stored);
+		const { id, name, type, data } = stored.body.data;
+		const result = await n8n.rest<{ data: CredentialTestResult }>('POST', '/credentials/test', { credentials: { id, name, type, data } });
+		if (result.status !== 200) fail('POST /rest/credentials/test', result);
+		return result.body.data;
+	}
+	const temporary = await importCredential(n8n, { name: target.name ?? `credential test ${randomUUID()}`, type: target.type, data: target.data });
+	try {
+		return await testCredential(n8n, temporary.id);
+	} finally {
+		await n8n.api('DELETE', `/credentials/${temporary.id}`);
+	}
+}

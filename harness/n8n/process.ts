@@ -1,0 +1,193 @@
+/**
+ * Starts a real n8n server (from harness/n8n-runtime) for the tests and tools: on 127.0.0.1 with a
+ * throwaway user folder, the package under test installed as a community node, HTTPS from a
+ * local CA, an owner, a session and a public API key.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { request, type HttpMethod, type HttpRequestOptions, type HttpResult } from '../http';
+import { localCaIn } from '../local-ca';
+import type { CommandResult } from '../processes';
+import { freePort, logTail, runCommand, spawnGroup } from '../processes';
+import { sleep } from '../wait';
+import type { N8nInstance, N8nRole, N8nRoleProcess, StartOptions } from './instance';
+import { startRoleProcess } from './role-process';
+import { ENCRYPTION_KEY, installPackage, n8nProcessEnv, seedMigratedDb } from './user-folder';
+
+export const DEFAULT_OWNER_EMAIL = 'owner@example.test';
+export const DEFAULT_OWNER_PASSWORD = 'E2e-owner-Passw0rd';
+const OWNER_NAME = { firstName: 'E2E', lastName: 'Owner' };
+
+/** Public API key scopes the helpers below need; intersected with what the owner role may grant. */
+const API_KEY_SCOPES = [
+	'workflow:create', 'workflow:read', 'workflow:list', 'workflow:update', 'workflow:delete',
+	'workflow:activate', 'workflow:deactivate',
+	'execution:read', 'execution:list',
+	'credential:create', 'credential:read', 'credential:list', 'credential:update', 'credential:delete',
+];
+
+interface BcryptJs {
+	hashSync(password: string, rounds: number): string;
+}
+
+/** Starts n8n and returns once it is ready, logged in and holding a public API key. */
+export async function startN8n(options: StartOptions): Promise<N8nInstance> {
+	const { runtime } = options;
+	const protocol = options.protocol ?? 'https';
+	const port = options.port ?? (await freePort());
+	const removeFolder = options.removeUserFolderOnStop ?? options.userFolder === undefined;
+	const userFolder = options.userFolder ?? (await mkdtemp(join(tmpdir(), 'n8n-e2e-')));
+	const logFile = join(userFolder, 'n8n.log');
+	const ownerEmail = options.ownerEmail ?? DEFAULT_OWNER_EMAIL;
+	const ownerPassword = options.ownerPassword ?? DEFAULT_OWNER_PASSWORD;
+	const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
+
+	if (options.packageTarball || options.packageDir) await installPackage(options, userFolder);
+	if (options.migratedDb !== false) await seedMigratedDb(runtime, userFolder);
+	const tls = protocol === 'https' ? options.tls ?? (await localCaIn(join(userFolder, 'tls'))) : undefined;
+	const baseUrl = `${protocol}://localhost:${port}`;
+
+	// Cost 4 keeps hashing and n8n's login check fast; the regex n8n applies accepts any cost.
+	const bcrypt = createRequire(join(runtime.dir, 'node_modules', 'n8n', 'package.json'))('bcryptjs') as BcryptJs;
+	const baseEnv: Record<string, string> = {
+		...runtime.env,
+		N8N_USER_FOLDER: userFolder,
+		N8N_ENCRYPTION_KEY: ENCRYPTION_KEY,
+		N8N_HOST: 'localhost',
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		// With host, port and protocol set, n8n derives https://localhost:<port>/webhook/... itself.
+		N8N_PROTOCOL: protocol,
+		N8N_DISABLE_UI: options.ui ? 'false' : 'true',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		N8N_PUBLIC_API_SWAGGERUI_DISABLED: 'true',
+		// Activation then runs inline, so a failing trigger create() is an HTTP 400, not only a log line.
+		N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false',
+		N8N_SECURE_COOKIE: protocol === 'https' ? 'true' : 'false',
+		// 2.x creates the owner from these at start; 1.x ignores them (owner set up over REST below).
+		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+		N8N_INSTANCE_OWNER_EMAIL: ownerEmail,
+		N8N_INSTANCE_OWNER_FIRST_NAME: OWNER_NAME.firstName,
+		N8N_INSTANCE_OWNER_LAST_NAME: OWNER_NAME.lastName,
+		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(ownerPassword, 4),
+		N8N_LOG_LEVEL: options.logLevel ?? 'info',
+		N8N_LOG_OUTPUT: 'console',
+		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
+		// The runtime's node first, so anything n8n spawns by name (task runner) gets the same Node.
+		PATH: `${join(runtime.nodeBin, '..')}${delimiter}${process.env.PATH ?? ''}`,
+		...(tls ? { N8N_SSL_KEY: tls.keyPath, N8N_SSL_CERT: tls.certPath, NODE_EXTRA_CA_CERTS: tls.caCertPath } : {}),
+	};
+	const serverEnv = { ...baseEnv, N8N_RUNNERS_BROKER_PORT: String(await freePort()), ...options.env };
+
+	// Own process group, so stop() reaches the task runner too.
+	const group = spawnGroup(runtime.nodeBin, [runtime.n8nBin, 'start'], { cwd: userFolder, env: n8nProcessEnv(serverEnv), logFile });
+	const { pid } = group;
+
+	const agent = protocol === 'https' ? new HttpsAgent({ keepAlive: true, ca: tls?.caPem }) : new HttpAgent({ keepAlive: true });
+	const browserId = randomUUID();
+	let cookie = '';
+	let apiKey = '';
+
+	const stop = async (stopOptions: { keepUserFolder?: boolean } = {}): Promise<void> => {
+		agent.destroy();
+		await group.stop();
+		if (removeFolder && !stopOptions.keepUserFolder) await rm(userFolder, { recursive: true, force: true });
+	};
+
+	const instanceFetch = async <T>(url: string, fetchOptions: HttpRequestOptions = {}): Promise<HttpResult<T>> =>
+		await request<T>(url, { agent, ...fetchOptions });
+	const rest = async <T>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>> =>
+		await instanceFetch<T>(`${baseUrl}/rest${path}`, {
+			method,
+			body,
+			headers: { 'browser-id': browserId, ...(cookie ? { cookie } : {}) },
+		});
+	const api = async <T>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>> =>
+		await instanceFetch<T>(`${baseUrl}/api/v1${path}`, { method, body, headers: { 'x-n8n-api-key': apiKey } });
+	const cli = async (args: string[], cliOptions: { timeoutMs?: number } = {}): Promise<CommandResult> =>
+		await runCommand(runtime.nodeBin, [runtime.n8nBin, ...args], {
+			cwd: userFolder,
+			env: n8nProcessEnv({ ...baseEnv, N8N_RUNNERS_BROKER_PORT: String(await freePort()), ...options.env }),
+			timeoutMs: cliOptions.timeoutMs ?? 120_000,
+		});
+
+	try {
+		const deadline = Date.now() + readyTimeoutMs;
+		for (;;) {
+			const exited = group.exited();
+			if (exited) throw new Error(`n8n exited during start-up (code ${exited.code}, signal ${exited.signal})`);
+			// 1.x reports ready before its REST routes exist: an anonymous GET /rest/login answers 401 once they do.
+			const ready = await instanceFetch(`${baseUrl}/healthz/readiness`, { timeoutMs: 2_000 }).catch(() => undefined);
+			if (ready?.status === 200 && (await rest('GET', '/login').catch(() => undefined))?.status === 401) break;
+			if (Date.now() > deadline) throw new Error(`n8n was not ready within ${readyTimeoutMs} ms`);
+			await sleep(150);
+		}
+
+		if (runtime.version === 'v1') {
+			const setup = await rest('POST', '/owner/setup', { email: ownerEmail, password: ownerPassword, ...OWNER_NAME });
+			// 400 on a restart: the owner exists already.
+			if (setup.status !== 200 && setup.status !== 400) throw new Error(`POST /rest/owner/setup answered ${setup.status}: ${JSON.stringify(setup.body)}`);
+		}
+		const login = await rest<unknown>('POST', '/login', { emailOrLdapLoginId: ownerEmail, password: ownerPassword });
+		if (login.status !== 200) throw new Error(`POST /rest/login answered ${login.status}: ${JSON.stringify(login.body)}`);
+		const setCookie = login.headers['set-cookie'] ?? [];
+		cookie = setCookie.map((line) => line.split(';')[0]).join('; ');
+		if (!cookie.includes('n8n-auth=')) throw new Error(`POST /rest/login set no n8n-auth cookie (${setCookie.join(' | ')})`);
+
+		const allowed = await rest<{ data: string[] }>('GET', '/api-keys/scopes');
+		if (allowed.status !== 200) throw new Error(`GET /rest/api-keys/scopes answered ${allowed.status}: ${JSON.stringify(allowed.body)}`);
+		const scopes = API_KEY_SCOPES.filter((scope) => allowed.body.data.includes(scope));
+		// Labels are unique per user: a restart on the same user folder needs a new one.
+		const created = await rest<{ data: { rawApiKey: string } }>('POST', '/api-keys', { label: `e2e ${randomUUID()}`, scopes, expiresAt: null });
+		if (created.status !== 200) throw new Error(`POST /rest/api-keys answered ${created.status}: ${JSON.stringify(created.body)}`);
+		apiKey = created.body.data.rawApiKey;
+
+		for (const type of options.expectNodeTypes ?? []) {
+			const described = await rest('POST', '/node-types', { nodeInfos: [{ name: type }] });
+			if (described.status !== 200) throw new Error(`Node type ${type} is not loaded: ${JSON.stringify(described.body).slice(0, 300)}`);
+		}
+	} catch (error) {
+		await stop({ keepUserFolder: true });
+		const message = error instanceof Error ? error.message : String(error);
+		throw new Error(`${message}\n--- last lines of ${logFile} ---\n${await logTail(logFile)}`);
+	}
+
+	let processCount = 0;
+	const startProcess = async (role: N8nRole, processOptions: { name?: string; port?: number; env?: Record<string, string> } = {}): Promise<N8nRoleProcess> =>
+		await startRoleProcess({ options, userFolder, protocol, env: baseEnv, readyTimeoutMs, fetch: instanceFetch }, role, { ...processOptions, name: processOptions.name ?? `${role}-${++processCount}` });
+
+	return {
+		baseUrl,
+		webhookBaseUrl: `${baseUrl}/webhook`,
+		userFolder,
+		logFile,
+		apiKey,
+		caPem: tls?.caPem ?? '',
+		tls,
+		port,
+		runtime,
+		pid,
+		rest,
+		api,
+		fetch: instanceFetch,
+		cli,
+		startProcess,
+		log: async () => await readFile(logFile, 'utf8'),
+		stop,
+		restart: async () => {
+			await stop({ keepUserFolder: true });
+			// The package is already in the user folder: no second copy.
+			return await startN8n({ ...options, packageTarball: undefined, packageDir: undefined, userFolder, port, tls, removeUserFolderOnStop: removeFolder });
+		},
+	};
+}
+
