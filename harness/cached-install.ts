@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+
+/** This project's cache of installed tools (n8n runtimes, the package scanner), outside every clone. */
+export function cacheRoot(): string {
+	const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+	return join(base, 'n8n-nodes-svc');
+}
 
 /** Reads the marker a complete install leaves in its folder; undefined when there is none. */
 export async function readInstallMarker<M>(dir: string, markerFile: string): Promise<M | undefined> {

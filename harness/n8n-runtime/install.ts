@@ -10,10 +10,9 @@
 import { createHash } from 'node:crypto';
 import { constants, createWriteStream, existsSync } from 'node:fs';
 import { access, copyFile, mkdir, mkdtemp, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 
-import { promoteInstall, readInstallMarker } from '../cached-install';
+import { cacheRoot, promoteInstall, readInstallMarker } from '../cached-install';
 import { childEnv, lastLines, runCommand } from '../processes';
 import { PROJECT_DIR } from '../project';
 
@@ -57,11 +56,6 @@ interface Marker {
 	nodeVersion: string;
 	installedAt: string;
 	installSeconds: number;
-}
-
-export function cacheRoot(): string {
-	const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-	return join(base, 'n8n-nodes-svc');
 }
 
 async function inputHash(version: RuntimeVersion): Promise<string> {

@@ -23,8 +23,8 @@ import { getExecution, importWorkflow, listExecutions } from '../../harness/n8n/
 import type { Environment } from '../../harness/environment';
 import { loadExample, nodeOutput, startEnvironment } from '../../harness/environment';
 import { until } from '../../harness/wait';
-import type { PickerEntry } from '../../harness/editor';
-import { byTestId, CREDENTIAL_TEST, Editor, SVC_NAME, SVC_TRIGGER_NAME } from '../../harness/editor';
+import type { PickerEntry } from '../../harness/editor/n8n-editor';
+import { byTestId, CREDENTIAL_TEST, Editor, SVC_NAME, SVC_TRIGGER_NAME } from '../../harness/editor/n8n-editor';
 
 const SCREENSHOTS = join(__dirname, '..', '..', '.tmp', 'editor');
 /** What the issue asks the node picker to find the package by. */

@@ -8,10 +8,11 @@
  * where). Every wait is on the page, never on the clock: editor pages take 8–10 s on 2 cores.
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { TimeoutError } from 'puppeteer-core';
+
+import { BrowserPage } from './page';
 
 /** CSS for the element n8n marks with `data-test-id="<id>"`. */
 export function byTestId(id: string): string {
@@ -25,7 +26,6 @@ function canvasNode(name: string): string {
 
 const NODE_CREATOR = byTestId('node-creator');
 const SEARCH_BAR = byTestId('node-creator-search-bar');
-/** The package's entry in the picker's results: n8n shows Svc and Svc Trigger as this one entry. */
 /** A node's entry in the node picker, by the name it shows; the package's two nodes have one each. */
 const entryOf = (name: string): string =>
 	`::-p-xpath(//*[@data-test-id="node-creator"]//*[@data-keyboard-nav-type="node"][.//*[@data-test-id="node-creator-item-name"][normalize-space()="${name}"]])`;
@@ -52,16 +52,7 @@ export interface NodeCredentialField {
 	empty: boolean;
 }
 
-export class Editor {
-	/** Numbers the elements clickText tags. */
-	private clicks = 0;
-
-	private constructor(
-		readonly page: Page,
-		private readonly baseUrl: string,
-		private readonly screenshotDir: string,
-	) {}
-
+export class Editor extends BrowserPage {
 	/** A new tab on `baseUrl`; screenshots go to `screenshotDir`. */
 	static async open(browser: Browser, baseUrl: string, screenshotDir: string): Promise<Editor> {
 		await mkdir(screenshotDir, { recursive: true });
@@ -72,96 +63,6 @@ export class Editor {
 		// would freeze the page (and its screenshots) for the rest of the suite.
 		page.on('dialog', (dialog) => void dialog.accept());
 		return new Editor(page, baseUrl, screenshotDir);
-	}
-
-	async screenshot(name: string): Promise<void> {
-		await this.page.screenshot({ path: join(this.screenshotDir, `${name}.png`) });
-	}
-
-	// -----------------------------------------------------------------------------------------
-	// Reading and acting on the page
-
-	/** The text the first element matching `selector` shows, or undefined when there is none. */
-	async textOf(selector: string): Promise<string | undefined> {
-		const element = await this.page.$(selector);
-		if (!element) return undefined;
-		return await element.evaluate((el) => (el instanceof HTMLElement ? el.innerText : (el.textContent ?? '')));
-	}
-
-	/** Waits until the first element matching `selector` shows text matching `pattern`; returns that text. */
-	async waitForText(selector: string, pattern: RegExp): Promise<string> {
-		try {
-			const handle = await this.page.waitForFunction(
-				(css: string, source: string, flags: string) => {
-					const element = document.querySelector(css);
-					const text = element instanceof HTMLElement ? element.innerText : '';
-					return new RegExp(source, flags).test(text) ? text : '';
-				},
-				{},
-				selector,
-				pattern.source,
-				pattern.flags,
-			);
-			return await handle.jsonValue();
-		} catch (error) {
-			if (!(error instanceof TimeoutError)) throw error;
-			// The assertion message then says what the page showed instead.
-			throw new Error(`${selector} did not show ${String(pattern)}; it shows: ${JSON.stringify(await this.textOf(selector) ?? '(no such element)')}`);
-		}
-	}
-
-	/**
-	 * Waits up to `timeout` ms for an element matching `selector` to be shown (or gone, with
-	 * `shown` false); returns whether one is shown in the end, so a caller can assert on it.
-	 */
-	async waitForShown(selector: string, shown: boolean, timeout: number): Promise<boolean> {
-		try {
-			await this.page.waitForSelector(selector, shown ? { visible: true, timeout } : { hidden: true, timeout });
-		} catch (error) {
-			if (!(error instanceof TimeoutError)) throw error;
-		}
-		const element = await this.page.$(selector);
-		return element !== null && (await element.isVisible());
-	}
-
-	async click(selector: string, options: { count?: number } = {}): Promise<void> {
-		await this.page.locator(selector).click(options);
-	}
-
-	/**
-	 * Clicks the visible element matching `selector` whose whole text is `text`: many of n8n's
-	 * buttons and menu items have no test id. The element found is tagged, so the click itself goes
-	 * through puppeteer's locator, which waits until it stops moving (dropdowns and dialogs open
-	 * with an animation).
-	 */
-	async clickText(selector: string, text: string): Promise<void> {
-		const tag = `click-${++this.clicks}`;
-		await this.page.waitForFunction(
-			(css: string, wanted: string, value: string) => {
-				const element = Array.from(document.querySelectorAll(css)).find(
-					(candidate) => candidate instanceof HTMLElement && candidate.checkVisibility() && candidate.innerText.trim() === wanted,
-				);
-				element?.setAttribute('data-editor-suite', value);
-				return element !== undefined;
-			},
-			{},
-			selector,
-			text,
-			tag,
-		);
-		await this.click(`[data-editor-suite="${tag}"]`);
-	}
-
-	/**
-	 * Replaces an input's text as a user does: select all, then type over it (or delete it). n8n's
-	 * inputs react to keystrokes, not to a value set from outside; and typing over the selection
-	 * never leaves a required field empty on the way, which would drop a credential's test result.
-	 */
-	async replaceText(selector: string, text: string): Promise<void> {
-		// The same click as click(): a locator waits until the input stops moving (panels slide in).
-		await this.click(selector, { count: 3 });
-		if (text === '') await this.page.keyboard.press('Backspace');
-		else await this.page.keyboard.type(text);
 	}
 
 	// -----------------------------------------------------------------------------------------
