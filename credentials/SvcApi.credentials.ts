@@ -7,7 +7,8 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { checkCredentials } from '../nodes/Svc/transport/apiKey';
+import { API_VERSION_PREFIX, ENDPOINTS } from '../nodes/Svc/contract';
+import { BASE_URL_EXPRESSION, checkCredentials } from '../nodes/Svc/transport/apiKey';
 import { REJECTED_KEY_TEXT } from '../nodes/Svc/transport/errors';
 
 export class SvcApi implements ICredentialType {
@@ -39,7 +40,7 @@ export class SvcApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://api.example.com',
 			description:
-				'Address of the service API, without /v1. Must be https; http is accepted only for a local sandbox on 127.0.0.1 or localhost.',
+				`Address of the service API, without ${API_VERSION_PREFIX}. Must be https; http is accepted only for a local sandbox on 127.0.0.1 or localhost.`,
 		},
 	];
 
@@ -55,9 +56,9 @@ export class SvcApi implements ICredentialType {
 
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "").replace(/\\/v1$/, "") }}',
-			url: '/v1/me',
-			method: 'GET',
+			baseURL: BASE_URL_EXPRESSION,
+			url: ENDPOINTS.getMe.path,
+			method: ENDPOINTS.getMe.method,
 			headers: { Accept: 'application/json' },
 		},
 		rules: [

@@ -149,9 +149,9 @@ export interface Me {
 	key: { prefix: string; environment: 'live' | 'test'; scopes?: Scope[]; legacy: boolean };
 }
 
-/** Lead fields a client may write; `custom_fields` is documented, the rest assumed. */
 /** Lead fields the service sets itself; a client never writes them. */
 export const LEAD_READ_ONLY_FIELDS = ['id', 'created_at', 'updated_at'] as const;
+/** Lead fields a client may write; `custom_fields` is documented, the rest assumed. */
 export const LEAD_WRITABLE_FIELDS = ['email', 'phone', 'first_name', 'last_name', 'external_id', 'source'] as const;
 export type LeadWritableField = (typeof LEAD_WRITABLE_FIELDS)[number];
 /** Upsert matches an existing lead on the first of these that the body carries. */
@@ -205,18 +205,12 @@ export interface Campaign {
 	updated_at: string;
 }
 
-export interface DispatchRequest {
-	lead_ids?: string[];
-}
 export interface DispatchResult {
 	campaign_id: string;
 	dispatch_id: string;
 	status: 'queued';
 }
 
-export interface TakeoverRequest {
-	note?: string;
-}
 export interface TakeoverResult {
 	lead_id: string;
 	status: 'assistant_active';
@@ -235,6 +229,7 @@ export interface Subscription {
 
 /** Known event kinds (documented). The full list is not shown: unknown kinds pass through. */
 export const KNOWN_EVENT_KINDS = ['lead.created', 'campaign.updated'] as const;
+export type KnownEventKind = (typeof KNOWN_EVENT_KINDS)[number];
 /** Subscription URLs must be https (documented). */
 export const SUBSCRIPTION_URL_PROTOCOL = 'https:';
 

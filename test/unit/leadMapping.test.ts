@@ -1,4 +1,4 @@
-import { leadFromItem } from '../../nodes/Svc/actions/lead/upsert';
+import { leadFromItem } from '../../nodes/Svc/actions/leadMapping';
 
 describe('Map Automatically (leadFromItem)', () => {
 	it('maps known fields by name in any casing, and the rest into custom fields', () => {

@@ -12,9 +12,9 @@ import { asText } from '../shared/text';
 import { deriveIdempotencyKey, idempotencyKeyFromText, isUuid, RequestGate, SvcClient } from '../transport';
 import { account } from './account';
 import { campaign } from './campaign';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, requestOptions } from './common';
 import { conversation } from './conversation';
 import { lead } from './lead';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, requestOptions } from './parameters';
 import type { Operation, OperationContext, Resource } from './types';
 import { webhookSubscription } from './webhookSubscription';
 

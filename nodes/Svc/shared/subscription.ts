@@ -1,12 +1,21 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
-import { asText } from './text';
+import type { KnownEventKind } from '../contract';
 import { KNOWN_EVENT_KINDS, SUBSCRIPTION_URL_PROTOCOL } from '../contract';
+import { asText } from './text';
 
-export const EVENT_KIND_OPTIONS: INodePropertyOptions[] = [
-	{ name: 'Lead Created', value: 'lead.created', description: 'A lead was created' },
-	{ name: 'Campaign Updated', value: 'campaign.updated', description: 'A campaign changed, e.g. it was dispatched' },
-];
+/** Keyed by kind, so a kind added to the contract does not compile without its text. */
+const EVENT_KIND_TEXT: Record<KnownEventKind, { name: string; description: string }> = {
+	'lead.created': { name: 'Lead Created', description: 'A lead was created' },
+	'campaign.updated': { name: 'Campaign Updated', description: 'A campaign changed, e.g. it was dispatched' },
+};
+
+/** The event kinds both nodes offer in their lists: the contract's known kinds, in its order. */
+export const EVENT_KIND_OPTIONS: INodePropertyOptions[] = KNOWN_EVENT_KINDS.map((value) => ({
+	name: EVENT_KIND_TEXT[value].name,
+	value,
+	description: EVENT_KIND_TEXT[value].description,
+}));
 
 /** Problems with a subscription request, in words a user can act on; empty when it is fine. */
 export function subscriptionProblems(url: string, events: string[]): string[] {

@@ -2,7 +2,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ApiErrorBody, EndpointContract } from '../contract';
-import { ERROR_CODES, SCOPE_GRANTS } from '../contract';
+import { ERROR_CODES, IDEMPOTENCY_WINDOW_HOURS, SCOPE_GRANTS } from '../contract';
 import type { Redactor } from './redact';
 
 export interface FailureDetails {
@@ -99,8 +99,7 @@ export function describeFailure(details: FailureDetails): { message: string; des
 			if (server.code === ERROR_CODES.idempotencyKeyReused) {
 				return {
 					message: 'The Idempotency-Key was already used for a different request (422)',
-					description:
-						'The service keeps each key for 24 hours and applies it to one request body only. Leave the Idempotency Key option empty so the node derives a key per item, or give each different write its own UUID.',
+					description: `The service keeps each key for ${IDEMPOTENCY_WINDOW_HOURS} hours and applies it to one request body only. Leave the Idempotency Key option empty so the node derives a key per item, or give each different write its own UUID.`,
 				};
 			}
 			return {

@@ -3,9 +3,9 @@ import type { IDataObject } from 'n8n-workflow';
 import type { DispatchResult } from '../../contract';
 import { asText } from '../../shared/text';
 import { userError } from '../../transport';
-import { idempotencyKeyOption, locatorValue } from '../common';
+import { campaignLocator, locatorValue } from '../locators';
+import { idempotencyKeyOption } from '../parameters';
 import type { Operation } from '../types';
-import { campaignLocator } from './get';
 
 /** Accepts a list from an expression or a comma/space separated string. */
 export function parseIdList(value: unknown): string[] {
@@ -42,7 +42,7 @@ export const dispatch: Operation = {
 	options: [idempotencyKeyOption],
 	writes: true,
 	async execute(op) {
-		const campaignId = locatorValue(op, 'campaignId', 'campaign');
+		const campaignId = locatorValue(op, 'campaign');
 		if (op.ctx.getNodeParameter('confirmDispatch', op.itemIndex, false) !== true) {
 			throw userError(op.ctx.getNode(), 'Dispatch was not confirmed, so nothing was sent', {
 				itemIndex: op.itemIndex,

@@ -1,9 +1,9 @@
 import type { Resource } from '../types';
 import { dispatch } from './dispatch';
 import { get } from './get';
-import { getMany } from './getMany';
+import { getAll } from './getAll';
 
 export const campaign: Resource = {
 	option: { name: 'Campaign', value: 'campaign' },
-	operations: [get, getMany, dispatch],
+	operations: [get, getAll, dispatch],
 };

@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { TakeoverResult } from '../../contract';
-import { idempotencyKeyOption, locatorValue } from '../common';
-import { leadLocator } from '../lead/get';
+import { leadLocator, locatorValue } from '../locators';
+import { idempotencyKeyOption } from '../parameters';
 import type { Operation } from '../types';
 
 export const assistantTakeover: Operation = {
@@ -27,7 +27,7 @@ export const assistantTakeover: Operation = {
 	options: [idempotencyKeyOption],
 	writes: true,
 	async execute(op) {
-		const leadId = locatorValue(op, 'leadId', 'lead');
+		const leadId = locatorValue(op, 'lead');
 		const note = (op.ctx.getNodeParameter('note', op.itemIndex, '') as string).trim();
 		const body: IDataObject = note === '' ? {} : { note };
 		const { body: result } = await op.client.request<TakeoverResult>('assistantTakeover', {

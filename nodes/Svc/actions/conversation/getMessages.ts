@@ -1,7 +1,9 @@
 import { SENSITIVE_READ_SCOPE } from '../../contract';
-import { locatorValue, pick, readList, returnAllAndLimit, simplifyOption } from '../common';
+import { locatorValue, threadLocator } from '../locators';
+import { returnAllAndLimit, simplifyOption } from '../parameters';
+import { readList } from '../requests';
+import { simplifyMessage } from '../simplify';
 import type { Operation } from '../types';
-import { threadLocator } from './getThread';
 
 export const MASKED_NOTICE = `Content is masked: full message content needs an API key with the ${SENSITIVE_READ_SCOPE} scope`;
 
@@ -14,9 +16,9 @@ export const getMessages: Operation = {
 	},
 	properties: [threadLocator, ...returnAllAndLimit, simplifyOption],
 	async execute(op) {
-		const threadId = locatorValue(op, 'threadId', 'thread');
+		const threadId = locatorValue(op, 'thread');
 		const all = await readList(op, 'listMessages', { pathParams: { thread_id: threadId } });
-		const messages = op.ctx.getNodeParameter('simplify', op.itemIndex, false) ? all.map((message) => pick(message, ['id', 'direction', 'content', 'masked', 'created_at'])) : all;
+		const messages = op.ctx.getNodeParameter('simplify', op.itemIndex, false) ? all.map(simplifyMessage) : all;
 		if (!messages.some((message) => message.masked === true)) return messages;
 		op.hint(MASKED_NOTICE);
 		return messages.map((message) => (message.masked === true ? { ...message, masked_reason: MASKED_NOTICE } : message));

@@ -1,18 +1,11 @@
-import { readOne, resourceLocator } from '../common';
+import { threadLocator } from '../locators';
+import { readOne } from '../requests';
 import type { Operation } from '../types';
-
-export const threadLocator = resourceLocator({
-	name: 'threadId',
-	displayName: 'Thread',
-	searchListMethod: 'searchThreads',
-	what: 'thread',
-	placeholder: 'e.g. thr_0001',
-});
 
 export const getThread: Operation = {
 	option: { name: 'Get Thread', value: 'getThread', action: 'Get a thread', description: 'Retrieve one conversation thread by ID' },
 	properties: [threadLocator],
 	async execute(op) {
-		return await readOne(op, 'getThread', 'thread_id', { name: 'threadId', what: 'thread' });
+		return await readOne(op, 'getThread', 'thread_id', 'thread');
 	},
 };

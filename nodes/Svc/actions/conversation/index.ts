@@ -1,10 +1,10 @@
 import type { Resource } from '../types';
 import { assistantTakeover } from './assistantTakeover';
-import { getManyThreads } from './getManyThreads';
+import { getAllThreads } from './getAllThreads';
 import { getMessages } from './getMessages';
 import { getThread } from './getThread';
 
 export const conversation: Resource = {
 	option: { name: 'Conversation', value: 'conversation' },
-	operations: [getManyThreads, getThread, getMessages, assistantTakeover],
+	operations: [getAllThreads, getThread, getMessages, assistantTakeover],
 };

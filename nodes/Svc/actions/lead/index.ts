@@ -1,9 +1,9 @@
 import type { Resource } from '../types';
 import { get } from './get';
-import { getMany } from './getMany';
+import { getAll } from './getAll';
 import { upsert } from './upsert';
 
 export const lead: Resource = {
 	option: { name: 'Lead', value: 'lead' },
-	operations: [upsert, get, getMany],
+	operations: [upsert, get, getAll],
 };

@@ -1,7 +1,7 @@
 import type { Subscription } from '../../contract';
 import { EVENT_KIND_OPTIONS, mergeEventKinds, subscriptionProblems } from '../../shared/subscription';
 import { REDACTED, userError } from '../../transport';
-import { idempotencyKeyOption } from '../common';
+import { idempotencyKeyOption } from '../parameters';
 import type { Operation } from '../types';
 
 export const create: Operation = {

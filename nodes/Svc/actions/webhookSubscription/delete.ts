@@ -1,6 +1,7 @@
+import { subscriptionId, subscriptionIdProperty } from '../locators';
 import type { Operation } from '../types';
-import { subscriptionIdProperty, subscriptionId } from './subscriptionId';
 
+/** The value is "delete", a reserved word, so the export says what it deletes. */
 export const deleteSubscription: Operation = {
 	option: { name: 'Delete', value: 'delete', action: 'Delete a webhook subscription', description: 'Stop the service from sending events to a subscription\'s URL' },
 	properties: [subscriptionIdProperty],

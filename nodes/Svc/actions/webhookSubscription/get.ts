@@ -1,6 +1,6 @@
 import type { Subscription } from '../../contract';
+import { subscriptionId, subscriptionIdProperty } from '../locators';
 import type { Operation } from '../types';
-import { subscriptionIdProperty, subscriptionId } from './subscriptionId';
 
 export const get: Operation = {
 	option: { name: 'Get', value: 'get', action: 'Get a webhook subscription', description: 'Retrieve one webhook subscription by ID' },

@@ -1,7 +1,8 @@
-import { readList, returnAllAndLimit } from '../common';
+import { returnAllAndLimit } from '../parameters';
+import { readList } from '../requests';
 import type { Operation } from '../types';
 
-export const getMany: Operation = {
+export const getAll: Operation = {
 	option: { name: 'Get Many', value: 'getAll', action: 'Get many campaigns', description: 'List campaigns' },
 	properties: returnAllAndLimit,
 	async execute(op) {

@@ -1,0 +1,89 @@
+/** Node parameters that several operations show; what they do at run time lives in requests.ts and router.ts. */
+
+import type { INodeProperties } from 'n8n-workflow';
+
+export const DEFAULT_CONCURRENCY = 8;
+export const MAX_CONCURRENCY = 32;
+
+/** Entries every operation's "Options" collection ends with. */
+export const requestOptions: INodeProperties[] = [
+	{
+		displayName: 'Concurrency',
+		name: 'concurrency',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
+		default: DEFAULT_CONCURRENCY,
+		description: 'How many items are sent to the service at the same time. Output order always follows input order.',
+	},
+	{
+		displayName: 'Max Requests per Second',
+		name: 'maxRequestsPerSecond',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: 0,
+		description: 'Upper bound on requests per second for this node; 0 means no bound. A 429 from the service slows every request of the node, whatever this says.',
+	},
+	{
+		displayName: 'Timeout (Seconds)',
+		name: 'timeoutSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 300 },
+		default: 30,
+		description: 'How long one request may take before it is retried or fails',
+	},
+];
+
+export const idempotencyKeyOption: INodeProperties = {
+	displayName: 'Idempotency Key',
+	name: 'idempotencyKey',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. {{ $json.order_id }}',
+	description:
+		'What identifies this write, so the service applies it once: a UUID is sent as it is, other text (an order or submission ID) is turned into one. Set it from your data to make re-running a workflow after a crash safe. Leave empty: the node derives a key per item that stays the same when the request or the node is retried.',
+};
+
+export const returnAllAndLimit: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
+
+export const simplifyOption: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return a simplified version of the response instead of the raw data',
+};
+
+/** How one list filter shows in the "Filters" collection. */
+type FilterField = Pick<INodeProperties, 'displayName' | 'placeholder' | 'description'>;
+
+/** A list's "Filters" collection: a text field for each filter the contract lists for its endpoint, in that order. */
+export function listFilters<Filter extends string>(filters: readonly Filter[], fields: Record<Filter, FilterField>): INodeProperties {
+	return {
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: filters.map((name): INodeProperties => {
+			const { displayName, placeholder, description } = fields[name];
+			return { displayName, name, type: 'string', ...(placeholder === undefined ? {} : { placeholder }), default: '', description };
+		}),
+	};
+}

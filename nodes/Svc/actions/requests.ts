@@ -1,0 +1,32 @@
+/** What operations share at run time: reading records and lists, and turning parameters into a query or body. */
+
+import type { IDataObject } from 'n8n-workflow';
+
+import type { EndpointName } from '../contract';
+import type { RequestSpec } from '../transport';
+import type { LocatedRecord } from './locators';
+import { locatorValue } from './locators';
+import type { OperationContext } from './types';
+
+/** Reads a list endpoint page by page, honouring Return All / Limit. */
+export async function readList(op: OperationContext, endpoint: EndpointName, spec: RequestSpec = {}): Promise<IDataObject[]> {
+	const returnAll = op.ctx.getNodeParameter('returnAll', op.itemIndex, false);
+	const max = returnAll ? undefined : op.ctx.getNodeParameter('limit', op.itemIndex, 50);
+	return await op.client.paginate<IDataObject>(endpoint, { ...spec, max, itemIndex: op.itemIndex });
+}
+
+/** The record an endpoint returns for the ID chosen in a resource locator. */
+export async function readOne(op: OperationContext, endpoint: EndpointName, pathParam: string, what: LocatedRecord): Promise<IDataObject> {
+	const id = locatorValue(op, what);
+	const { body } = await op.client.request<IDataObject>(endpoint, { pathParams: { [pathParam]: id }, itemIndex: op.itemIndex });
+	return { ...body };
+}
+
+/** Copies the non-empty entries of a collection parameter into a query or body object. */
+export function nonEmpty(values: IDataObject): IDataObject {
+	const result: IDataObject = {};
+	for (const [key, value] of Object.entries(values)) {
+		if (value !== undefined && value !== null && value !== '') result[key] = value;
+	}
+	return result;
+}
