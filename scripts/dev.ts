@@ -5,7 +5,6 @@
  * webhook processor), with the "Events database" credential the exactly-once example uses; that
  * example is imported only then (see harness/dev-examples.ts).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -20,6 +19,7 @@ import { makeLocalCa } from '../harness/local-ca';
 import type { QueueTopology } from '../harness/n8n/queue';
 import { prepareEventsDatabase, startQueueTopology } from '../harness/n8n/queue';
 import { ensureN8nRuntime } from '../harness/n8n-runtime/install';
+import { runCommand } from '../harness/processes';
 
 const DEV_DIR = join(TMP_DIR, 'dev');
 const SANDBOX_PORT = Number(process.env.SVC_SANDBOX_PORT ?? 4010);
@@ -28,7 +28,8 @@ const QUEUE_MODE = process.argv.includes('--queue');
 
 async function main(): Promise<void> {
 	console.log('Building the package…');
-	execFileSync('npm', ['run', 'build', '--silent'], { cwd: PROJECT_DIR, stdio: 'inherit' });
+	const build = await runCommand('npm', ['run', 'build', '--silent'], { cwd: PROJECT_DIR, inherit: true });
+	if (build.code !== 0) throw new Error(`npm run build failed (exit ${build.code})`);
 
 	const runtime = await ensureN8nRuntime('v2');
 	// A fresh n8n each start: the sandbox is in-memory too, so both begin from the same demo state.

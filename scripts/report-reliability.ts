@@ -4,7 +4,6 @@
  * checks (secret hygiene, bad deliveries, churn, properties, timeouts) are the jest suites,
  * whose results are counted.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -14,8 +13,9 @@ import type { FaultRule, Sandbox } from '../sandbox';
 import { startSandbox } from '../sandbox';
 import { shutdownEngine } from '../harness/engine';
 import { runSvc } from '../harness/engine/svc';
+import { runCommand } from '../harness/processes';
+import { PROJECT_DIR, TMP_DIR } from '../harness/project';
 
-const ROOT = join(__dirname, '..');
 const rows: string[][] = [];
 
 /** 20% of requests fail: 5xx, resets after the write was committed, 409 in flight, 429 with Retry-After. */
@@ -67,16 +67,12 @@ interface JestReport {
 
 /** Runs jest suites and counts their tests by outcome. */
 async function suites(label: string, paths: string[], target: string): Promise<void> {
-	const out = join(ROOT, '.tmp', `jest-${label.replace(/\W+/g, '-')}.json`);
-	try {
-		execFileSync(join(ROOT, 'node_modules', '.bin', 'jest'), ['--json', `--outputFile=${out}`, ...paths], {
-			cwd: ROOT,
-			stdio: 'ignore',
-			env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules' },
-		});
-	} catch {
-		// A failing suite still writes its report; the counts below say what failed.
-	}
+	const out = join(TMP_DIR, `jest-${label.replace(/\W+/g, '-')}.json`);
+	// A failing suite still writes its report; the counts below say what failed.
+	await runCommand(join(PROJECT_DIR, 'node_modules', '.bin', 'jest'), ['--json', `--outputFile=${out}`, ...paths], {
+		cwd: PROJECT_DIR,
+		env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules' },
+	});
 	const report = JSON.parse(await readFile(out, 'utf8')) as JestReport;
 	// Tests left out by a -t filter are reported as pending: count only those that ran.
 	const all = report.testResults.flatMap((file) => file.assertionResults).filter((test) => test.status === 'passed' || test.status === 'failed');
@@ -86,7 +82,7 @@ async function suites(label: string, paths: string[], target: string): Promise<v
 }
 
 async function main(): Promise<void> {
-	await mkdir(join(ROOT, '.tmp'), { recursive: true });
+	await mkdir(TMP_DIR, { recursive: true });
 	const sandbox = await startSandbox();
 	try {
 		await upserts(sandbox, 5000);
@@ -103,10 +99,10 @@ async function main(): Promise<void> {
 	await suites('Faults, Retry On Fail and timeouts in the engine', ['test/engine/svc-faults.test.ts'], 'exactly once; hung server fails clearly');
 
 	const table = ['| scenario | result | detail | target |', '|---|---|---|---|', ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
-	const engine = JSON.parse(await readFile(join(ROOT, 'node_modules', 'n8n-core', 'package.json'), 'utf8')) as { version: string };
+	const engine = JSON.parse(await readFile(join(PROJECT_DIR, 'node_modules', 'n8n-core', 'package.json'), 'utf8')) as { version: string };
 	const header = `Reliability report, ${new Date().toISOString().slice(0, 10)}, n8n-core ${engine.version} engine in-process, Node ${process.version}`;
 	console.log(`\n${header}\n\n${table}\n`);
-	await writeFile(join(ROOT, '.tmp', 'reliability-latest.md'), `${header}\n\n${table}\n`);
+	await writeFile(join(TMP_DIR, 'reliability-latest.md'), `${header}\n\n${table}\n`);
 	if (rows.some((row) => row[3] !== 'met')) process.exitCode = 1;
 }
 

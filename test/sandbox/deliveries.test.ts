@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 
 import type { EventEnvelope, Lead, Subscription } from '../../nodes/Svc/contract';
@@ -7,24 +10,33 @@ import type { DeliveryAttempt, Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { DISPATCHED_STATUS } from '../../sandbox/operations';
 import type { Received } from './helpers';
-import { KEYS, Receiver, client, makeCertificate, waitFor } from './helpers';
+import { makeLocalCa } from '../../harness/local-ca';
+import { until } from '../../harness/wait';
+import { KEYS, Receiver, client } from './helpers';
 
-const tls = makeCertificate();
-const receiver = new Receiver(tls);
+let tlsDir: string;
+let caPem: string;
+let receiver: Receiver;
 let hookUrl: string;
 let sandbox: Sandbox;
 
 beforeAll(async () => {
+	// The receiver serves a certificate from a throwaway local CA, which only the sandbox trusts.
+	tlsDir = await mkdtemp(join(tmpdir(), 'svc-sandbox-tls-'));
+	const ca = await makeLocalCa(tlsDir);
+	caPem = ca.caPem;
+	receiver = new Receiver({ key: await readFile(ca.keyPath, 'utf8'), cert: await readFile(ca.certPath, 'utf8') });
 	hookUrl = await receiver.listen();
 	sandbox = await startSandbox({
 		allowLoopbackWebhooks: true,
-		trustedCa: tls.cert,
+		trustedCa: caPem,
 		delivery: { timeoutMs: 300, retryDelaysMs: [20, 20] },
 	});
 });
 afterAll(async () => {
 	await sandbox.close();
 	await receiver.close();
+	await rm(tlsDir, { recursive: true, force: true });
 });
 beforeEach(() => {
 	sandbox.state.reset();
@@ -121,7 +133,7 @@ describe('signed deliveries', () => {
 		expect(receiver.received).toHaveLength(0);
 	});
 
-	it('fails deliveries to a self-signed receiver when its CA is not trusted', async () => {
+	it('fails deliveries to a receiver whose certificate authority is not trusted', async () => {
 		const untrusting = await startSandbox({ allowLoopbackWebhooks: true, delivery: { retryDelaysMs: [] } });
 		try {
 			const created = await client(untrusting.url, KEYS.full).post(ENDPOINTS.createSubscription.path, { url: hookUrl, events: ['ping'] });
@@ -188,7 +200,7 @@ describe('retries and re-delivery', () => {
 		await new Promise((resolve) => setTimeout(resolve, 1_050));
 		const redelivered = await admin().post(`/__admin/events/${eventId}/redeliver`);
 		expect(redelivered.data).toEqual({ event_id: eventId, deliveries: 1 });
-		await waitFor(() => receiver.received.length === 2);
+		await until('two deliveries received', () => receiver.received.length === 2, { everyMs: 10, timeoutMs: 5000 });
 		await sandbox.state.waitForDeliveries();
 		const copy = receiver.received[1];
 		expect(copy.headers[EVENT_SIGNATURE.idHeader]).toBe(eventId);
@@ -202,12 +214,12 @@ describe('retries and re-delivery', () => {
 	});
 
 	it('close() cancels pending retries', async () => {
-		const patient = await startSandbox({ allowLoopbackWebhooks: true, trustedCa: tls.cert, delivery: { retryDelaysMs: [60_000] } });
+		const patient = await startSandbox({ allowLoopbackWebhooks: true, trustedCa: caPem, delivery: { retryDelaysMs: [60_000] } });
 		const created = await client(patient.url, KEYS.full).post(ENDPOINTS.createSubscription.path, { url: hookUrl, events: ['ping'] });
 		expect(created.status).toBe(201);
 		receiver.reply({ status: 500 });
 		patient.state.deliveries.emit('ping', {});
-		await waitFor(() => patient.state.deliveries.attempts().length === 1);
+		await until('the first attempt', () => patient.state.deliveries.attempts().length === 1, { everyMs: 10, timeoutMs: 5000 });
 		const started = Date.now();
 		await patient.close();
 		await patient.state.waitForDeliveries();

@@ -1,13 +1,9 @@
 import type { AxiosInstance } from 'axios';
 import axios from 'axios';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from 'node:https';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { DEMO_KEYS } from '../../sandbox';
 
@@ -33,33 +29,6 @@ export function client(baseURL: string, key?: string, timeout = 10_000): AxiosIn
 		validateStatus: () => true,
 		headers: { Accept: 'application/json', ...(key === undefined ? {} : { Authorization: `Bearer ${key}` }) },
 	});
-}
-
-export async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!check()) {
-		if (Date.now() > deadline) throw new Error('condition not met in time');
-		await new Promise((resolve) => setTimeout(resolve, 10));
-	}
-}
-
-/** A self-signed certificate for 127.0.0.1, made with openssl for this test run. */
-export function makeCertificate(): { key: string; cert: string } {
-	const dir = mkdtempSync(join(tmpdir(), 'svc-sandbox-cert-'));
-	try {
-		execFileSync(
-			'openssl',
-			[
-				'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-				'-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-				'-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-			],
-			{ stdio: 'ignore' },
-		);
-		return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
-	} finally {
-		rmSync(dir, { recursive: true, force: true });
-	}
 }
 
 export interface Received {

@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { parse } from 'yaml';
 
+import { runCommand } from '../../harness/processes';
 import { releaseRefusal } from '../../harness/release';
 
 const ROOT = join(__dirname, '..', '..');
@@ -167,12 +167,12 @@ describe('prepublishOnly refuses a publish outside the release workflow', () => 
 		expect(releaseRefusal(env)).toBeUndefined();
 	});
 
-	it('exits 1 with the reason when run as npm would run it on a developer machine', () => {
+	it('exits 1 with the reason when run as npm would run it on a developer machine', async () => {
 		const env: NodeJS.ProcessEnv = { ...process.env };
 		for (const name of ['GITHUB_ACTIONS', 'npm_config_provenance', 'NPM_CONFIG_PROVENANCE']) delete env[name];
 		const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
-		const result = spawnSync(tsx, [join(ROOT, 'scripts', 'release-guard.ts')], { cwd: ROOT, env, encoding: 'utf8' });
-		expect(result.status).toBe(1);
+		const result = await runCommand(tsx, [join(ROOT, 'scripts', 'release-guard.ts')], { cwd: ROOT, env });
+		expect(result.code).toBe(1);
 		expect(result.stderr).toContain('npm publish refused');
 		expect(result.stderr).toContain('not running in GitHub Actions');
 	});
