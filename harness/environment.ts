@@ -15,6 +15,7 @@ import { makeLocalCa } from './local-ca';
 import { startN8n } from './n8n/process';
 import { ensureN8nRuntime } from './n8n-runtime/install';
 import { packTarball } from './pack';
+import { PEER_EXAMPLE_ENV } from './peer-example';
 import { EXAMPLES_DIR, PACKAGE_NODE_TYPES, TMP_DIR } from './project';
 import type { RuntimeVersion } from './n8n-runtime/install';
 
@@ -85,6 +86,7 @@ export async function startEnvironment(options: { version?: RuntimeVersion; prot
 			tls,
 			logLevel: 'debug',
 			expectNodeTypes: PACKAGE_NODE_TYPES,
+			env: PEER_EXAMPLE_ENV,
 		});
 	} catch (error) {
 		await sandbox.close();

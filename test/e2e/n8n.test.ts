@@ -3,9 +3,10 @@ import { Webhook } from 'standardwebhooks';
 
 import type { ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
 import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, testCredential, waitForExecutions } from '../../harness/n8n/api';
-import { touchCampaign, upsertLead } from '../../sandbox/operations';
+import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { Environment } from '../../harness/environment';
 import { e2eVersions, FULL_KEY, loadExample, NO_SENSITIVE_KEY, nodeError, nodeOutput, startEnvironment } from '../../harness/environment';
+import { PEER_END_NODE, peerWorkflow } from '../../harness/peer-example';
 import { until } from '../../harness/wait';
 
 // The real n8n process: install (cached), start and package loading take their time.
@@ -293,6 +294,46 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 			for (const secret of secrets) {
 				expect(log).not.toContain(secret);
 				expect(stored).not.toContain(secret);
+			}
+		});
+	});
+
+	describe('the workflow users build without this package (examples/receive-signed-events-without-this-package.json)', () => {
+		// After the secret-hygiene check: this workflow keeps the signing secret in its Code node, where every execution stores it.
+		it('a signed event runs to the end once; its repeat stops at Remove Duplicates; a forged one fails the signature check', async () => {
+			const path = 'svc-events-peer';
+			const subscription = createSubscription(env.sandbox.state, { url: `${env.n8n.webhookBaseUrl}/${path}`, events: ['lead.created'] });
+			const secret = String(env.sandbox.state.store.subscriptions.get(subscription.id)?.secret);
+			const stored = await importWorkflow(env.n8n, peerWorkflow(path, secret));
+			await activate(env.n8n, stored.id);
+			try {
+				const { lead } = upsertLead(env.sandbox.state, { email: 'peer@example.com' });
+				const [first] = await waitForExecutions(env.n8n, stored.id, 1, 20_000, { includeData: true });
+				expect(first.status).toBe('success');
+				const event = nodeOutput(first, PEER_END_NODE)[0]?.json as IDataObject | undefined;
+				expect(event).toMatchObject({ type: 'lead.created', data: { id: lead.id } });
+
+				env.sandbox.state.deliveries.redeliver(String(event?.id));
+				await env.sandbox.state.waitForDeliveries();
+				const repeat = (await waitForExecutions(env.n8n, stored.id, 2, 20_000, { includeData: true }))[1];
+				expect(repeat.status).toBe('success');
+				expect(nodeOutput(repeat, PEER_END_NODE)).toHaveLength(0);
+
+				// The Webhook node answers before anything checks the signature: a forgery gets 200 and an execution.
+				const body = JSON.stringify({ id: 'evt_peer_forged', type: 'lead.created', created_at: new Date().toISOString(), data: { id: lead.id } });
+				const forged = new Webhook(`whsec_${Buffer.from('not the secret of this subscription').toString('base64')}`).sign('evt_peer_forged', new Date(), body);
+				const answer = await env.n8n.fetch(subscription.url, {
+					method: 'POST',
+					body,
+					headers: { 'content-type': 'application/json', 'webhook-id': 'evt_peer_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': forged },
+				});
+				expect(answer.status).toBe(200);
+				const third = (await waitForExecutions(env.n8n, stored.id, 3, 20_000, { includeData: true }))[2];
+				expect(third.status).toBe('error');
+				expect(String(nodeError(third, 'Verify Signature')?.message)).toMatch(/signature/i);
+			} finally {
+				await deactivate(env.n8n, stored.id);
+				env.sandbox.state.store.subscriptions.delete(subscription.id);
 			}
 		});
 	});
