@@ -7,6 +7,7 @@ import type { EventEnvelope } from '../nodes/Svc/contract';
 import { EVENT_SIGNATURE } from '../nodes/Svc/contract';
 import type { Collection } from './collection';
 import { newId, notFound } from './http';
+import { Slots } from './slots';
 import type { StoredSubscription } from './store';
 import { Timers } from './timers';
 
@@ -53,6 +54,8 @@ export class Deliveries {
 	private readonly pending = new Set<Promise<void>>();
 	private readonly inFlight = new Set<ClientRequest>();
 	private readonly timers = new Timers();
+	/** Attempts in flight; unlimited unless a burst sets a concurrency. */
+	private readonly slots = new Slots();
 	private readonly agent: Agent;
 	/** Bumped by reset and close: deliveries of an older generation stop at their next step. */
 	private generation = 0;
@@ -93,6 +96,11 @@ export class Deliveries {
 		);
 	}
 
+	/** At most `limit` attempts in flight from now on (undefined: no limit); later ones wait their turn. */
+	limitConcurrency(limit: number | undefined): void {
+		this.slots.setLimit(limit);
+	}
+
 	/** Resolves once no delivery is sending or waiting to retry. */
 	async idle(): Promise<void> {
 		while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
@@ -101,6 +109,7 @@ export class Deliveries {
 	/** Drops events and attempts, and stops every delivery under way. */
 	reset(): void {
 		this.stopAll();
+		this.slots.setLimit(undefined);
 		this.events.clear();
 		this.attemptLog = [];
 	}
@@ -113,6 +122,7 @@ export class Deliveries {
 	private stopAll(): void {
 		this.generation++;
 		this.timers.cancelAll();
+		this.slots.cancelWaiting();
 		for (const req of this.inFlight) req.destroy(new Error('sandbox stopped'));
 	}
 
@@ -133,7 +143,8 @@ export class Deliveries {
 			// A subscription deleted between retries gets nothing more.
 			const subscription = this.subscriptions.get(subscriptionId);
 			if (!subscription || generation !== this.generation) return;
-			const record = await this.attempt(event, subscription, attempt, redelivery);
+			if (!(await this.slots.take())) return;
+			const record = await this.attempt(event, subscription, attempt, redelivery).finally(() => this.slots.release());
 			if (generation !== this.generation) return;
 			this.attemptLog.push(record);
 			const delay = this.options.retryDelaysMs[attempt - 1];

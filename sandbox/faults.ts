@@ -46,7 +46,7 @@ const RULE_FIELDS = new Set<string>(['route', 'latencyMs', 'errorStatuses', 'ret
 const ANY_ROUTE = '*';
 
 /** mulberry32: small, fast and good enough to make fault sequences repeatable. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
 	let state = seed >>> 0;
 	return () => {
 		state = (state + 0x6d2b79f5) >>> 0;

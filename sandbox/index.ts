@@ -1,3 +1,5 @@
+export type { BurstOptions, BurstResult } from './burst';
+export { fireBurst } from './burst';
 export type { DeliveryAttempt } from './deliveries';
 export type { FaultRule } from './faults';
 export type { SandboxKey } from './keys';

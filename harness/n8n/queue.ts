@@ -39,6 +39,10 @@ export interface QueueTopologyOptions {
 	webhookProcessors?: number;
 	logLevel?: StartOptions['logLevel'];
 	expectNodeTypes?: string[];
+	/** Base of the production webhook URLs the main registers, e.g. a balancer in front of the processors (default: the first processor). */
+	webhookUrl?: string;
+	/** Extra environment for every process of the topology. */
+	env?: Record<string, string>;
 }
 
 /**
@@ -83,7 +87,8 @@ export async function startQueueTopology(options: QueueTopologyOptions): Promise
 				// The editor's "Execute workflow" runs on a worker too, so manual runs prove the same thing.
 				OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 				// 2.x renamed WEBHOOK_URL (still read, with a deprecation warning).
-				[runtime.version === 'v1' ? 'WEBHOOK_URL' : 'N8N_WEBHOOK_URL']: `https://localhost:${webhookPorts[0]}/`,
+				[runtime.version === 'v1' ? 'WEBHOOK_URL' : 'N8N_WEBHOOK_URL']: options.webhookUrl ?? `https://localhost:${webhookPorts[0]}/`,
+				...options.env,
 			},
 		});
 		const mainInstance = main;

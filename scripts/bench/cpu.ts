@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { descendants } from './rss';
+import { descendants, processTree } from './rss';
 
 /** Linux reports both files in USER_HZ ticks, 100 per second on every common configuration. */
 const TICKS_PER_SECOND = 100;
@@ -54,4 +54,44 @@ export function otherCpu(from: CpuSnapshot, to: CpuSnapshot, cores: number): Oth
 	const seconds = Math.max(0, (to.machine - from.machine - (to.own - from.own)) / TICKS_PER_SECOND);
 	const elapsed = (to.at - from.at) / 1000;
 	return { seconds, share: elapsed > 0 ? seconds / (elapsed * cores) : 0 };
+}
+
+function commandName(pid: number): string {
+	try {
+		return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+	} catch {
+		return 'gone';
+	}
+}
+
+/** Ticks per live process of this benchmark's tree, each with the label it is counted under. */
+export type CpuSplitSnapshot = Map<number, { label: string; ticks: number }>;
+
+/**
+ * A labelled process's whole subtree takes its label (an n8n process and its task runner); any
+ * other process below the benchmark counts under its command name (postgres, nginx…), and the
+ * benchmark's own process under `selfLabel`.
+ */
+export function cpuSplitSnapshot(labels: ReadonlyMap<number, string>, selfLabel: string): CpuSplitSnapshot {
+	const tree = processTree(process.pid);
+	const labelOf = (pid: number): string => {
+		for (let current: number | undefined = pid; current !== undefined && current !== process.pid; current = tree.get(current)) {
+			const label = labels.get(current);
+			if (label) return label;
+		}
+		return commandName(pid);
+	};
+	const snapshot: CpuSplitSnapshot = new Map([[process.pid, { label: selfLabel, ticks: processTicks('self') }]]);
+	for (const pid of tree.keys()) snapshot.set(pid, { label: labelOf(pid), ticks: processTicks(pid) });
+	return snapshot;
+}
+
+/** CPU seconds per label between two snapshots, largest first; processes started in between count whole. */
+export function cpuSplit(from: CpuSplitSnapshot, to: CpuSplitSnapshot): Array<[string, number]> {
+	const seconds = new Map<string, number>();
+	for (const [pid, { label, ticks }] of to) {
+		const used = ticks - (from.get(pid)?.ticks ?? 0);
+		seconds.set(label, (seconds.get(label) ?? 0) + Math.max(0, used) / TICKS_PER_SECOND);
+	}
+	return [...seconds].sort(([, a], [, b]) => b - a);
 }

@@ -1,13 +1,10 @@
 /** Benchmarks that need no n8n: signature verification (d) and the cost of loading the node (e). */
-import { execFile } from 'node:child_process';
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
 import type { secretKey as SecretKey, verifyDelivery as VerifyDelivery } from '../../nodes/Svc/trigger/signature';
+import { runCommand } from '../../harness/processes';
 import { median } from './stats';
-
-const run = promisify(execFile);
 
 export interface SignatureResult {
 	nodePerSecond: number;
@@ -123,7 +120,8 @@ process.stdout.write(JSON.stringify({ lib: ms(t0, t1), node: ms(t1, t2), instanc
 	const instance: number[] = [];
 	const total: number[] = [];
 	for (let i = 0; i < samples; i++) {
-		const { stdout } = await run(nodeBin, ['-e', script], { cwd: root });
+		const { code, stdout, stderr } = await runCommand(nodeBin, ['-e', script], { cwd: root });
+		if (code !== 0) throw new Error(`Timing require() failed (exit ${code}): ${stderr.slice(-1000)}`);
 		const parsed = JSON.parse(stdout) as { lib: number; node: number; instance: number; total: number };
 		lib.push(parsed.lib);
 		node.push(parsed.node);

@@ -20,8 +20,8 @@ function parentOf(pid: number): number | undefined {
 	}
 }
 
-/** Every live descendant of `root` (n8n's task runner, for instance). */
-export function descendants(root: number): number[] {
+/** Every live process below `root` (n8n's task runner, for instance), with its parent, nearest first. */
+export function processTree(root: number): Map<number, number> {
 	const byParent = new Map<number, number[]>();
 	for (const entry of readdirSync('/proc')) {
 		if (!/^\d+$/.test(entry)) continue;
@@ -30,14 +30,20 @@ export function descendants(root: number): number[] {
 		if (parent === undefined) continue;
 		byParent.set(parent, [...(byParent.get(parent) ?? []), pid]);
 	}
-	const found: number[] = [];
-	const queue = [...(byParent.get(root) ?? [])];
+	const found = new Map<number, number>();
+	const queue = [root];
 	while (queue.length > 0) {
-		const pid = queue.shift() as number;
-		found.push(pid);
-		queue.push(...(byParent.get(pid) ?? []));
+		const parent = queue.shift() as number;
+		for (const child of byParent.get(parent) ?? []) {
+			found.set(child, parent);
+			queue.push(child);
+		}
 	}
 	return found;
+}
+
+export function descendants(root: number): number[] {
+	return [...processTree(root).keys()];
 }
 
 export interface RssPeak {

@@ -34,4 +34,9 @@ export function ratio(numerator: number, denominator: number): number {
 	return denominator > 0 ? numerator / denominator : Number.NaN;
 }
 
-export const sleep = async (ms: number): Promise<void> => await new Promise((done) => setTimeout(done, ms));
+/** The nearest-rank percentile `p` (0–100) of `values`. */
+export function percentile(values: number[], p: number): number {
+	if (values.length === 0) return Number.NaN;
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}

@@ -6,9 +6,10 @@ import type { ExecutionStatus, IConnections, INode } from 'n8n-workflow';
 import type { CredentialRef, WorkflowNodeInput, WorkflowRecord } from '../../harness/n8n/api';
 import type { N8nInstance } from '../../harness/n8n/instance';
 import { importWorkflow } from '../../harness/n8n/api';
-import { sleep } from './stats';
+import { sleep } from '../../harness/wait';
+import { FLOOR_NODE_TYPE } from './floor/build';
 
-export type Sink = 'svc' | 'httpRequest' | 'none';
+export type Sink = 'svc' | 'httpRequest' | 'floor' | 'floorNoRedirect' | 'none';
 
 export interface WorkflowSpec {
 	sink: Sink;
@@ -18,6 +19,8 @@ export interface WorkflowSpec {
 	httpBaseUrl: string;
 	/** n8n's Retry On Fail on the sink, with its defaults (3 tries, 1000 ms apart). */
 	retryOnFail?: boolean;
+	/** The floor fixture's requests in flight (the Svc node's default). */
+	concurrency: number;
 }
 
 export const TRIGGER = 'Start';
@@ -74,6 +77,16 @@ function sinkNode(spec: WorkflowSpec): WorkflowNodeInput | undefined {
 				type: 'n8n-nodes-svc.svc',
 				typeVersion: 1,
 				parameters: { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically', options: {} },
+				credentials,
+				...retry,
+			};
+		case 'floor':
+		case 'floorNoRedirect':
+			return {
+				name: SINK,
+				type: FLOOR_NODE_TYPE,
+				typeVersion: 1,
+				parameters: { concurrency: spec.concurrency, disableFollowRedirect: spec.sink === 'floorNoRedirect' },
 				credentials,
 				...retry,
 			};

@@ -1,0 +1,202 @@
+/**
+ * One burst into one receiver, and its figures: how fast deliveries were accepted and answered,
+ * what the service had to retry, which events started executions (lost, doubled), and what it
+ * cost n8n in memory, CPU and database.
+ */
+import type { BurstResult, DeliveryAttempt } from '../../../sandbox';
+import { fireBurst } from '../../../sandbox';
+import { nodeOutput } from '../../../harness/environment';
+import type { ExecutionRecord } from '../../../harness/n8n/api';
+import { UNFINISHED } from '../../../harness/n8n/api';
+import type { N8nInstance } from '../../../harness/n8n/instance';
+import { cpuSplit, cpuSplitSnapshot } from '../cpu';
+import { allExecutions, waitUntilSettled, type Settled } from '../executions';
+import { RssSampler } from '../rss';
+import type { BurstSettings } from '../settings';
+import { count, fmt, percentile } from '../stats';
+import { END_NODE, RECEIVER_LABEL, setUpReceiver, type ReceiverKind, type ReceiverSetup } from './receivers';
+
+/** How long after the burst executions may take to end before the rest count as unfinished. */
+export const SETTLE_TIMEOUT_MS = 5 * 60_000;
+
+/** Which processor one delivery attempt reached, as the balancer logged it. */
+export interface DeliveryRoute {
+	webhookId: string;
+	upstream: string;
+}
+
+/** Where a burst lands: one n8n, or a queue-mode topology behind a balancer. */
+export interface BurstTarget {
+	/** e.g. "single main, SQLite" or "queue, 2 webhook processors". */
+	setting: string;
+	/** The main: activation and executions. */
+	n8n: N8nInstance;
+	/** The n8n processes whose memory and CPU count, each with its task runner. */
+	processes: Array<{ label: string; pid: number }>;
+	/** n8n's database size in bytes. */
+	databaseBytes(): Promise<number>;
+	/** Each attempt's processor, when a balancer spreads them. */
+	routes?(): Promise<DeliveryRoute[]>;
+}
+
+export interface BurstRun {
+	receiver: ReceiverKind;
+	setting: string;
+	deliveries: number;
+	distinctEvents: number;
+	/** Deliveries answered 2xx per second, from the first send to the last 2xx answer. */
+	acceptedPerSecond: number;
+	answerP50Ms: number;
+	answerP99Ms: number;
+	answerMaxMs: number;
+	attempts: number;
+	/** Deliveries that needed more than one attempt. */
+	retriedDeliveries: number;
+	/** Deliveries never answered 2xx, retries used up. */
+	unaccepted: number;
+	/** Attempts by status ("error" when there was none). */
+	statuses: Record<string, number>;
+	executionsStarted: number;
+	/** Not ended SETTLE_TIMEOUT_MS after the burst: counted as lost when their event got through nowhere else. */
+	executionsUnfinished: number;
+	executionsFailed: number;
+	/** What the unsuccessful executions failed with, and how often. */
+	executionErrors: Record<string, number>;
+	/** Distinct events that reached the end node in no execution. */
+	lost: number;
+	/** Executions beyond the first that an event reached the end node in. */
+	doubled: number;
+	/** Deliveries of an event that reached another processor than its first delivery (balanced runs only). */
+	repeatsOnAnotherProcessor?: number;
+	/** Sum of each process's peak (main + task runner), KB. */
+	peakRssKb: number;
+	peakRssByProcess: Array<[string, number]>;
+	databaseGrowthBytes: number;
+	/** CPU seconds while the burst ran and its executions ended, per process. */
+	cpuSeconds: Array<[string, number]>;
+	/** From the first send until every delivery ended. */
+	burstMs: number;
+	/** From the first send until every execution ended. */
+	totalMs: number;
+}
+
+interface DeliveryFigures {
+	acceptedPerSecond: number;
+	answerP50Ms: number;
+	answerP99Ms: number;
+	answerMaxMs: number;
+	retriedDeliveries: number;
+	unaccepted: number;
+	statuses: Record<string, number>;
+}
+
+function deliveryFigures(burst: BurstResult, deliveries: number): DeliveryFigures {
+	const attempts = burst.attempts;
+	const ended = (attempt: DeliveryAttempt): number => Date.parse(attempt.startedAt) + attempt.durationMs;
+	const accepted = attempts.filter((attempt) => attempt.ok);
+	const firstSent = Math.min(...attempts.map((attempt) => Date.parse(attempt.startedAt)));
+	const lastAccepted = Math.max(...accepted.map(ended));
+	const durations = attempts.map((attempt) => attempt.durationMs);
+	const statuses: Record<string, number> = {};
+	for (const attempt of attempts) statuses[String(attempt.status ?? 'error')] = (statuses[String(attempt.status ?? 'error')] ?? 0) + 1;
+	return {
+		acceptedPerSecond: (accepted.length / Math.max(1, lastAccepted - firstSent)) * 1000,
+		answerP50Ms: percentile(durations, 50),
+		answerP99Ms: percentile(durations, 99),
+		answerMaxMs: Math.max(...durations),
+		// Every retried delivery has exactly one second attempt.
+		retriedDeliveries: attempts.filter((attempt) => attempt.attempt === 2).length,
+		unaccepted: deliveries - accepted.length,
+		statuses,
+	};
+}
+
+/** Per event id, how many executions it reached the end node in. */
+function runsPerEvent(executions: ExecutionRecord[]): Map<string, number> {
+	const runs = new Map<string, number>();
+	for (const execution of executions) {
+		for (const { json } of nodeOutput(execution, END_NODE)) {
+			if (typeof json.id === 'string') runs.set(json.id, (runs.get(json.id) ?? 0) + 1);
+		}
+	}
+	return runs;
+}
+
+function errorsOf(executions: ExecutionRecord[]): Record<string, number> {
+	const errors: Record<string, number> = {};
+	for (const execution of executions) {
+		if (execution.status === 'success' || UNFINISHED.includes(execution.status)) continue;
+		const message = execution.data?.resultData.error?.message ?? `status ${execution.status}, no error recorded`;
+		errors[message] = (errors[message] ?? 0) + 1;
+	}
+	return errors;
+}
+
+/** Deliveries of an event whose processor differs from the one its first delivery reached. */
+function repeatsOnAnotherProcessor(routes: DeliveryRoute[]): number {
+	const first = new Map<string, string>();
+	let elsewhere = 0;
+	for (const { webhookId, upstream } of routes) {
+		const original = first.get(webhookId);
+		if (original === undefined) first.set(webhookId, upstream);
+		else if (original !== upstream) elsewhere++;
+	}
+	return elsewhere;
+}
+
+/** Sets the receiver up, fires the burst at it, waits for every execution, and takes it down again. */
+export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: Omit<ReceiverSetup, 'n8n'>, burst: BurstSettings): Promise<BurstRun> {
+	// Every burst starts from the same sandbox: no subscriptions, no earlier attempts, the seeded data.
+	setup.sandbox.state.reset();
+	const receiver = await setUpReceiver(kind, { ...setup, n8n: target.n8n });
+	try {
+		const databaseBefore = await target.databaseBytes();
+		const samplers = target.processes.map(({ label, pid }) => ({ label, sampler: new RssSampler(pid) }));
+		const labels = new Map(target.processes.map(({ label, pid }) => [pid, label]));
+		const cpuBefore = cpuSplitSnapshot(labels, 'benchmark (sender, sandbox)');
+		for (const { sampler } of samplers) sampler.start();
+		let fired: BurstResult;
+		let settled: Settled;
+		let peaks: Array<[string, number]>;
+		try {
+			fired = await fireBurst(setup.sandbox.state, { ...burst, seed: 1 });
+			settled = await waitUntilSettled(target.n8n, receiver.workflowId, { quietMs: 3_000, timeoutMs: SETTLE_TIMEOUT_MS });
+		} finally {
+			// Stopped even when the burst throws, so no interval outlives it.
+			peaks = samplers.map(({ label, sampler }) => [label, sampler.stop().peakTotalKb]);
+		}
+		const totalMs = Date.now() - fired.startedAt;
+		const cpuSeconds = cpuSplit(cpuBefore, cpuSplitSnapshot(labels, 'benchmark (sender, sandbox)'));
+		const databaseGrowthBytes = (await target.databaseBytes()) - databaseBefore;
+		const routes = await target.routes?.();
+		const executions = await allExecutions(target.n8n, receiver.workflowId, true);
+		const runs = runsPerEvent(executions);
+		const run: BurstRun = {
+			receiver: kind,
+			setting: target.setting,
+			deliveries: burst.deliveries,
+			distinctEvents: fired.events.length,
+			...deliveryFigures(fired, burst.deliveries),
+			attempts: fired.attempts.length,
+			executionsStarted: executions.length,
+			executionsUnfinished: settled.unfinished,
+			executionsFailed: executions.filter((execution) => execution.status !== 'success' && !UNFINISHED.includes(execution.status)).length,
+			executionErrors: errorsOf(executions),
+			lost: fired.events.filter((event) => !runs.has(event.id)).length,
+			doubled: fired.events.reduce((sum, event) => sum + Math.max(0, (runs.get(event.id) ?? 0) - 1), 0),
+			repeatsOnAnotherProcessor: routes ? repeatsOnAnotherProcessor(routes) : undefined,
+			peakRssKb: peaks.reduce((sum, [, kb]) => sum + kb, 0),
+			peakRssByProcess: peaks,
+			databaseGrowthBytes,
+			cpuSeconds,
+			burstMs: fired.finishedAt - fired.startedAt,
+			totalMs,
+		};
+		console.log(
+			`  ${target.setting}, ${RECEIVER_LABEL[kind]}: ${fmt(run.acceptedPerSecond)} accepted/s, p50 ${fmt(run.answerP50Ms)} ms, p99 ${fmt(run.answerP99Ms)} ms, ${count(run.executionsStarted)} executions, lost ${run.lost}, doubled ${run.doubled}, retried ${run.retriedDeliveries}, ${fmt(totalMs / 1000)} s`,
+		);
+		return run;
+	} finally {
+		await receiver.stop();
+	}
+}

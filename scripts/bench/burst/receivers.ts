@@ -1,0 +1,92 @@
+/**
+ * The two receivers a burst goes to, each set up in n8n with a subscription in the sandbox:
+ * this package's Svc Trigger, and what users build without it, examples/receive-signed-events-
+ * without-this-package.json (Webhook with the raw body → Code checking the Standard Webhooks
+ * signature → Remove Duplicates → NoOp). Both end in a NoOp named "Handle Event".
+ */
+import { randomUUID } from 'node:crypto';
+
+import type { Sandbox } from '../../../sandbox';
+import { createSubscription } from '../../../sandbox/operations';
+import type { CredentialRef, WorkflowInput } from '../../../harness/n8n/api';
+import { activate, deactivate, importWorkflow } from '../../../harness/n8n/api';
+import type { N8nInstance } from '../../../harness/n8n/instance';
+import { PEER_END_NODE, PEER_EXAMPLE_ENV, peerWorkflow } from '../../../harness/peer-example';
+import { SVC_TRIGGER_TYPE } from '../../../harness/project';
+
+export type ReceiverKind = 'svc' | 'peer';
+
+export const RECEIVER_LABEL: Record<ReceiverKind, string> = {
+	svc: 'Svc Trigger → NoOp',
+	peer: 'peer: Webhook → Code → Remove Duplicates → NoOp',
+};
+
+/** The last node of both workflows: an event that reached it got through. */
+export const END_NODE = PEER_END_NODE;
+
+/** Both receivers run in the same n8n, with its defaults but what the peer needs. */
+export const RECEIVER_ENV: Record<string, string> = PEER_EXAMPLE_ENV;
+
+export interface ReceiverSetup {
+	/** The main n8n (activation, executions). */
+	n8n: N8nInstance;
+	sandbox: Sandbox;
+	credential: CredentialRef;
+	/** Where the service reaches n8n's production webhooks, e.g. https://localhost:5678/webhook. */
+	webhookBase: string;
+	/** Tells apart the workflows of several runs in one n8n (webhook paths must differ). */
+	run: number;
+}
+
+export interface Receiver {
+	kind: ReceiverKind;
+	workflowId: string;
+	/** Unpublishes the workflow and leaves no subscription behind. */
+	stop(): Promise<void>;
+}
+
+function svcWorkflow(setup: ReceiverSetup): WorkflowInput {
+	return {
+		name: `bench burst ${setup.run}: Svc Trigger`,
+		nodes: [
+			{
+				name: 'On Lead Created',
+				type: SVC_TRIGGER_TYPE,
+				typeVersion: 1,
+				parameters: { events: ['lead.created'], otherEvents: '', options: {} },
+				webhookId: randomUUID(),
+				credentials: { svcApi: { id: setup.credential.id, name: setup.credential.name } },
+			},
+			{ name: END_NODE, type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} },
+		],
+		connections: { 'On Lead Created': { main: [[{ node: END_NODE, type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+export async function setUpReceiver(kind: ReceiverKind, setup: ReceiverSetup): Promise<Receiver> {
+	const { n8n, sandbox } = setup;
+	const subscriptions = sandbox.state.store.subscriptions;
+	if (subscriptions.size > 0) throw new Error('A burst receiver needs the sandbox without other subscriptions: each would get the burst');
+	if (kind === 'svc') {
+		// Publishing calls the trigger's create(), which subscribes at n8n's webhook URL.
+		const stored = await importWorkflow(n8n, svcWorkflow(setup));
+		await activate(n8n, stored.id);
+		if (subscriptions.size !== 1) throw new Error(`Publishing the Svc Trigger left ${subscriptions.size} subscriptions`);
+		return { kind, workflowId: stored.id, stop: async () => void (await deactivate(n8n, stored.id)) };
+	}
+	const path = `svc-events-${setup.run}`;
+	const subscription = createSubscription(sandbox.state, { url: `${setup.webhookBase}/${path}`, events: ['lead.created'] });
+	const secret = sandbox.state.store.subscriptions.get(subscription.id)?.secret ?? '';
+	const peer = peerWorkflow(path, secret);
+	const stored = await importWorkflow(n8n, { ...peer, name: `bench burst ${setup.run}: ${peer.name}` });
+	await activate(n8n, stored.id);
+	return {
+		kind,
+		workflowId: stored.id,
+		stop: async () => {
+			await deactivate(n8n, stored.id);
+			subscriptions.delete(subscription.id);
+		},
+	};
+}

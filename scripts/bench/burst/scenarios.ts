@@ -1,0 +1,125 @@
+/**
+ * (f) the burst into each receiver on one n8n (a fresh one per receiver, so memory and database
+ * start alike), and (f-queue) the same in queue mode: main + 2 workers, first 1 then 2 webhook
+ * processors behind nginx.
+ */
+import { copyFile, mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import type { Sandbox } from '../../../sandbox';
+import { startBalancer } from '../../../harness/balancer';
+import type { LocalCa } from '../../../harness/local-ca';
+import { importCredential } from '../../../harness/n8n/api';
+import type { N8nInstance } from '../../../harness/n8n/instance';
+import { startN8n } from '../../../harness/n8n/process';
+import { startQueueTopology } from '../../../harness/n8n/queue';
+import type { N8nRuntime } from '../../../harness/n8n-runtime/install';
+import { freePort } from '../../../harness/processes';
+import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../../harness/project';
+import type { Settings } from '../settings';
+import { burstInto, type BurstRun, type BurstTarget } from './measure';
+import { RECEIVER_ENV, type ReceiverKind } from './receivers';
+
+export interface BurstContext {
+	settings: Settings;
+	runtime: N8nRuntime;
+	tarball: string;
+	/** n8n's certificate; the sandbox trusts its CA for deliveries. */
+	tls: LocalCa;
+	sandbox: Sandbox;
+	apiKey: string;
+}
+
+const RECEIVERS: ReceiverKind[] = ['svc', 'peer'];
+const SQLITE_FILES = ['database.sqlite', 'database.sqlite-wal'];
+
+/** n8n's logs of the bursts, kept past the user folders they are removed with (warnings and errors only). */
+const LOGS_DIR = join(TMP_DIR, 'bench', 'logs');
+
+async function keepLog(logFile: string, name: string): Promise<void> {
+	await mkdir(LOGS_DIR, { recursive: true });
+	await copyFile(logFile, join(LOGS_DIR, `${name}.log`)).catch((error: unknown) => console.error(`Could not keep ${logFile}: ${String(error)}`));
+}
+
+async function credentialFor(context: BurstContext, n8n: N8nInstance) {
+	return await importCredential(n8n, { name: 'Svc bench', type: 'svcApi', data: { apiKey: context.apiKey, baseUrl: context.sandbox.url } });
+}
+
+/** SQLite's file and its write-ahead log, which holds recent writes until a checkpoint. */
+async function sqliteBytes(n8n: N8nInstance): Promise<number> {
+	const sizes = await Promise.all(SQLITE_FILES.map(async (file) => (await stat(join(n8n.userFolder, '.n8n', file)).catch(() => undefined))?.size ?? 0));
+	return sizes.reduce((sum, size) => sum + size, 0);
+}
+
+export async function scenarioF(context: BurstContext): Promise<BurstRun[]> {
+	const runs: BurstRun[] = [];
+	for (const [index, kind] of RECEIVERS.entries()) {
+		const n8n = await startN8n({ runtime: context.runtime, packageTarball: context.tarball, protocol: 'https', tls: context.tls, logLevel: 'warn', env: RECEIVER_ENV, expectNodeTypes: PACKAGE_NODE_TYPES });
+		try {
+			const target: BurstTarget = {
+				setting: 'single main, SQLite',
+				n8n,
+				processes: [{ label: 'n8n main + task runner', pid: n8n.pid }],
+				databaseBytes: async () => await sqliteBytes(n8n),
+			};
+			const credential = await credentialFor(context, n8n);
+			runs.push(await burstInto(kind, target, { sandbox: context.sandbox, credential, webhookBase: n8n.webhookBaseUrl, run: index + 1 }, context.settings.burst));
+		} finally {
+			await keepLog(n8n.logFile, `f-${kind}`);
+			await n8n.stop();
+		}
+	}
+	return runs;
+}
+
+export async function scenarioFQueue(context: BurstContext): Promise<BurstRun[]> {
+	const balancerPort = await freePort();
+	const balancerUrl = `https://localhost:${balancerPort}/`;
+	// The main registers webhook URLs at the balancer, whichever processors it spreads them to.
+	const topology = await startQueueTopology({
+		version: context.runtime.version,
+		packageTarball: context.tarball,
+		tls: context.tls,
+		workers: 2,
+		webhookProcessors: 2,
+		webhookUrl: balancerUrl,
+		env: RECEIVER_ENV,
+		logLevel: 'warn',
+		expectNodeTypes: PACKAGE_NODE_TYPES,
+	});
+	const runs: BurstRun[] = [];
+	try {
+		const credential = await credentialFor(context, topology.main);
+		const processes = [
+			{ label: 'n8n main', pid: topology.main.pid },
+			...topology.workers.map((worker) => ({ label: `n8n ${worker.name} + task runner`, pid: worker.pid })),
+			...topology.webhookProcessors.map((processor) => ({ label: `n8n ${processor.name}`, pid: processor.pid })),
+		];
+		let run = 0;
+		for (const processors of [1, 2]) {
+			const balancer = await startBalancer({ port: balancerPort, tls: context.tls, upstreamPorts: topology.webhookProcessors.slice(0, processors).map((processor) => processor.port) });
+			try {
+				const setting = `queue, ${processors} webhook processor${processors > 1 ? 's' : ''}`;
+				for (const kind of RECEIVERS) {
+					// The balancer's log holds the earlier runs' requests too: each run takes its own.
+					const earlier = (await balancer.requests()).length;
+					const target: BurstTarget = {
+						setting,
+						n8n: topology.main,
+						processes,
+						databaseBytes: async () => Number(await topology.services.sql('SELECT pg_database_size(current_database())')),
+						routes: async () => (await balancer.requests()).slice(earlier),
+					};
+					runs.push(await burstInto(kind, target, { sandbox: context.sandbox, credential, webhookBase: `${balancerUrl}webhook`, run: ++run }, context.settings.queueBurst));
+				}
+			} finally {
+				await balancer.stop();
+			}
+		}
+	} finally {
+		for (const member of [...topology.workers, ...topology.webhookProcessors]) await keepLog(member.logFile, `f-queue-${member.name}`);
+		await keepLog(topology.main.logFile, 'f-queue-main');
+		await topology.stop();
+	}
+	return runs;
+}

@@ -1,0 +1,109 @@
+/** The burst tables (f) and (f-queue), the Svc Trigger's targets beside the peer's figures. */
+import { mb, milliseconds, seconds, yes, type Table } from '../report';
+import type { BurstSettings } from '../settings';
+import { count, fmt, ratio } from '../stats';
+import { SETTLE_TIMEOUT_MS, type BurstRun } from './measure';
+import { RECEIVER_LABEL } from './receivers';
+
+/** The same measures for every column of a burst table. */
+function measureRows(runs: BurstRun[]): Array<[string, string[]]> {
+	const cells = (show: (run: BurstRun) => string): string[] => runs.map(show);
+	return [
+		['deliveries (distinct events)', cells((run) => `${count(run.deliveries)} (${count(run.distinctEvents)})`)],
+		['accepted per second', cells((run) => fmt(run.acceptedPerSecond))],
+		['answer time p50', cells((run) => milliseconds(run.answerP50Ms))],
+		['answer time p99', cells((run) => milliseconds(run.answerP99Ms))],
+		['answer time, slowest', cells((run) => milliseconds(run.answerMaxMs))],
+		['executions started', cells((run) => count(run.executionsStarted))],
+		['executions not successful', cells((run) => count(run.executionsFailed))],
+		[`executions unfinished ${SETTLE_TIMEOUT_MS / 60_000} min after the burst`, cells((run) => count(run.executionsUnfinished))],
+		['events lost (reached the end in no execution)', cells((run) => count(run.lost))],
+		['events doubled (extra executions reaching the end)', cells((run) => count(run.doubled))],
+		['deliveries the service retried', cells((run) => count(run.retriedDeliveries))],
+		['deliveries never accepted', cells((run) => count(run.unaccepted))],
+		['peak RSS, n8n processes', cells((run) => mb(run.peakRssKb))],
+		['database growth', cells((run) => mb(run.databaseGrowthBytes / 1024))],
+		['burst, first send to last answer', cells((run) => seconds(run.burstMs))],
+		['until every execution ended', cells((run) => seconds(run.totalMs))],
+	];
+}
+
+/** "n8n main + task runner 41.2 CPU-s, benchmark 9.1": where the CPU went during one run. */
+function cpuNote(run: BurstRun): string {
+	const shown = run.cpuSeconds.filter(([, used]) => used >= 0.05).map(([label, used]) => `${label} ${fmt(used)}`);
+	return `${run.setting}, ${RECEIVER_LABEL[run.receiver]}: ${shown.join(', ')} CPU-s`;
+}
+
+function statusNote(run: BurstRun): string {
+	const statuses = Object.entries(run.statuses).map(([status, times]) => `${status} ×${count(times)}`).join(', ');
+	return `${run.setting}, ${RECEIVER_LABEL[run.receiver]}: ${count(run.attempts)} attempts answered ${statuses}`;
+}
+
+function failureNote(run: BurstRun): string[] {
+	const errors = Object.entries(run.executionErrors).map(([message, times]) => `${message.slice(0, 160)} (×${count(times)})`);
+	return errors.length > 0 ? [`${run.setting}, ${RECEIVER_LABEL[run.receiver]}: unsuccessful executions failed with ${errors.join('; ')}.`] : [];
+}
+
+function burstNotes(runs: BurstRun[], burst: BurstSettings): string[] {
+	return [
+		`The sandbox sends ${count(burst.deliveries)} signed lead.created deliveries at concurrency ${burst.concurrency}; ${count(burst.repeats)} of them repeat an earlier event (same webhook-id, signed anew) at places fixed by a seed, the same for every receiver. Retries follow the contract (15 s timeout; again after 1 s, 5 s, 30 s, 2 min). Answer times are per attempt, as the sandbox measured them (TLS handshake included: the service opens a connection per delivery).`,
+		'Peer: examples/receive-signed-events-without-this-package.json, as n8n users build it: the Webhook node answers before the workflow runs (its default "Immediately"), so it accepts every delivery, a forged one too, and the Code node\'s check and Remove Duplicates decide afterwards, in the execution. The Svc Trigger checks the signature and the event id before it answers, and starts no execution for a repeat.',
+		`CPU while the burst ran and until its executions ended: ${runs.map(cpuNote).join('; ')}.`,
+		`Answers: ${runs.map(statusNote).join('; ')}.`,
+		...runs.flatMap(failureNote),
+	];
+}
+
+export function tableF(runs: BurstRun[], burst: BurstSettings): Table {
+	const svc = runs.find((run) => run.receiver === 'svc');
+	const peer = runs.find((run) => run.receiver === 'peer');
+	if (!svc || !peer) throw new Error('(f) needs a run of each receiver');
+	const targets: Record<string, [string, boolean]> = {
+		'accepted per second': ['≥ the peer\'s', svc.acceptedPerSecond >= peer.acceptedPerSecond],
+		'answer time p99': ['< 1 s', svc.answerP99Ms < 1000],
+		'events lost (reached the end in no execution)': ['0', svc.lost === 0],
+		'events doubled (extra executions reaching the end)': ['0', svc.doubled === 0],
+	};
+	return {
+		title: `(f) a burst of ${count(burst.deliveries)} deliveries into one n8n (single main, SQLite)`,
+		columns: ['measure', RECEIVER_LABEL.svc, RECEIVER_LABEL.peer, 'target (Svc)', 'met'],
+		rows: measureRows([svc, peer]).map(([measure, values]) => {
+			const target = targets[measure];
+			return [measure, ...values, target?.[0] ?? '', target ? yes(target[1]) : ''];
+		}),
+		notes: [
+			...burstNotes(runs, burst),
+			'Each receiver runs in a fresh n8n (same settings, empty database), so memory and database growth are its own.',
+		],
+	};
+}
+
+export function tableFQueue(runs: BurstRun[], burst: BurstSettings): Table {
+	const pick = (receiver: BurstRun['receiver'], processors: number): BurstRun => {
+		const found = runs.find((run) => run.receiver === receiver && run.setting.startsWith(`queue, ${processors} `));
+		if (!found) throw new Error(`(f-queue) has no run of ${receiver} with ${processors} processor(s)`);
+		return found;
+	};
+	const columns = [pick('svc', 1), pick('svc', 2), pick('peer', 1), pick('peer', 2)];
+	const [svcOne, svcTwo, peerOne, peerTwo] = columns;
+	const svcScaling = ratio(svcTwo.acceptedPerSecond, svcOne.acceptedPerSecond);
+	const svcLost = svcOne.lost + svcTwo.lost;
+	const rows = measureRows(columns).map(([measure, values]) => {
+		if (measure === 'events lost (reached the end in no execution)') return [measure, ...values, 'Svc: 0', yes(svcLost === 0)];
+		return [measure, ...values, '', ''];
+	});
+	const doubledAt = rows.findIndex(([measure]) => measure.startsWith('events doubled'));
+	rows.splice(doubledAt + 1, 0, ['  deliveries of an event that reached another processor than its first', ...columns.map((run) => count(run.repeatsOnAnotherProcessor ?? Number.NaN)), 'reported', '']);
+	rows.splice(2, 0, ['accepted per second, 2 processors ÷ 1', fmt(svcScaling, '×'), '', fmt(ratio(peerTwo.acceptedPerSecond, peerOne.acceptedPerSecond), '×'), '', 'Svc: ≥ 1.6×', yes(svcScaling >= 1.6)]);
+	const label = (run: BurstRun): string => `${run.receiver === 'svc' ? 'Svc Trigger' : 'peer'}, ${run.setting.replace('queue, ', '')}`;
+	return {
+		title: `(f-queue) a burst of ${count(burst.deliveries)} deliveries in queue mode: main + 2 workers, webhook processors behind nginx (PostgreSQL, Redis)`,
+		columns: ['measure', ...columns.map(label), 'target', 'met'],
+		rows,
+		notes: [
+			...burstNotes(runs, burst),
+			'nginx (Debian\'s package, one worker process) terminates TLS and spreads deliveries round robin over the processors, over kept-alive TLS connections; n8n\'s main registers the trigger\'s webhook URL at nginx. All processes (2 workers with their task runners, main, processors, PostgreSQL, Redis, nginx, the sandbox) share the same cores.',
+			'Doubles are reported, not hidden: a repeat that reaches another processor than the first delivery of its event is checked against static data that the other processor may not have saved yet, or whose save a concurrent one overwrote (the documented static-data limit; see docs/queue-mode.md for the exactly-once example with PostgreSQL).',
+		],
+	};
+}

@@ -1,0 +1,94 @@
+/** What one `npm run bench` measures, from its command line. */
+import { parseArgs } from 'node:util';
+
+/** Every scenario, in the order they run and print. */
+export const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'k', 'f', 'f-queue'] as const;
+export type ScenarioId = (typeof SCENARIOS)[number];
+
+export interface BurstSettings {
+	/** Deliveries in all, repeats included. */
+	deliveries: number;
+	/** Deliveries that send an earlier event again. */
+	repeats: number;
+	concurrency: number;
+}
+
+export interface Settings {
+	only: ReadonlySet<ScenarioId>;
+	repsA: number;
+	/** (b) has a thin margin: more repetitions show its spread. */
+	repsB: number;
+	repsC: number;
+	nA: number;
+	nB: number;
+	nC: number;
+	nK: number;
+	latencyMs: number;
+	ratePerSecond: number;
+	/** The HTTP Request runs of (c) take a minute each and always end the same way: fewer repetitions. */
+	cHttpReps: number;
+	burst: BurstSettings;
+	/**
+	 * (f-queue)'s burst: the same shape, smaller by default (2,000), because 1 webhook processor
+	 * on 2 cores answers about 10 a second and the full 5,000 would take the bench past 45 min.
+	 */
+	queueBurst: BurstSettings;
+	build: boolean;
+	/** A tarball to measure instead of building and packing this checkout (a candidate build, say). */
+	tarball?: string;
+	quick: boolean;
+}
+
+/** A burst of `deliveries` at concurrency 16, a tenth of them repeats, as issue (f) describes. */
+function burstOf(deliveries: number): BurstSettings {
+	return { deliveries, repeats: Math.round(deliveries / 10), concurrency: 16 };
+}
+
+function wholeNumber(name: string, value: string | undefined, fallback: number): number {
+	if (value === undefined) return fallback;
+	const number = Number(value);
+	if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} must be a whole number, 1 or more`);
+	return number;
+}
+
+function scenarioList(value: string | undefined): Set<ScenarioId> {
+	if (value === undefined) return new Set(SCENARIOS);
+	const chosen = value.split(',').map((id) => id.trim()).filter(Boolean);
+	const unknown = chosen.filter((id) => !(SCENARIOS as readonly string[]).includes(id));
+	if (unknown.length > 0 || chosen.length === 0) throw new Error(`--only takes some of ${SCENARIOS.join(', ')}; got ${value}`);
+	return new Set(chosen as ScenarioId[]);
+}
+
+export function settingsFrom(argv: string[]): Settings {
+	const { values } = parseArgs({
+		args: argv,
+		options: {
+			only: { type: 'string' },
+			reps: { type: 'string' },
+			quick: { type: 'boolean' },
+			'no-build': { type: 'boolean' },
+			tarball: { type: 'string' },
+			'queue-deliveries': { type: 'string' },
+		},
+	});
+	const quick = values.quick ?? false;
+	const reps = (fallback: number, quickFallback: number): number => wholeNumber('reps', values.reps, quick ? quickFallback : fallback);
+	return {
+		only: scenarioList(values.only),
+		repsA: reps(3, 1),
+		repsB: reps(5, 2),
+		repsC: reps(3, 1),
+		nA: quick ? 300 : 10_000,
+		nB: quick ? 100 : 1_000,
+		nC: quick ? 200 : 2_000,
+		nK: quick ? 100 : 1_000,
+		latencyMs: 20,
+		ratePerSecond: 50,
+		cHttpReps: 1,
+		burst: burstOf(quick ? 300 : 5_000),
+		queueBurst: burstOf(wholeNumber('queue-deliveries', values['queue-deliveries'], quick ? 300 : 2_000)),
+		build: !(values['no-build'] ?? false) && values.tarball === undefined,
+		tarball: values.tarball,
+		quick,
+	};
+}
