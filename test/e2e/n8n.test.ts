@@ -310,10 +310,10 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 				const { lead } = upsertLead(env.sandbox.state, { email: 'peer@example.com' });
 				const [first] = await waitForExecutions(env.n8n, stored.id, 1, 20_000, { includeData: true });
 				expect(first.status).toBe('success');
-				const event = nodeOutput(first, PEER_END_NODE)[0]?.json as IDataObject | undefined;
+				const event = nodeOutput(first, PEER_END_NODE)[0]?.json as ({ id: string } & IDataObject) | undefined;
 				expect(event).toMatchObject({ type: 'lead.created', data: { id: lead.id } });
 
-				env.sandbox.state.deliveries.redeliver(String(event?.id));
+				env.sandbox.state.deliveries.redeliver(event?.id ?? '');
 				await env.sandbox.state.waitForDeliveries();
 				const repeat = (await waitForExecutions(env.n8n, stored.id, 2, 20_000, { includeData: true }))[1];
 				expect(repeat.status).toBe('success');
@@ -330,7 +330,7 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 				expect(answer.status).toBe(200);
 				const third = (await waitForExecutions(env.n8n, stored.id, 3, 20_000, { includeData: true }))[2];
 				expect(third.status).toBe('error');
-				expect(String(nodeError(third, 'Verify Signature')?.message)).toMatch(/signature/i);
+				expect(nodeError(third, 'Verify Signature')).toMatchObject({ message: expect.stringMatching(/signature/i) as unknown });
 			} finally {
 				await deactivate(env.n8n, stored.id);
 				env.sandbox.state.store.subscriptions.delete(subscription.id);
