@@ -37,7 +37,7 @@ export async function request<T = unknown>(url: string, options: HttpRequestOpti
 		headers['content-length'] = String(payload.length);
 	}
 	const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-	return await new Promise<HttpResult<T>>((resolvePromise, reject) => {
+	const attempt = async (): Promise<HttpResult<T>> => await new Promise<HttpResult<T>>((resolvePromise, reject) => {
 		const req = send(target, {
 			method: options.method ?? 'GET',
 			headers,
@@ -62,7 +62,15 @@ export async function request<T = unknown>(url: string, options: HttpRequestOpti
 			});
 		});
 		req.on('timeout', () => req.destroy(new Error(`${options.method ?? 'GET'} ${url} timed out`)));
-		req.on('error', reject);
+		req.on('error', (error: NodeJS.ErrnoException) => reject(Object.assign(error, { reusedSocket: req.reusedSocket })));
 		req.end(payload);
 	});
+	try {
+		return await attempt();
+	} catch (error) {
+		// A kept-alive socket the server closed just as this request went out (seen under load): the
+		// request almost surely never arrived, so it goes once more on a fresh socket, as Node's docs advise.
+		if ((error as { reusedSocket?: boolean; code?: string }).reusedSocket && (error as { code?: string }).code === 'ECONNRESET') return await attempt();
+		throw error;
+	}
 }
