@@ -9,6 +9,7 @@ import { nodeOutput } from '../../../harness/environment';
 import type { ExecutionRecord } from '../../../harness/n8n/api';
 import { UNFINISHED } from '../../../harness/n8n/api';
 import type { N8nInstance } from '../../../harness/n8n/instance';
+import { SEEN_EVENTS_MAX_COUNT } from '../../../nodes/Svc/trigger/seenEvents';
 import { cpuSplit, cpuSplitSnapshot } from '../cpu';
 import { allExecutions, waitUntilSettled, type Settled } from '../executions';
 import { RssSampler } from '../rss';
@@ -66,6 +67,10 @@ export interface BurstRun {
 	lost: number;
 	/** Executions beyond the first that an event reached the end node in. */
 	doubled: number;
+	/** Of those, for events repeated within the trigger's window of recent ids (its promise). */
+	doubledWithinWindow: number;
+	/** Repeats of an event sent more than the window's number of events earlier (outside the promise). */
+	repeatsBeyondWindow: number;
 	/** Deliveries of an event that reached another processor than its first delivery (balanced runs only). */
 	repeatsOnAnotherProcessor?: number;
 	/** Sum of each process's peak (main + task runner), KB. */
@@ -132,6 +137,25 @@ function errorsOf(executions: ExecutionRecord[]): Record<string, number> {
 	return errors;
 }
 
+/**
+ * The repeats that came more than `window` distinct events after their event's first delivery,
+ * and those events: the Svc Trigger keeps the last 2,000 ids, so such a repeat is documented to
+ * run again.
+ */
+function repeatsBeyond(burst: BurstResult, window: number): { deliveries: number; events: Set<number> } {
+	const events = new Set<number>();
+	let deliveries = 0;
+	let newest = -1;
+	for (const index of burst.sequence) {
+		if (index > newest) newest = index;
+		else if (newest - index >= window) {
+			deliveries++;
+			events.add(index);
+		}
+	}
+	return { deliveries, events };
+}
+
 /** Deliveries of an event whose processor differs from the one its first delivery reached. */
 function repeatsOnAnotherProcessor(routes: DeliveryRoute[]): number {
 	const first = new Map<string, string>();
@@ -171,6 +195,8 @@ export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: 
 		const routes = await target.routes?.();
 		const executions = await allExecutions(target.n8n, receiver.workflowId, true);
 		const runs = runsPerEvent(executions);
+		const beyond = repeatsBeyond(fired, SEEN_EVENTS_MAX_COUNT);
+		const extraRuns = (index: number): number => Math.max(0, (runs.get(fired.events[index].id) ?? 0) - 1);
 		const run: BurstRun = {
 			receiver: kind,
 			setting: target.setting,
@@ -183,7 +209,9 @@ export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: 
 			executionsFailed: executions.filter((execution) => execution.status !== 'success' && !UNFINISHED.includes(execution.status)).length,
 			executionErrors: errorsOf(executions),
 			lost: fired.events.filter((event) => !runs.has(event.id)).length,
-			doubled: fired.events.reduce((sum, event) => sum + Math.max(0, (runs.get(event.id) ?? 0) - 1), 0),
+			doubled: fired.events.reduce((sum, _event, index) => sum + extraRuns(index), 0),
+			doubledWithinWindow: fired.events.reduce((sum, _event, index) => sum + (beyond.events.has(index) ? 0 : extraRuns(index)), 0),
+			repeatsBeyondWindow: beyond.deliveries,
 			repeatsOnAnotherProcessor: routes ? repeatsOnAnotherProcessor(routes) : undefined,
 			peakRssKb: peaks.reduce((sum, [, kb]) => sum + kb, 0),
 			peakRssByProcess: peaks,
