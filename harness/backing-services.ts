@@ -8,6 +8,7 @@ import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
+import { installDebianPackages } from './debian-packages';
 import type { ProcessGroup } from './processes';
 import { freePort, logTail, runCommand, spawnGroup } from './processes';
 import { sleep } from './wait';
@@ -29,12 +30,7 @@ export async function ensureBackingPackages(): Promise<void> {
 		...(existsSync(REDIS_SERVER) ? [] : ['redis-server']),
 	];
 	if (missing.length === 0) return;
-	if (userInfo().uid !== 0) throw new Error(`Queue mode needs Debian's ${missing.join(' and ')}: run \`sudo apt-get install -y ${missing.join(' ')}\``);
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', ...missing]]) {
-		const result = await runCommand('apt-get', args, { env, timeoutMs: 15 * 60_000 });
-		if (result.code !== 0) throw new Error(`apt-get ${args.join(' ')} failed (${result.code}): ${result.stderr.slice(-1500)}`);
-	}
+	await installDebianPackages(missing, 'Queue mode');
 }
 
 export interface PostgresServer {

@@ -7,9 +7,10 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { installDebianPackages } from './debian-packages';
 import type { LocalCa } from './local-ca';
 import type { ProcessGroup } from './processes';
 import { logTail, runCommand, spawnGroup } from './processes';
@@ -19,12 +20,7 @@ const NGINX = '/usr/sbin/nginx';
 
 async function ensureNginx(): Promise<void> {
 	if (existsSync(NGINX)) return;
-	if (userInfo().uid !== 0) throw new Error('The balancer needs Debian\'s nginx: run `sudo apt-get install -y nginx`');
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', 'nginx']]) {
-		const result = await runCommand('apt-get', args, { env, timeoutMs: 15 * 60_000 });
-		if (result.code !== 0) throw new Error(`apt-get ${args.join(' ')} failed (${result.code}): ${result.stderr.slice(-1500)}`);
-	}
+	await installDebianPackages(['nginx'], 'The balancer');
 }
 
 export interface BalancerOptions {

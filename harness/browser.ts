@@ -5,12 +5,11 @@
  * comes from the system.
  */
 import { existsSync } from 'node:fs';
-import { userInfo } from 'node:os';
 
 import type { Browser } from 'puppeteer-core';
 import { launch } from 'puppeteer-core';
 
-import { runCommand } from './processes';
+import { installDebianPackages } from './debian-packages';
 
 /** Where Debian's and other distributions' packages put the browser; the first found is used. */
 const CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -28,12 +27,7 @@ function installedChromium(): string | undefined {
 export async function ensureChromium(): Promise<string> {
 	const found = installedChromium();
 	if (found) return found;
-	if (userInfo().uid !== 0) throw new Error('The editor suite needs Chromium: run `sudo apt-get install -y chromium` (or set CHROMIUM_PATH)');
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', 'chromium']]) {
-		const result = await runCommand('apt-get', args, { env, timeoutMs: 15 * 60_000 });
-		if (result.code !== 0) throw new Error(`apt-get ${args.join(' ')} failed (${result.code}): ${result.stderr.slice(-1500)}`);
-	}
+	await installDebianPackages(['chromium'], 'The editor suite', ' (or set CHROMIUM_PATH)');
 	const installed = installedChromium();
 	if (!installed) throw new Error(`apt-get installed chromium, but none of ${CHROMIUM_PATHS.join(', ')} exists`);
 	return installed;
