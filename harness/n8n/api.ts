@@ -115,13 +115,20 @@ interface ExecutionList {
 	nextCursor: string | null;
 }
 
-/** Newest first, as n8n lists them. */
+/** All of the workflow's executions, across the public API's pages; newest first, as n8n lists them. */
 export async function listExecutions(n8n: N8nInstance, workflowId: string, options: { includeData?: boolean; status?: ExecutionStatus } = {}): Promise<ExecutionRecord[]> {
-	const query = new URLSearchParams({ workflowId, limit: '250', includeData: String(options.includeData ?? false) });
-	if (options.status) query.set('status', options.status);
-	const result = await n8n.api<ExecutionList>('GET', `/executions?${query.toString()}`);
-	if (result.status !== 200) fail(`GET /api/v1/executions?${query.toString()}`, result);
-	return result.body.data.map((execution) => ({ ...execution, id: String(execution.id) }));
+	const all: ExecutionRecord[] = [];
+	let cursor: string | null = null;
+	do {
+		const query = new URLSearchParams({ workflowId, limit: '250', includeData: String(options.includeData ?? false) });
+		if (options.status) query.set('status', options.status);
+		if (cursor !== null) query.set('cursor', cursor);
+		const result = await n8n.api<ExecutionList>('GET', `/executions?${query.toString()}`);
+		if (result.status !== 200) fail(`GET /api/v1/executions?${query.toString()}`, result);
+		all.push(...result.body.data.map((execution) => ({ ...execution, id: String(execution.id) })));
+		cursor = result.body.nextCursor;
+	} while (cursor !== null);
+	return all;
 }
 
 export async function getExecution(n8n: N8nInstance, executionId: string, includeData = true): Promise<ExecutionRecord> {
