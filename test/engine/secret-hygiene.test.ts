@@ -15,11 +15,20 @@ import { createSvcTrigger, FULL_KEY, NO_SENSITIVE_KEY, READ_ONLY_KEY, runSvc, us
  */
 const sandbox = useSandbox();
 
-/** A server that misbehaves on purpose: echoes the Authorization header, or answers non-JSON. */
+/**
+ * A server that misbehaves on purpose: echoes the Authorization header, redirects elsewhere on
+ * its own host (counting what reaches the target), or answers non-JSON.
+ */
 let rogue: Server;
 let rogueUrl: string;
+let redirectTargetHits = 0;
 beforeAll(async () => {
 	rogue = createServer((req, res) => {
+		if (req.url?.startsWith('/moved')) {
+			res.writeHead(301, { location: `${rogueUrl}/elsewhere${req.url.slice('/moved'.length)}`, 'content-type': 'text/html' }).end('<html>Moved</html>');
+			return;
+		}
+		if (req.url?.startsWith('/elsewhere')) redirectTargetHits++;
 		if (req.url?.startsWith('/echo')) {
 			res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'invalid_request', message: `bad header: ${req.headers.authorization}` } }));
 			return;
@@ -69,6 +78,7 @@ const modes: Mode[] = [
 	{ name: 'key pasted with "Bearer "', parameters: getMe, apiKey: `Bearer ${FULL_KEY}` },
 	{ name: 'http Base URL off loopback', parameters: getMe, baseUrl: () => 'http://api.example.com' },
 	{ name: 'non-JSON response', parameters: getMe, baseUrl: () => rogueUrl },
+	{ name: 'a redirect to another address', parameters: getMe, baseUrl: () => `${rogueUrl}/moved` },
 	{ name: 'server echoes the Authorization header', parameters: { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: 'x' } }, baseUrl: () => `${rogueUrl}/echo` },
 	{ name: 'continue on fail with 401', parameters: getMe, apiKey: 'svc_live_UnknownKeyUnknownKey0002', continueOnFail: true },
 ];
@@ -91,6 +101,19 @@ describe('no secret in errors, execution data or logs', () => {
 		expect(everything).not.toContain(secretPart);
 		expect(everything).not.toContain(`Bearer ${apiKey}`);
 	}, 60_000);
+});
+
+describe('a redirect', () => {
+	it('is not followed: the key never reaches where it points, and the error says to fix the Base URL', async () => {
+		redirectTargetHits = 0;
+		const result = await runSvc(sandbox(), getMe, { baseUrl: `${rogueUrl}/moved` });
+		expect(redirectTargetHits).toBe(0);
+		expect(result.error).toMatchObject({
+			message: 'The service answered with a redirect (301), which the node does not follow',
+			description: expect.stringMatching(/Base URL of the Svc API credential/) as unknown,
+			level: 'warning',
+		});
+	});
 });
 
 describe('the trigger keeps the key and the signing secret out of errors and logs', () => {

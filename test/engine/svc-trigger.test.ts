@@ -271,6 +271,32 @@ describe('bad deliveries start nothing', () => {
 		expect(logs).not.toContain(FULL_KEY);
 	});
 
+	it('an event whose execution n8n could not create runs when the service delivers it again', async () => {
+		const failed = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event(), executionStart: 'failed' });
+		expect(failed.workflowData?.[0]).toHaveLength(1);
+		expect(failed.response?.statusCode).toBe(500);
+		// n8n saves no static data after a failed start: the stored list is what the failed copy found.
+		const retried = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
+		expect(retried.workflowData?.[0]).toHaveLength(1);
+		expect(retried.response).toMatchObject({ statusCode: 200, body: { received: true } });
+		const repeat = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
+		expect(repeat.workflowData).toBeUndefined();
+		expect(repeat.response).toMatchObject({ statusCode: 200, body: { received: true, duplicate: true } });
+	});
+
+	it('a copy that arrives while the first is still starting is refused with 409, then is a duplicate once it started', async () => {
+		const first = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event(), executionStart: 'held' });
+		expect(first.workflowData?.[0]).toHaveLength(1);
+		const during = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
+		expect(during.workflowData).toBeUndefined();
+		expect(during.response?.statusCode).toBe(409);
+		expect(JSON.stringify(during.response?.body)).toMatch(/still being started; deliver it again later/);
+		first.answer(true);
+		const after = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
+		expect(after.workflowData).toBeUndefined();
+		expect(after.response).toMatchObject({ statusCode: 200, body: { received: true, duplicate: true } });
+	});
+
 	it('Include Headers adds the delivery headers to the output', async () => {
 		const withHeaders = await trigger({ includeHeaders: true });
 		await withHeaders.activate();

@@ -187,6 +187,9 @@ export class SvcClient {
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
 			timeout: this.timeoutMs,
+			// The service never redirects its API: a 3xx means a wrong Base URL, and following it
+			// would send the key wherever it points. Not following is also cheaper per request.
+			disableFollowRedirect: true,
 		};
 
 		let timeouts = 0;
@@ -216,7 +219,8 @@ export class SvcClient {
 			}
 
 			const status = response.statusCode;
-			const body = this.parseBody(response.body, name, status, spec.itemIndex);
+			// A redirect's body is often a web page; what the user needs to know is that it was one.
+			const body = status >= 300 && status < 400 ? undefined : this.parseBody(response.body, name, status, spec.itemIndex);
 			if ((status >= 200 && status < 300) || (status === 404 && spec.notFoundIsAnswer === true)) {
 				return {
 					status,

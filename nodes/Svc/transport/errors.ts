@@ -113,6 +113,12 @@ export function describeFailure(details: FailureDetails): { message: string; des
 					'Lower "Max Requests per Second" or "Concurrency" in this node\'s options, or run the workflow again later.',
 			};
 		default:
+			if (status >= 300 && status < 400) {
+				return {
+					message: `The service answered with a redirect (${status}), which the node does not follow`,
+					description: `${route} at ${details.baseUrl} was redirected elsewhere. Following it would send the API key to that address, so the node stops. Put the service's own API address in the Base URL of the Svc API credential (often https:// where http:// was typed).`,
+				};
+			}
 			if (status >= 500) {
 				return {
 					message: `The service failed with status ${status}${retriedText(attempts)}`,
@@ -150,8 +156,8 @@ export function toNodeApiError(node: INode, details: FailureDetails, redactor: R
 	// NodeApiError swaps a message that mentions a network code (ECONNRESET, ...) for a generic
 	// one; ours already says what happened and where.
 	error.message = redactor.text(message);
-	// A 4xx is the key, a scope or the input: the user's to fix. 5xx and network failures keep
-	// n8n's defaults.
+	// A 3xx is the Base URL; a 4xx the key, a scope or the input: the user's to fix. 5xx and
+	// network failures keep n8n's defaults.
 	const status = details.status ?? 0;
-	return status >= 400 && status < 500 && status !== 429 ? asUserError(error) : error;
+	return status >= 300 && status < 500 && status !== 429 ? asUserError(error) : error;
 }

@@ -98,8 +98,18 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// Per subscription URL: the published workflow and an editor's test listen each get every
 	// event once, with the same id, and neither copy may count as the other's repeat.
 	const scope = `${this.getWorkflow().id}/${this.getNode().id} ${subscription.url}`;
-	const firstInProcess = processClaims.claim(scope, event.id, now);
-	if (!recordIfNew(staticData, event.id, now, processClaims.known(scope, now)) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
+	const eventId = event.id;
+	const claim = processClaims.claim(scope, eventId, now);
+	if (claim === 'starting') {
+		return answer(this, 409, { error: 'The first copy of this event is still being started; deliver it again later' });
+	}
+	if (claim === 'first') {
+		// Settled by the answer: any 2xx means the event ran or was a known repeat; an error means
+		// n8n could not start the execution, and the service's next copy must run.
+		const response = this.getResponseObject();
+		response.once('close', () => processClaims.settle(scope, eventId, response.statusCode < 300));
+	}
+	if (!recordIfNew(staticData, eventId, now, processClaims.known(scope, now)) || claim === 'repeat') return answer(this, 200, { received: true, duplicate: true });
 	if (!desiredEvents(this).includes(event.type)) return answer(this, 200, { received: true, ignored: true });
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
@@ -116,9 +126,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		},
 	};
 	if (options.includeHeaders === true) output.headers = headers;
-	// Answering here, before the execution starts, is also what makes n8n save the static data
-	// (the seen event id): n8n 2.x saves it when the response is sent, and starting an execution
-	// first re-wraps the static data and loses its "changed" mark.
-	answer(this, 200, { received: true });
-	return { noWebhookResponse: true, workflowData: [[{ json: output }]] };
+	// n8n answers, with this body: n8n 2.x once it has created the execution (if it cannot, the
+	// service gets an error and delivers again, rather than a 200 for an event that never ran),
+	// n8n 1.x before. Either way it saves the static data, and with it this id, before answering.
+	return { webhookResponse: { received: true }, workflowData: [[{ json: output }]] };
 }
