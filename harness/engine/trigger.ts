@@ -18,7 +18,6 @@ import type {
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 
 import { createAdditionalData } from './additional-data';
 import { HarnessCredentialsHelper } from './credentials';
@@ -48,12 +47,6 @@ export interface Delivery {
 	headers?: Record<string, string | string[]>;
 	rawBody?: Buffer | string;
 	query?: IDataObject;
-	/**
-	 * How n8n's start of the execution ends, when the node hands it items and leaves the answer
-	 * to n8n: 'started' (default) answers 200 with the node's webhookResponse; 'failed' answers
-	 * 500, as when n8n cannot create the execution; 'held' waits for `DeliveryResult.answer`.
-	 */
-	executionStart?: 'started' | 'failed' | 'held';
 }
 
 export interface RecordedResponse {
@@ -65,12 +58,10 @@ export interface RecordedResponse {
 export interface DeliveryResult {
 	/** What webhook() returned. */
 	webhookResponse: IWebhookResponseData;
-	/** The answer: the node's own, or n8n's from webhookResponse; undefined while held. */
+	/** What the node wrote to the response object, when it ended the response itself. */
 	response: RecordedResponse | undefined;
 	/** Items the delivery would start the workflow with. */
 	workflowData?: INodeExecutionData[][];
-	/** Sends n8n's held answer (`executionStart: 'held'`): 200 as started, 500 as failed. */
-	answer: (started: boolean) => void;
 }
 
 export interface TriggerHarness {
@@ -203,30 +194,11 @@ async function deliver(
 		if (nodeType.webhook) return nodeType.webhook.call(context);
 		throw new UnexpectedError('The node has no webhook method');
 	};
-	// n8n loads static data per delivery and saves it only when it answers without an error.
-	const staticDataBefore = deepCopy(workflow.getStaticData('node', node));
 	const webhookResponse = await workflow.expression.withIsolate(callWebhook);
-	// As n8n's webhook helpers do when the node did not answer itself (responseMode 'onReceived').
-	const answer = (started: boolean): void => {
-		if (recorder.response.headersSent || webhookResponse.noWebhookResponse === true) return;
-		if (!started) {
-			const staticData = workflow.getStaticData('node', node);
-			for (const key of Object.keys(staticData)) delete staticData[key];
-			Object.assign(staticData, staticDataBefore);
-		}
-		const body: unknown = webhookResponse.webhookResponse ?? { message: webhookResponse.workflowData ? 'Workflow was started' : 'Webhook call received' };
-		if (started) recorder.response.status(200).json(body);
-		else recorder.response.status(500).json({ message: 'Error in workflow' });
-	};
-	const start = webhookResponse.workflowData === undefined ? 'started' : (delivery.executionStart ?? 'started');
-	if (start !== 'held') answer(start === 'started');
 	return {
 		webhookResponse,
-		get response() {
-			return recorder.recorded();
-		},
+		response: recorder.recorded(),
 		workflowData: webhookResponse.workflowData,
-		answer,
 	};
 }
 
@@ -258,23 +230,7 @@ function webhookRequest(webhookData: IWebhookData, delivery: Delivery): Request 
 function recordingResponse(): { response: Response; recorded: () => RecordedResponse | undefined } {
 	const state: RecordedResponse = { statusCode: 200, headers: {}, body: undefined };
 	let ended = false;
-	// Nodes may listen for the response's end, as on express's.
-	const events = new EventEmitter();
-	const end = (): void => {
-		if (ended) return;
-		ended = true;
-		events.emit('finish');
-		events.emit('close');
-	};
 	const response = {
-		once(event: string, listener: () => void) {
-			events.once(event, listener);
-			return response;
-		},
-		on(event: string, listener: () => void) {
-			events.on(event, listener);
-			return response;
-		},
 		get headersSent() {
 			return ended;
 		},
@@ -287,7 +243,7 @@ function recordingResponse(): { response: Response; recorded: () => RecordedResp
 		},
 		sendStatus(code: number) {
 			state.statusCode = code;
-			end();
+			ended = true;
 			return response;
 		},
 		setHeader(name: string, value: string | number | string[]) {
@@ -303,17 +259,17 @@ function recordingResponse(): { response: Response; recorded: () => RecordedResp
 		json(body: unknown) {
 			state.headers['content-type'] ??= 'application/json; charset=utf-8';
 			state.body = body;
-			end();
+			ended = true;
 			return response;
 		},
 		send(body?: unknown) {
 			state.body = body;
-			end();
+			ended = true;
 			return response;
 		},
 		end(body?: unknown) {
 			if (body !== undefined) state.body = body;
-			end();
+			ended = true;
 			return response;
 		},
 	};

@@ -100,21 +100,6 @@ describe.each(e2eVersions())('n8n %s: Svc Trigger beside the editor', (version) 
 		expect(published()).toHaveLength(1);
 	});
 
-	it('an accepted event is remembered across a restart: its re-delivery starts nothing', async () => {
-		const before = (await byMode('production')).length;
-		const first = await deliver(published()[0], 'evt_before_restart');
-		expect([first.status, first.body]).toEqual([200, { received: true }]);
-		await until('its run finished', async () => (await byMode('production')).length === before + 1, { timeoutMs: 20_000 });
-
-		// A new process has no in-memory record: only the id n8n saved in static data can say "seen".
-		env.n8n = await env.n8n.restart();
-		const again = await deliver(published()[0], 'evt_before_restart');
-		expect([again.status, again.body]).toEqual([200, { received: true, duplicate: true }]);
-		const fresh = await deliver(published()[0], 'evt_after_restart');
-		expect([fresh.status, fresh.body]).toEqual([200, { received: true }]);
-		await until('the new event ran', async () => (await byMode('production')).length === before + 2, { timeoutMs: 20_000 });
-	});
-
 	it('after the API key is rotated, deliveries are refused with 503 and a log line until the trigger subscribes anew', async () => {
 		// This subscription was made at the last publish; no delivery has opened its secret in this process yet.
 		const before = published()[0];
@@ -130,6 +115,21 @@ describe.each(e2eVersions())('n8n %s: Svc Trigger beside the editor', (version) 
 		const executions = (await listExecutions(env.n8n, workflow.id)).length;
 		upsertLead(env.sandbox.state, { email: 'after.rotation@example.com' });
 		await waitForExecutions(env.n8n, workflow.id, executions + 1, 20_000);
+	});
+
+	it('an accepted event is remembered across a restart: its re-delivery starts nothing', async () => {
+		const before = (await byMode('production')).length;
+		const first = await deliver(published()[0], 'evt_before_restart');
+		expect([first.status, first.body]).toEqual([200, { received: true }]);
+		await until('its run finished', async () => (await byMode('production')).length === before + 1, { timeoutMs: 20_000 });
+
+		// A new process has no in-memory record: only the id n8n saved in static data can say "seen".
+		env.n8n = await env.n8n.restart();
+		const again = await deliver(published()[0], 'evt_before_restart');
+		expect([again.status, again.body]).toEqual([200, { received: true, duplicate: true }]);
+		const fresh = await deliver(published()[0], 'evt_after_restart');
+		expect([fresh.status, fresh.body]).toEqual([200, { received: true }]);
+		await until('the new event ran', async () => (await byMode('production')).length === before + 2, { timeoutMs: 20_000 });
 	});
 
 	it("no signing secret or API key in any stored execution, the public API's answers or the debug log", async () => {

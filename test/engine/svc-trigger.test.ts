@@ -14,7 +14,7 @@ import { upsertLead } from '../../sandbox/operations';
 import { makeLocalCa } from '../../harness/local-ca';
 import type { LocalCa } from '../../harness/local-ca';
 import type { DeliveryResult, TriggerHarness } from '../../harness/engine';
-import { capturedLogs, shutdownEngine } from '../../harness/engine';
+import { capturedLogs, clearCapturedLogs, shutdownEngine } from '../../harness/engine';
 import type { SvcTriggerOptions } from '../../harness/engine/svc';
 import { createSvcTrigger, FULL_KEY } from '../../harness/engine/svc';
 import { until } from '../../harness/wait';
@@ -271,30 +271,28 @@ describe('bad deliveries start nothing', () => {
 		expect(logs).not.toContain(FULL_KEY);
 	});
 
-	it('an event whose execution n8n could not create runs when the service delivers it again', async () => {
-		const failed = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event(), executionStart: 'failed' });
-		expect(failed.workflowData?.[0]).toHaveLength(1);
-		expect(failed.response?.statusCode).toBe(500);
-		// n8n saves no static data after a failed start: the stored list is what the failed copy found.
-		const retried = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
-		expect(retried.workflowData?.[0]).toHaveLength(1);
-		expect(retried.response).toMatchObject({ statusCode: 200, body: { received: true } });
-		const repeat = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
-		expect(repeat.workflowData).toBeUndefined();
-		expect(repeat.response).toMatchObject({ statusCode: 200, body: { received: true, duplicate: true } });
-	});
+	it("refuses new deliveries with 503 while n8n's saves of accepted ids are over 5 s behind, and accepts again once they land", async () => {
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+		try {
+			const first = await t.deliver({ method: 'POST', headers: sign(event('evt_lag_1'), { id: 'evt_lag_1' }), rawBody: event('evt_lag_1') });
+			expect(first.workflowData?.[0]).toHaveLength(1);
+			// As if n8n had not yet written the list that holds evt_lag_1, 6 s later.
+			const saved = t.staticData.seenEvents;
+			delete t.staticData.seenEvents;
+			clock.mockReturnValue(start + 6_000);
+			clearCapturedLogs();
+			const refused = await t.deliver({ method: 'POST', headers: sign(event('evt_lag_2'), { id: 'evt_lag_2' }), rawBody: event('evt_lag_2') });
+			expect(refused.workflowData).toBeUndefined();
+			expect(refused.response).toMatchObject({ statusCode: 503, headers: { 'retry-after': '5' } });
+			expect(capturedLogs().map((line) => line.text).join('\n')).toMatch(/answers deliveries 503 for now: n8n's database is 6 s behind/);
 
-	it('a copy that arrives while the first is still starting is refused with 409, then is a duplicate once it started', async () => {
-		const first = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event(), executionStart: 'held' });
-		expect(first.workflowData?.[0]).toHaveLength(1);
-		const during = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
-		expect(during.workflowData).toBeUndefined();
-		expect(during.response?.statusCode).toBe(409);
-		expect(JSON.stringify(during.response?.body)).toMatch(/still being started; deliver it again later/);
-		first.answer(true);
-		const after = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
-		expect(after.workflowData).toBeUndefined();
-		expect(after.response).toMatchObject({ statusCode: 200, body: { received: true, duplicate: true } });
+			t.staticData.seenEvents = saved;
+			const accepted = await t.deliver({ method: 'POST', headers: sign(event('evt_lag_2'), { id: 'evt_lag_2' }), rawBody: event('evt_lag_2') });
+			expect(accepted.workflowData?.[0]).toHaveLength(1);
+		} finally {
+			clock.mockRestore();
+		}
 	});
 
 	it('Include Headers adds the delivery headers to the output', async () => {

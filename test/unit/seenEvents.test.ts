@@ -1,6 +1,17 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { ProcessClaims, recordIfNew } from '../../nodes/Svc/trigger/seenEvents';
+import { ProcessClaims, SeenEvents } from '../../nodes/Svc/trigger/seenEvents';
+
+/** One delivery's load and record, as the trigger does them. */
+function recordIfNew(
+	data: IDataObject,
+	id: string,
+	now: number,
+	knownHere: ReadonlyMap<string, number> = new Map(),
+	limits?: { maxCount: number; maxAgeMs: number },
+): boolean {
+	return SeenEvents.load(data, now, limits).recordIfNew(data, id, now, knownHere);
+}
 
 /** The ids in a stored list, oldest first: each line is `<base-36 ms> <id>`. */
 function storedIds(data: IDataObject): string[] {
@@ -69,45 +80,50 @@ describe('recordIfNew', () => {
 	});
 });
 
-describe('ProcessClaims', () => {
-	it('grants the first claim of an id per scope; a repeat of a started one is a repeat', () => {
-		const claims = new ProcessClaims({ maxCount: 100, maxAgeMs: 1000 });
-		expect(claims.claim('wf1/node', 'evt_1', 0)).toBe('first');
-		claims.settle('wf1/node', 'evt_1', true);
-		expect(claims.claim('wf1/node', 'evt_1', 1)).toBe('repeat');
-		expect(claims.claim('wf2/node', 'evt_1', 2)).toBe('first');
-		expect(claims.claim('wf1/node', 'evt_2', 3)).toBe('first');
-		claims.settle('wf1/node', 'evt_2', true);
-		expect([...claims.known('wf1/node', 4).keys()]).toEqual(['evt_1', 'evt_2']);
+describe('saveLagMs', () => {
+	const window = { graceMs: 2_000, windowMs: 60_000 };
+	const accepted = (...entries: Array<[string, number]>) => new Map(entries);
+
+	it('is 0 when every id this process accepted over the grace period ago is stored', () => {
+		const data: IDataObject = {};
+		recordIfNew(data, 'evt_a', 1_000);
+		recordIfNew(data, 'evt_b', 2_000);
+		const seen = SeenEvents.load(data, 10_000);
+		expect(seen.saveLagMs(accepted(['evt_a', 1_000], ['evt_b', 2_000], ['evt_c', 9_500]), 10_000, window)).toBe(0);
 	});
 
-	it('says "starting" while the first copy is unanswered, and forgets a claim whose execution did not start', () => {
+	it('is the age of the oldest accepted id the stored list still lacks', () => {
+		const data: IDataObject = {};
+		recordIfNew(data, 'evt_a', 1_000);
+		const seen = SeenEvents.load(data, 20_000);
+		expect(seen.saveLagMs(accepted(['evt_a', 1_000], ['evt_b', 4_000], ['evt_c', 12_000], ['evt_d', 19_000]), 20_000, window)).toBe(16_000);
+	});
+
+	it('leaves out ids older than the window: another process may have dropped those', () => {
+		const seen = SeenEvents.load({}, 100_000);
+		expect(seen.saveLagMs(accepted(['evt_old', 1_000], ['evt_recent', 99_000]), 100_000, window)).toBe(0);
+		expect(seen.saveLagMs(accepted(['evt_old', 1_000], ['evt_missing', 50_000]), 100_000, window)).toBe(50_000);
+	});
+});
+
+describe('ProcessClaims', () => {
+	it('grants the first claim of an id per scope and refuses repeats', () => {
 		const claims = new ProcessClaims({ maxCount: 100, maxAgeMs: 1000 });
-		expect(claims.claim('s', 'evt_1', 0)).toBe('first');
-		expect(claims.claim('s', 'evt_1', 1)).toBe('starting');
-		// Not written back to static data until it started.
-		expect(claims.known('s', 2).has('evt_1')).toBe(false);
-		claims.settle('s', 'evt_1', false);
-		expect(claims.claim('s', 'evt_1', 3)).toBe('first');
-		claims.settle('s', 'evt_1', true);
-		// A late settle of an already settled claim changes nothing.
-		claims.settle('s', 'evt_1', false);
-		expect(claims.claim('s', 'evt_1', 4)).toBe('repeat');
+		expect(claims.claim('wf1/node', 'evt_1', 0)).toBe(true);
+		expect(claims.claim('wf1/node', 'evt_1', 1)).toBe(false);
+		expect(claims.claim('wf2/node', 'evt_1', 2)).toBe(true);
+		expect(claims.claim('wf1/node', 'evt_2', 3)).toBe(true);
+		expect([...claims.known('wf1/node', 4).keys()]).toEqual(['evt_1', 'evt_2']);
 	});
 
 	it('forgets claims past the age limit and beyond the count, oldest first', () => {
 		const claims = new ProcessClaims({ maxCount: 2, maxAgeMs: 1000 });
-		const settled = (id: string, at: number): string => {
-			const claim = claims.claim('s', id, at);
-			claims.settle('s', id, true);
-			return claim;
-		};
-		settled('a', 0);
-		settled('b', 10);
-		settled('c', 20);
-		expect(settled('a', 30)).toBe('first');
-		expect(settled('c', 40)).toBe('repeat');
-		expect(settled('c', 2000)).toBe('first');
+		claims.claim('s', 'a', 0);
+		claims.claim('s', 'b', 10);
+		claims.claim('s', 'c', 20);
+		expect(claims.claim('s', 'a', 30)).toBe(true);
+		expect(claims.claim('s', 'c', 40)).toBe(false);
+		expect(claims.claim('s', 'c', 2000)).toBe(true);
 		expect([...claims.known('s', 2000).keys()]).toEqual(['c']);
 	});
 });

@@ -7,7 +7,7 @@ import { EVENT_SIGNATURE } from '../contract';
 import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
 import { openedKeys } from './sealedSecret';
-import { processClaims, recordIfNew } from './seenEvents';
+import { processClaims, SeenEvents } from './seenEvents';
 import { verifyDelivery } from './signature';
 
 /** Events are small; anything larger is refused before any HMAC work is spent on it. */
@@ -31,9 +31,28 @@ function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWeb
 	return { noWebhookResponse: true };
 }
 
-/** When each sealed secret that would not open was last logged: once a minute, not per delivery. */
-const unopenedLogged = new Map<string, number>();
-const UNOPENED_LOG_INTERVAL_MS = 60_000;
+/** When each warning was last logged, by its key: once a minute, not once per delivery. */
+const lastWarned = new Map<string, number>();
+const WARN_INTERVAL_MS = 60_000;
+
+function warnAtMostEveryMinute(ctx: IWebhookFunctions, key: string, now: number, message: () => string): void {
+	if (now - (lastWarned.get(key) ?? 0) < WARN_INTERVAL_MS) return;
+	lastWarned.set(key, now);
+	ctx.logger.warn(message());
+}
+
+/**
+ * Which accepted ids tell whether n8n keeps up: those accepted less than 2 s ago may still be on
+ * their way to the database, and after a minute a missing id says no more about now.
+ */
+const SAVE_LAG_WINDOW = { graceMs: 2_000, windowMs: 60_000 };
+/**
+ * Beyond this, new deliveries are refused with 503 until n8n catches up. n8n's SQLite waits at
+ * most 60 s for its write lock; an execution that waits longer is never created, after its
+ * event was answered 200.
+ */
+export const MAX_SAVE_LAG_MS = 5_000;
+const BUSY_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The subscription's HMAC key, opened once per process with the credential's API key. After
@@ -46,11 +65,13 @@ async function signingKey(ctx: IWebhookFunctions, subscription: StoredSubscripti
 	// A credential that cannot be read or holds a malformed key opens nothing either.
 	const apiKey = await credentialApiKey(ctx).catch(() => undefined);
 	const key = apiKey === undefined ? undefined : openedKeys.open(apiKey, subscription.id, subscription.sealedSecret);
-	const now = Date.now();
-	if (!key && now - (unopenedLogged.get(subscription.sealedSecret) ?? 0) >= UNOPENED_LOG_INTERVAL_MS) {
-		unopenedLogged.set(subscription.sealedSecret, now);
-		ctx.logger.warn(
-			`Svc Trigger "${ctx.getNode().name}" in workflow ${ctx.getWorkflow().id} cannot verify deliveries: its signing secret does not open with the credential's API key, which was changed or is malformed since the workflow was published. Deliveries are answered 503 (the service retries them). Unpublish and publish the workflow again (n8n 1.x: deactivate and activate) to subscribe with the current key.`,
+	if (!key) {
+		warnAtMostEveryMinute(
+			ctx,
+			subscription.sealedSecret,
+			Date.now(),
+			() =>
+				`Svc Trigger "${ctx.getNode().name}" in workflow ${ctx.getWorkflow().id} cannot verify deliveries: its signing secret does not open with the credential's API key, which was changed or is malformed since the workflow was published. Deliveries are answered 503 (the service retries them). Unpublish and publish the workflow again (n8n 1.x: deactivate and activate) to subscribe with the current key.`,
 		);
 	}
 	return key;
@@ -98,18 +119,24 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// Per subscription URL: the published workflow and an editor's test listen each get every
 	// event once, with the same id, and neither copy may count as the other's repeat.
 	const scope = `${this.getWorkflow().id}/${this.getNode().id} ${subscription.url}`;
-	const eventId = event.id;
-	const claim = processClaims.claim(scope, eventId, now);
-	if (claim === 'starting') {
-		return answer(this, 409, { error: 'The first copy of this event is still being started; deliver it again later' });
+	const seen = SeenEvents.load(staticData, now);
+	// Back-pressure: this trigger answers before n8n creates the execution (answering is what
+	// makes n8n save the seen id), so it must not accept faster than n8n's database writes.
+	// Test runs from the editor never save static data, and are not counted.
+	const saveLagMs = this.getMode() === 'manual' ? 0 : seen.saveLagMs(processClaims.known(scope, now), now, SAVE_LAG_WINDOW);
+	if (saveLagMs > MAX_SAVE_LAG_MS) {
+		warnAtMostEveryMinute(
+			this,
+			`busy ${scope}`,
+			now,
+			() =>
+				`Svc Trigger "${this.getNode().name}" in workflow ${this.getWorkflow().id} answers deliveries 503 for now: n8n's database is ${Math.round(saveLagMs / 1000)} s behind on saving what this trigger accepted. The service delivers them again later. If this lasts, run n8n with PostgreSQL in queue mode (see the package's docs on bursts).`,
+		);
+		this.getResponseObject().set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
+		return answer(this, 503, { error: 'n8n is behind on saving events; deliver this one again later' });
 	}
-	if (claim === 'first') {
-		// Settled by the answer: any 2xx means the event ran or was a known repeat; an error means
-		// n8n could not start the execution, and the service's next copy must run.
-		const response = this.getResponseObject();
-		response.once('close', () => processClaims.settle(scope, eventId, response.statusCode < 300));
-	}
-	if (!recordIfNew(staticData, eventId, now, processClaims.known(scope, now)) || claim === 'repeat') return answer(this, 200, { received: true, duplicate: true });
+	const firstInProcess = processClaims.claim(scope, event.id, now);
+	if (!seen.recordIfNew(staticData, event.id, now, processClaims.known(scope, now)) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
 	if (!desiredEvents(this).includes(event.type)) return answer(this, 200, { received: true, ignored: true });
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
@@ -126,8 +153,9 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		},
 	};
 	if (options.includeHeaders === true) output.headers = headers;
-	// n8n answers, with this body: n8n 2.x once it has created the execution (if it cannot, the
-	// service gets an error and delivers again, rather than a 200 for an event that never ran),
-	// n8n 1.x before. Either way it saves the static data, and with it this id, before answering.
-	return { webhookResponse: { received: true }, workflowData: [[{ json: output }]] };
+	// Answering here, before the execution starts, is also what makes n8n save the static data
+	// (the seen event id): n8n 2.x saves it when the response is sent, and starting an execution
+	// first re-wraps the static data and loses its "changed" mark.
+	answer(this, 200, { received: true });
+	return { noWebhookResponse: true, workflowData: [[{ json: output }]] };
 }

@@ -48,36 +48,48 @@ function store(staticData: IDataObject, seen: Map<string, number>, maxCount: num
 		.join('\n');
 }
 
-/**
- * Records `id` and returns true when it was not seen before. Entries older than the maximum
- * age are dropped, and the oldest go first once the count is reached. `knownHere` (ids this
- * process accepted) is merged in: a concurrent delivery's save may have overwritten the stored
- * list with one that lacks them, and the next save puts them back.
- */
-export function recordIfNew(
-	staticData: IDataObject,
-	id: string,
-	now: number,
-	knownHere: ReadonlyMap<string, number> = new Map(),
-	limits: Limits = DEFAULT_LIMITS,
-): boolean {
-	const seen = load(staticData, now, limits.maxAgeMs);
-	const isNew = !seen.has(id);
-	for (const [knownId, at] of knownHere) if (!seen.has(knownId) && now - at <= limits.maxAgeMs) seen.set(knownId, at);
-	if (isNew) seen.set(id, now);
-	store(staticData, seen, limits.maxCount);
-	return isNew;
-}
+/** The trigger's stored list as one delivery loaded it, with the ids still within the age limit. */
+export class SeenEvents {
+	private constructor(
+		private readonly seen: Map<string, number>,
+		private readonly limits: Limits,
+	) {}
 
-/**
- * What a delivery's claim found: the first copy of its event, a repeat of one that started, or
- * a copy that arrived while the first is still starting (its outcome is not known yet).
- */
-export type Claim = 'first' | 'repeat' | 'starting';
+	static load(staticData: IDataObject, now: number, limits: Limits = DEFAULT_LIMITS): SeenEvents {
+		return new SeenEvents(load(staticData, now, limits.maxAgeMs), limits);
+	}
 
-interface ClaimState {
-	at: number;
-	starting: boolean;
+	/**
+	 * How long the oldest id this process accepted between `graceMs` and `windowMs` ago has been
+	 * missing from the stored list, in ms; 0 when none is. n8n saves the list after each delivery
+	 * is answered, and every save carries all the ids this process accepted, so a missing id means
+	 * n8n's database is behind on its writes (and with them, on creating executions). Older ids are
+	 * left out: another process's save can drop one until this process saves again.
+	 */
+	saveLagMs(knownHere: ReadonlyMap<string, number>, now: number, window: { graceMs: number; windowMs: number }): number {
+		// Oldest first: the first missing one within the window is the answer.
+		for (const [id, at] of knownHere) {
+			const age = now - at;
+			if (age > window.windowMs) continue;
+			if (age <= window.graceMs) break;
+			if (!this.seen.has(id)) return age;
+		}
+		return 0;
+	}
+
+	/**
+	 * Records `id` in static data and returns true when it was not seen before. Entries older than
+	 * the maximum age are dropped, and the oldest go first once the count is reached. `knownHere`
+	 * (ids this process accepted) is merged in: a concurrent delivery's save may have overwritten
+	 * the stored list with one that lacks them, and this save puts them back.
+	 */
+	recordIfNew(staticData: IDataObject, id: string, now: number, knownHere: ReadonlyMap<string, number> = new Map()): boolean {
+		const isNew = !this.seen.has(id);
+		for (const [knownId, at] of knownHere) if (!this.seen.has(knownId) && now - at <= this.limits.maxAgeMs) this.seen.set(knownId, at);
+		if (isNew) this.seen.set(id, now);
+		store(staticData, this.seen, this.limits.maxCount);
+		return isNew;
+	}
 }
 
 /**
@@ -86,53 +98,34 @@ interface ClaimState {
  * it unseen there, and concurrent saves overwrite each other. This record, shared by every
  * delivery this process handles, closes both gaps within one n8n process; separate processes
  * (several webhook processors) cannot share it.
- *
- * A claim stays "starting" until n8n has answered the first copy. If n8n could not start its
- * execution (it answers an error, and the service delivers again), the claim is dropped, so the
- * next copy runs instead of being taken for a repeat of an event that never ran.
  */
 export class ProcessClaims {
-	private readonly scopes = new Map<string, Map<string, ClaimState>>();
+	private readonly scopes = new Map<string, Map<string, number>>();
 
 	constructor(private readonly limits: Limits) {}
 
-	claim(scope: string, id: string, now: number): Claim {
-		const claimed = this.current(scope, now);
-		const existing = claimed.get(id);
-		if (existing) return existing.starting ? 'starting' : 'repeat';
+	/** True for the first claim of `id` in `scope` within the limits, false for a repeat. */
+	claim(scope: string, id: string, now: number): boolean {
+		const claimed = this.known(scope, now);
+		if (claimed.has(id)) return false;
 		// Insertion order is claim order: the oldest are at the front.
 		for (const oldest of claimed.keys()) {
 			if (claimed.size < this.limits.maxCount) break;
 			claimed.delete(oldest);
 		}
-		claimed.set(id, { at: now, starting: true });
-		return 'first';
+		claimed.set(id, now);
+		return true;
 	}
 
-	/** The first copy was answered: `started` keeps the claim, otherwise it is dropped. */
-	settle(scope: string, id: string, started: boolean): void {
-		const claimed = this.scopes.get(scope);
-		const state = claimed?.get(id);
-		if (!claimed || !state?.starting) return;
-		if (started) state.starting = false;
-		else claimed.delete(id);
-	}
-
-	/** The settled claims in `scope` within the age limit, with the time of their claim. */
+	/** The ids claimed in `scope` within the age limit, oldest first, with the time of their claim. */
 	known(scope: string, now: number): Map<string, number> {
-		const known = new Map<string, number>();
-		for (const [id, state] of this.current(scope, now)) if (!state.starting) known.set(id, state.at);
-		return known;
-	}
-
-	private current(scope: string, now: number): Map<string, ClaimState> {
 		let claimed = this.scopes.get(scope);
 		if (!claimed) {
 			claimed = new Map();
 			this.scopes.set(scope, claimed);
 		}
-		for (const [id, state] of claimed) {
-			if (now - state.at <= this.limits.maxAgeMs) break;
+		for (const [id, at] of claimed) {
+			if (now - at <= this.limits.maxAgeMs) break;
 			claimed.delete(id);
 		}
 		return claimed;
