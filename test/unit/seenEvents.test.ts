@@ -81,10 +81,10 @@ describe('recordIfNew', () => {
 });
 
 describe('saveLagMs', () => {
-	const window = { graceMs: 2_000, windowMs: 60_000 };
+	const window = { limitMs: 2_000, windowMs: 60_000 };
 	const accepted = (...entries: Array<[string, number]>) => new Map(entries);
 
-	it('is 0 when every id this process accepted over the grace period ago is stored', () => {
+	it('is 0 when every id this process accepted over the limit ago is stored', () => {
 		const data: IDataObject = {};
 		recordIfNew(data, 'evt_a', 1_000);
 		recordIfNew(data, 'evt_b', 2_000);
@@ -103,6 +103,16 @@ describe('saveLagMs', () => {
 		const seen = SeenEvents.load({}, 100_000);
 		expect(seen.saveLagMs(accepted(['evt_old', 1_000], ['evt_recent', 99_000]), 100_000, window)).toBe(0);
 		expect(seen.saveLagMs(accepted(['evt_old', 1_000], ['evt_missing', 50_000]), 100_000, window)).toBe(50_000);
+	});
+});
+
+describe('writeBack', () => {
+	it('restores ids this process accepted to the stored list without recording a new one', () => {
+		const data: IDataObject = {};
+		recordIfNew(data, 'evt_a', 1_000);
+		const seen = SeenEvents.load(data, 5_000);
+		seen.writeBack(data, 5_000, new Map([['evt_b', 2_000]]));
+		expect(storedIds(data)).toEqual(['evt_a', 'evt_b']);
 	});
 });
 

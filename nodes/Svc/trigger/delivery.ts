@@ -42,16 +42,19 @@ function warnAtMostEveryMinute(ctx: IWebhookFunctions, key: string, now: number,
 }
 
 /**
- * Which accepted ids tell whether n8n keeps up: those accepted less than 2 s ago may still be on
- * their way to the database, and after a minute a missing id says no more about now.
+ * An id this process accepted over a second ago that the stored list still lacks means n8n's
+ * database is behind: a save normally lands in milliseconds. New deliveries are then refused
+ * until it catches up, long before SQLite's write lock gives up (after 60 s) on creating an
+ * execution whose event was already answered 200. After a minute a missing id says no more
+ * about now.
  */
-const SAVE_LAG_WINDOW = { graceMs: 2_000, windowMs: 60_000 };
+const SAVE_LAG_WINDOW = { limitMs: 1_000, windowMs: 60_000 };
 /**
- * Beyond this, new deliveries are refused with 503 until n8n catches up. n8n's SQLite waits at
- * most 60 s for its write lock; an execution that waits longer is never created, after its
- * event was answered 200.
+ * A refused delivery writes the accepted ids back at most this often per trigger: a save by
+ * another process (queue mode) may have dropped them, and only a save of this one restores them.
  */
-export const MAX_SAVE_LAG_MS = 5_000;
+const WRITE_BACK_INTERVAL_MS = 1_000;
+const lastWriteBack = new Map<string, number>();
 const BUSY_RETRY_AFTER_SECONDS = 5;
 
 /**
@@ -124,7 +127,11 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// makes n8n save the seen id), so it must not accept faster than n8n's database writes.
 	// Test runs from the editor never save static data, and are not counted.
 	const saveLagMs = this.getMode() === 'manual' ? 0 : seen.saveLagMs(processClaims.known(scope, now), now, SAVE_LAG_WINDOW);
-	if (saveLagMs > MAX_SAVE_LAG_MS) {
+	if (saveLagMs > 0) {
+		if (now - (lastWriteBack.get(scope) ?? 0) >= WRITE_BACK_INTERVAL_MS) {
+			lastWriteBack.set(scope, now);
+			seen.writeBack(staticData, now, processClaims.known(scope, now));
+		}
 		warnAtMostEveryMinute(
 			this,
 			`busy ${scope}`,

@@ -60,21 +60,27 @@ export class SeenEvents {
 	}
 
 	/**
-	 * How long the oldest id this process accepted between `graceMs` and `windowMs` ago has been
+	 * How long the oldest id this process accepted between `limitMs` and `windowMs` ago has been
 	 * missing from the stored list, in ms; 0 when none is. n8n saves the list after each delivery
-	 * is answered, and every save carries all the ids this process accepted, so a missing id means
-	 * n8n's database is behind on its writes (and with them, on creating executions). Older ids are
-	 * left out: another process's save can drop one until this process saves again.
+	 * is answered, and every save carries all the ids this process accepted, so an id missing for
+	 * longer than a save takes means n8n's database is behind on its writes (and with them, on
+	 * creating executions). Older ids are left out: another process's save may have dropped one.
 	 */
-	saveLagMs(knownHere: ReadonlyMap<string, number>, now: number, window: { graceMs: number; windowMs: number }): number {
+	saveLagMs(knownHere: ReadonlyMap<string, number>, now: number, window: { limitMs: number; windowMs: number }): number {
 		// Oldest first: the first missing one within the window is the answer.
 		for (const [id, at] of knownHere) {
 			const age = now - at;
 			if (age > window.windowMs) continue;
-			if (age <= window.graceMs) break;
+			if (age <= window.limitMs) break;
 			if (!this.seen.has(id)) return age;
 		}
 		return 0;
+	}
+
+	/** Writes the list back with the ids this process accepted, without recording a new one. */
+	writeBack(staticData: IDataObject, now: number, knownHere: ReadonlyMap<string, number>): void {
+		this.merge(now, knownHere);
+		store(staticData, this.seen, this.limits.maxCount);
 	}
 
 	/**
@@ -85,10 +91,14 @@ export class SeenEvents {
 	 */
 	recordIfNew(staticData: IDataObject, id: string, now: number, knownHere: ReadonlyMap<string, number> = new Map()): boolean {
 		const isNew = !this.seen.has(id);
-		for (const [knownId, at] of knownHere) if (!this.seen.has(knownId) && now - at <= this.limits.maxAgeMs) this.seen.set(knownId, at);
+		this.merge(now, knownHere);
 		if (isNew) this.seen.set(id, now);
 		store(staticData, this.seen, this.limits.maxCount);
 		return isNew;
+	}
+
+	private merge(now: number, knownHere: ReadonlyMap<string, number>): void {
+		for (const [knownId, at] of knownHere) if (!this.seen.has(knownId) && now - at <= this.limits.maxAgeMs) this.seen.set(knownId, at);
 	}
 }
 
