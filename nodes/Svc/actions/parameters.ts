@@ -2,7 +2,11 @@
 
 import type { INodeProperties } from 'n8n-workflow';
 
-export const DEFAULT_CONCURRENCY = 8;
+/**
+ * 16 keeps a 20 ms service busy enough that latency, not the count, bounds a bulk write; n8n's
+ * HTTP Request node sends every item at once. A 429 still slows every request of the node.
+ */
+export const DEFAULT_CONCURRENCY = 16;
 export const MAX_CONCURRENCY = 32;
 
 /** Entries every operation's "Options" collection ends with. */

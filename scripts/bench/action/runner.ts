@@ -2,6 +2,7 @@
  * The run loop of the action-node scenarios (a), (b), (c) and (k): one workflow run (or raw client
  * job) against a freshly reset sandbox, timed, with what the sandbox saw afterwards.
  */
+import { DEFAULT_CONCURRENCY } from '../../../nodes/Svc/actions/parameters';
 import type { Sandbox, SandboxStats } from '../../../sandbox';
 import type { CredentialRef, WorkflowRecord } from '../../../harness/n8n/api';
 import type { N8nInstance } from '../../../harness/n8n/instance';
@@ -14,8 +15,8 @@ import type { Settings } from '../settings';
 import { fmt } from '../stats';
 import { emailPrefix, importBenchWorkflow, runTimed, type Sink, type WorkflowSpec } from '../workflows';
 
-/** The Svc node's default, and the raw client's. */
-export const CONCURRENCY = 8;
+/** The Svc node's default, and the raw client's and the floor's. */
+export const CONCURRENCY = DEFAULT_CONCURRENCY;
 export const LEADS_ROUTE = 'POST /v1/leads';
 
 export type Variant = 'svc' | 'http' | 'floor' | 'floorNoRedirect' | 'raw' | 'source';

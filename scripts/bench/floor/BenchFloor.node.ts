@@ -24,7 +24,7 @@ export class BenchFloor implements INodeType {
 		outputs: ['main'],
 		credentials: [{ name: 'svcApi', required: true }],
 		properties: [
-			{ displayName: 'Concurrency', name: 'concurrency', type: 'number', default: 8 },
+			{ displayName: 'Concurrency', name: 'concurrency', type: 'number', default: 16 },
 			{
 				displayName: 'Disable Follow Redirect',
 				name: 'disableFollowRedirect',
