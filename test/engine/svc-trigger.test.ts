@@ -271,7 +271,7 @@ describe('bad deliveries start nothing', () => {
 		expect(logs).not.toContain(FULL_KEY);
 	});
 
-	it("refuses new deliveries with 503 while n8n's save of an accepted id is over a second late, and writes the ids back", async () => {
+	it("refuses new deliveries with 503 while n8n's save of an accepted id is over 5 s late, and writes the ids back", async () => {
 		const start = Date.now();
 		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
 		const deliver = async (id: string) => await t.deliver({ method: 'POST', headers: sign(event(id), { id }), rawBody: event(id) });
