@@ -22,7 +22,7 @@ import {
 	RETRYABLE_STATUSES,
 } from '../contract';
 import { checkCredentials, isLegacyApiKey } from './apiKey';
-import { toNodeApiError, userError } from './errors';
+import { isRedirect, toNodeApiError, userError } from './errors';
 import { RequestGate } from './gate';
 import { Redactor } from './redact';
 
@@ -220,7 +220,7 @@ export class SvcClient {
 
 			const status = response.statusCode;
 			// A redirect's body is often a web page; what the user needs to know is that it was one.
-			const body = status >= 300 && status < 400 ? undefined : this.parseBody(response.body, name, status, spec.itemIndex);
+			const body = isRedirect(status) ? undefined : this.parseBody(response.body, name, status, spec.itemIndex);
 			if ((status >= 200 && status < 300) || (status === 404 && spec.notFoundIsAnswer === true)) {
 				return {
 					status,

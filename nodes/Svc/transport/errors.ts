@@ -55,6 +55,11 @@ function retriedText(attempts: number): string {
 	return attempts > 1 ? ` after ${attempts} attempts` : '';
 }
 
+/** The node never follows a redirect (transport/client.ts): a 3xx is an answer of its own. */
+export function isRedirect(status: number): boolean {
+	return status >= 300 && status < 400;
+}
+
 /** What happened and what the user can do about it, per status and error code of the contract. */
 export function describeFailure(details: FailureDetails): { message: string; description: string } {
 	const { endpoint, status, attempts } = details;
@@ -113,7 +118,7 @@ export function describeFailure(details: FailureDetails): { message: string; des
 					'Lower "Max Requests per Second" or "Concurrency" in this node\'s options, or run the workflow again later.',
 			};
 		default:
-			if (status >= 300 && status < 400) {
+			if (isRedirect(status)) {
 				return {
 					message: `The service answered with a redirect (${status}), which the node does not follow`,
 					description: `${route} at ${details.baseUrl} was redirected elsewhere. Following it would send the API key to that address, so the node stops. Put the service's own API address in the Base URL of the Svc API credential (often https:// where http:// was typed).`,

@@ -31,14 +31,24 @@ function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWeb
 	return { noWebhookResponse: true };
 }
 
-/** When each warning was last logged, by its key: once a minute, not once per delivery. */
-const lastWarned = new Map<string, number>();
-const WARN_INTERVAL_MS = 60_000;
+/** Lets something happen once per interval per key: the first call after the interval says yes. */
+class PerKeyInterval {
+	private readonly last = new Map<string, number>();
+
+	constructor(private readonly intervalMs: number) {}
+
+	due(key: string, now: number): boolean {
+		if (now - (this.last.get(key) ?? 0) < this.intervalMs) return false;
+		this.last.set(key, now);
+		return true;
+	}
+}
+
+/** Warnings are logged once a minute per cause, not once per delivery. */
+const warnings = new PerKeyInterval(60_000);
 
 function warnAtMostEveryMinute(ctx: IWebhookFunctions, key: string, now: number, message: () => string): void {
-	if (now - (lastWarned.get(key) ?? 0) < WARN_INTERVAL_MS) return;
-	lastWarned.set(key, now);
-	ctx.logger.warn(message());
+	if (warnings.due(key, now)) ctx.logger.warn(message());
 }
 
 /**
@@ -51,11 +61,10 @@ function warnAtMostEveryMinute(ctx: IWebhookFunctions, key: string, now: number,
  */
 const SAVE_LAG_WINDOW = { limitMs: 5_000, windowMs: 60_000 };
 /**
- * A refused delivery writes the accepted ids back at most this often per trigger: a save by
+ * A refused delivery writes the accepted ids back at most once a second per trigger: a save by
  * another process (queue mode) may have dropped them, and only a save of this one restores them.
  */
-const WRITE_BACK_INTERVAL_MS = 1_000;
-const lastWriteBack = new Map<string, number>();
+const writeBacks = new PerKeyInterval(1_000);
 const BUSY_RETRY_AFTER_SECONDS = 5;
 
 /**
@@ -124,15 +133,14 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// event once, with the same id, and neither copy may count as the other's repeat.
 	const scope = `${this.getWorkflow().id}/${this.getNode().id} ${subscription.url}`;
 	const seen = SeenEvents.load(staticData, now);
+	// The live record of this process: it also holds the claim below once it is made.
+	const knownHere = processClaims.known(scope, now);
 	// Back-pressure: this trigger answers before n8n creates the execution (answering is what
 	// makes n8n save the seen id), so it must not accept faster than n8n's database writes.
 	// Test runs from the editor never save static data, and are not counted.
-	const saveLagMs = this.getMode() === 'manual' ? 0 : seen.saveLagMs(processClaims.known(scope, now), now, SAVE_LAG_WINDOW);
+	const saveLagMs = this.getMode() === 'manual' ? 0 : seen.saveLagMs(knownHere, now, SAVE_LAG_WINDOW);
 	if (saveLagMs > 0) {
-		if (now - (lastWriteBack.get(scope) ?? 0) >= WRITE_BACK_INTERVAL_MS) {
-			lastWriteBack.set(scope, now);
-			seen.writeBack(staticData, now, processClaims.known(scope, now));
-		}
+		if (writeBacks.due(scope, now)) seen.writeBack(staticData, now, knownHere);
 		warnAtMostEveryMinute(
 			this,
 			`busy ${scope}`,
@@ -144,7 +152,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return answer(this, 503, { error: 'n8n is behind on saving events; deliver this one again later' });
 	}
 	const firstInProcess = processClaims.claim(scope, event.id, now);
-	if (!seen.recordIfNew(staticData, event.id, now, processClaims.known(scope, now)) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
+	if (!seen.recordIfNew(staticData, event.id, now, knownHere) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
 	if (!desiredEvents(this).includes(event.type)) return answer(this, 200, { received: true, ignored: true });
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
