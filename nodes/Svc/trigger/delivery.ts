@@ -4,6 +4,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import type { EventEnvelope } from '../contract';
 import { EVENT_SIGNATURE } from '../contract';
+import { BUSY_RETRY_AFTER_SECONDS, catchUps, HOLD_MS, SAVE_LAG_WINDOW } from './backPressure';
 import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
 import { openedKeys } from './sealedSecret';
@@ -52,20 +53,10 @@ function warnAtMostEveryMinute(ctx: IWebhookFunctions, key: string, now: number,
 }
 
 /**
- * An id this process accepted over 5 s ago that the stored list still lacks means n8n's database
- * is behind: a save normally lands in milliseconds. New deliveries are then refused until it
- * catches up, long before SQLite's write lock gives up (after 60 s) on creating an execution
- * whose event was already answered 200. Not less: under a burst the list a delivery loads is
- * already a second or two old by the time the trigger runs (1 s refused nine in ten). After a
- * minute a missing id says no more about now.
- */
-const SAVE_LAG_WINDOW = { limitMs: 5_000, windowMs: 60_000 };
-/**
  * A refused delivery writes the accepted ids back at most once a second per trigger: a save by
  * another process (queue mode) may have dropped them, and only a save of this one restores them.
  */
 const writeBacks = new PerKeyInterval(1_000);
-const BUSY_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The subscription's HMAC key, opened once per process with the credential's API key. After
@@ -135,24 +126,31 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const seen = SeenEvents.load(staticData, now);
 	// The live record of this process: it also holds the claim below once it is made.
 	const knownHere = processClaims.known(scope, now);
-	// Back-pressure: this trigger answers before n8n creates the execution (answering is what
-	// makes n8n save the seen id), so it must not accept faster than n8n's database writes.
-	// Test runs from the editor never save static data, and are not counted.
+	// Back-pressure (see backPressure.ts). Test runs from the editor never save static data, and
+	// are not counted.
 	const saveLagMs = this.getMode() === 'manual' ? 0 : seen.saveLagMs(knownHere, now, SAVE_LAG_WINDOW);
-	if (saveLagMs > 0) {
+	catchUps.observe(scope, now, saveLagMs);
+	const startsExecution = !seen.has(event.id) && !knownHere.has(event.id) && desiredEvents(this).includes(event.type);
+	// Only what would start an execution waits: a repeat or an ignored kind is answered at once.
+	if (saveLagMs > 0 && startsExecution) {
 		if (writeBacks.due(scope, now)) seen.writeBack(staticData, now, knownHere);
 		warnAtMostEveryMinute(
 			this,
 			`busy ${scope}`,
 			now,
 			() =>
-				`Svc Trigger "${this.getNode().name}" in workflow ${this.getWorkflow().id} answers deliveries 503 for now: n8n's database is ${Math.round(saveLagMs / 1000)} s behind on saving what this trigger accepted. The service delivers them again later. If this lasts, run n8n with PostgreSQL in queue mode (see the package's docs on bursts).`,
+				`Svc Trigger "${this.getNode().name}" in workflow ${this.getWorkflow().id} holds deliveries: n8n's database is ${Math.round(saveLagMs / 1000)} s behind on saving what this trigger accepted. Each is held up to ${HOLD_MS / 1000} s for n8n to catch up, then answered 503 so the service delivers it again later. If this lasts, run n8n with PostgreSQL in queue mode (see the package's docs on bursts).`,
 		);
-		this.getResponseObject().set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
-		return answer(this, 503, { error: 'n8n is behind on saving events; deliver this one again later' });
+		if (!(await catchUps.waitSince(scope, now, HOLD_MS))) {
+			this.getResponseObject().set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
+			return answer(this, 503, { error: 'n8n is behind on saving events; deliver this one again later' });
+		}
 	}
-	const firstInProcess = processClaims.claim(scope, event.id, now);
-	if (!seen.recordIfNew(staticData, event.id, now, knownHere) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
+	// After a hold the stored list this delivery loaded is older, but the ids of this process are
+	// merged into what it saves.
+	const acceptedAt = Date.now();
+	const firstInProcess = processClaims.claim(scope, event.id, acceptedAt);
+	if (!seen.recordIfNew(staticData, event.id, acceptedAt, knownHere) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
 	if (!desiredEvents(this).includes(event.type)) return answer(this, 200, { received: true, ignored: true });
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;

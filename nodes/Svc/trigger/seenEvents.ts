@@ -59,6 +59,11 @@ export class SeenEvents {
 		return new SeenEvents(load(staticData, now, limits.maxAgeMs), limits);
 	}
 
+	/** Whether the stored list holds `id`. */
+	has(id: string): boolean {
+		return this.seen.has(id);
+	}
+
 	/**
 	 * How long the oldest id this process accepted between `limitMs` and `windowMs` ago has been
 	 * missing from the stored list, in ms; 0 when none is. n8n saves the list after each delivery
