@@ -307,6 +307,31 @@ describe('bad deliveries start nothing', () => {
 			expect(t.staticData.seenEvents).toMatch(/ evt_lag_1\n.* evt_lag_2$/);
 		});
 
+		it('when nothing else arrives for 1 s, one held delivery is answered 503 so that the next one can look', async () => {
+			await fallBehind();
+			const answered: string[] = [];
+			const hold = async (id: string) => {
+				const result = await deliver(id);
+				answered.push(`${id} ${result.response?.statusCode}`);
+			};
+			const held = [hold('evt_lag_2')];
+			await new Promise((resolve) => setTimeout(resolve, 50));
+			// n8n has still not saved the list the first hold wrote back.
+			delete t.staticData.seenEvents;
+			held.push(hold('evt_lag_3'));
+			await new Promise((resolve) => setTimeout(resolve, 300));
+			expect(answered).toEqual([]);
+			clock.mockReturnValue(start + 7_100);
+			await new Promise((resolve) => setTimeout(resolve, 300));
+			expect(answered).toHaveLength(1);
+			expect(answered[0]).toMatch(/ 503$/);
+			// The sender's next delivery finds n8n caught up and lets the other one through.
+			t.staticData.seenEvents = `${start.toString(36)} evt_lag_1`;
+			await deliver('evt_lag_1');
+			await Promise.all(held);
+			expect(answered[1]).toMatch(/ 200$/);
+		});
+
 		it('answers 503 with Retry-After when n8n has not caught up after 10 s; a repeat is not held', async () => {
 			await fallBehind();
 			const held = deliver('evt_lag_2');

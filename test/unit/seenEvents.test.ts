@@ -78,6 +78,14 @@ describe('recordIfNew', () => {
 		expect(storedIds(second)).toEqual(['evt_a', 'evt_b']);
 		expect(recordIfNew(second, 'evt_a', 3)).toBe(false);
 	});
+
+	it('stores only the newest maxCount of the ids this process accepted, which may remember more', () => {
+		const limits = { maxCount: 3, maxAgeMs: 1000 };
+		const knownHere = new Map(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5'].map((id, index): [string, number] => [id, index]));
+		const data: IDataObject = {};
+		expect(recordIfNew(data, 'evt_6', 6, knownHere, limits)).toBe(true);
+		expect(storedIds(data)).toEqual(['evt_4', 'evt_5', 'evt_6']);
+	});
 });
 
 describe('saveLagMs', () => {

@@ -25,23 +25,41 @@ const HOLD_POLL_MS = 100;
 export const BUSY_RETRY_AFTER_SECONDS = 5;
 
 /**
- * When a delivery of this process last found n8n's database caught up, per trigger. A held
- * delivery cannot load the stored list again; the next delivery that loads it can tell.
+ * While every delivery the sender has open is held, nothing loads the stored list to see that n8n
+ * caught up. After 1 s without a load, one held delivery is answered 503 so that the sender's next
+ * delivery does: a retry for that one, instead of a 10 s stall for all of them.
+ */
+const PROBE_AFTER_MS = 1_000;
+
+/**
+ * What deliveries of this process found when they loaded the stored list, per trigger. A held
+ * delivery cannot load it again; the next delivery that loads it can tell.
  */
 export class CatchUps {
 	private readonly lastCaughtUp = new Map<string, number>();
+	private readonly lastLoad = new Map<string, number>();
 
 	/** Records what a delivery that loaded the stored list at `at` found. */
 	observe(scope: string, at: number, saveLagMs: number): void {
+		this.lastLoad.set(scope, at);
 		if (saveLagMs === 0) this.lastCaughtUp.set(scope, at);
 	}
 
-	/** True once a delivery loaded after `since` finds n8n caught up; false after `holdMs`. */
-	async waitSince(scope: string, since: number, holdMs: number): Promise<boolean> {
-		// Counted in polls, not read from the clock: the wait is real time whatever Date says.
+	/**
+	 * Holds a delivery that found n8n behind at `since`: true once a delivery loaded later finds
+	 * it caught up; false after `holdMs`, or when this one is picked to free the sender's connection.
+	 */
+	async holdUntilCaughtUp(scope: string, since: number, holdMs: number): Promise<boolean> {
+		// Counted in polls, not read from the clock: the hold is real time whatever Date says.
 		for (let waited = 0; waited < holdMs; waited += HOLD_POLL_MS) {
 			await sleep(HOLD_POLL_MS);
 			if ((this.lastCaughtUp.get(scope) ?? -Infinity) >= since) return true;
+			const now = Date.now();
+			if (now - (this.lastLoad.get(scope) ?? now) >= PROBE_AFTER_MS) {
+				// Counts as a load, so the other held deliveries wait for what the next one finds.
+				this.lastLoad.set(scope, now);
+				return false;
+			}
 		}
 		return false;
 	}

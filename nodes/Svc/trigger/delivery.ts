@@ -139,9 +139,9 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			`busy ${scope}`,
 			now,
 			() =>
-				`Svc Trigger "${this.getNode().name}" in workflow ${this.getWorkflow().id} holds deliveries: n8n's database is ${Math.round(saveLagMs / 1000)} s behind on saving what this trigger accepted. Each is held up to ${HOLD_MS / 1000} s for n8n to catch up, then answered 503 so the service delivers it again later. If this lasts, run n8n with PostgreSQL in queue mode (see the package's docs on bursts).`,
+				`Svc Trigger "${this.getNode().name}" in workflow ${this.getWorkflow().id} holds deliveries: n8n's database is ${Math.round(saveLagMs / 1000)} s behind on saving what this trigger accepted. Each is held up to ${HOLD_MS / 1000} s for n8n to catch up, else answered 503 so the service delivers it again later. If this lasts, run n8n with PostgreSQL in queue mode (see the package's docs on bursts).`,
 		);
-		if (!(await catchUps.waitSince(scope, now, HOLD_MS))) {
+		if (!(await catchUps.holdUntilCaughtUp(scope, now, HOLD_MS))) {
 			this.getResponseObject().set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
 			return answer(this, 503, { error: 'n8n is behind on saving events; deliver this one again later' });
 		}

@@ -102,8 +102,13 @@ export class SeenEvents {
 		return isNew;
 	}
 
+	/** Adds the newest `maxCount` ids of `knownHere` (oldest first): the rest could not be stored. */
 	private merge(now: number, knownHere: ReadonlyMap<string, number>): void {
-		for (const [knownId, at] of knownHere) if (!this.seen.has(knownId) && now - at <= this.limits.maxAgeMs) this.seen.set(knownId, at);
+		let older = knownHere.size - this.limits.maxCount;
+		for (const [knownId, at] of knownHere) {
+			if (older-- > 0) continue;
+			if (!this.seen.has(knownId) && now - at <= this.limits.maxAgeMs) this.seen.set(knownId, at);
+		}
 	}
 }
 
@@ -147,5 +152,10 @@ export class ProcessClaims {
 	}
 }
 
-/** As long and as many as the stored list keeps, per trigger. */
-export const processClaims = new ProcessClaims(DEFAULT_LIMITS);
+/**
+ * As long as the stored list keeps, and five times as many (about 1 MB per trigger): a burst of
+ * thousands reorders deliveries (held, refused, retried), so a repeat can come more than 2,000
+ * events after the first. Remove Duplicates keeps 10,000 values by default too.
+ */
+const PROCESS_CLAIMS_MAX_COUNT = 10_000;
+export const processClaims = new ProcessClaims({ ...DEFAULT_LIMITS, maxCount: PROCESS_CLAIMS_MAX_COUNT });
