@@ -139,7 +139,7 @@ function errorsOf(executions: ExecutionRecord[]): Record<string, number> {
 
 /**
  * The repeats that came more than `window` distinct events after their event's first delivery,
- * and those events: the Svc Trigger keeps the last 2,000 ids, so such a repeat is documented to
+ * and those events: the Svc Trigger stores the last 2,000 ids, so such a repeat may
  * run again.
  */
 function repeatsBeyond(burst: BurstResult, window: number): { deliveries: number; events: Set<number> } {
