@@ -53,7 +53,7 @@ function warnAtMostEveryMinute(ctx: IWebhookFunctions, key: string, now: number,
 }
 
 /**
- * A refused delivery writes the accepted ids back at most once a second per trigger: a save by
+ * A held delivery writes the accepted ids back at most once a second per trigger: a save by
  * another process (queue mode) may have dropped them, and only a save of this one restores them.
  */
 const writeBacks = new PerKeyInterval(1_000);
@@ -130,7 +130,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// are not counted.
 	const saveLagMs = this.getMode() === 'manual' ? 0 : seen.saveLagMs(knownHere, now, SAVE_LAG_WINDOW);
 	catchUps.observe(scope, now, saveLagMs);
-	const startsExecution = !seen.has(event.id) && !knownHere.has(event.id) && desiredEvents(this).includes(event.type);
+	const subscribed = desiredEvents(this).includes(event.type);
+	const startsExecution = subscribed && !seen.has(event.id) && !knownHere.has(event.id);
 	// Only what would start an execution waits: a repeat or an ignored kind is answered at once.
 	if (saveLagMs > 0 && startsExecution) {
 		if (writeBacks.due(scope, now)) seen.writeBack(staticData, now, knownHere);
@@ -151,7 +152,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const acceptedAt = Date.now();
 	const firstInProcess = processClaims.claim(scope, event.id, acceptedAt);
 	if (!seen.recordIfNew(staticData, event.id, acceptedAt, knownHere) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
-	if (!desiredEvents(this).includes(event.type)) return answer(this, 200, { received: true, ignored: true });
+	if (!subscribed) return answer(this, 200, { received: true, ignored: true });
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
 	const output: IDataObject = {
