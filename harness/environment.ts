@@ -141,10 +141,10 @@ export function loadExample(file: string, credential: CredentialRef): WorkflowIn
 	return withCredential(workflow, credential);
 }
 
-/** Items a node produced in an execution fetched with its data. */
-export function nodeOutput(execution: ExecutionRecord, nodeName: string): INodeExecutionData[] {
+/** The items a node's last run put on one output of an execution fetched with its data (output 0 unless told; 1 is an error output). */
+export function nodeOutput(execution: ExecutionRecord, nodeName: string, output = 0): INodeExecutionData[] {
 	const tasks = execution.data?.resultData.runData[nodeName];
-	return tasks?.[tasks.length - 1]?.data?.main[0] ?? [];
+	return tasks?.[tasks.length - 1]?.data?.main[output] ?? [];
 }
 
 export function nodeError(execution: ExecutionRecord, nodeName: string): IDataObject | undefined {

@@ -275,13 +275,23 @@ describe.each(e2eVersions(process.env.SVC_QUEUE_N8N))('n8n %s in queue mode', (r
 		it('simultaneous copies at two processors run past the claim once per event; Remove Duplicates measured beside it', async () => {
 			const eventsDb = await prepareEventsDatabase(topology);
 			const example = withCredential(loadExample('exactly-once-with-postgres.json', credential), eventsDb, EVENTS_DB_CREDENTIAL_ID);
-			// For comparison, n8n's own Remove Duplicates node on a second branch from the trigger.
+			// For comparison, n8n's own Remove Duplicates node on a second branch from the trigger. It is
+			// placed below the claim branch, so n8n's v1 order runs it second, and its failures (its own
+			// unique constraint under concurrent executions) go to an unconnected error output: they are
+			// counted, and cannot stop the claim branch being measured.
 			const workflowInput: WorkflowInput = {
 				...example,
 				nodes: [
 					...example.nodes,
-					{ name: 'Remove Duplicates', type: 'n8n-nodes-base.removeDuplicates', typeVersion: 2, parameters: { operation: 'removeItemsSeenInPreviousExecutions', dedupeValue: '={{ $json.id }}' } },
-					{ name: 'After Remove Duplicates', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} },
+					{
+						name: 'Remove Duplicates',
+						type: 'n8n-nodes-base.removeDuplicates',
+						typeVersion: 2,
+						position: [240, 300],
+						onError: 'continueErrorOutput',
+						parameters: { operation: 'removeItemsSeenInPreviousExecutions', dedupeValue: '={{ $json.id }}' },
+					},
+					{ name: 'After Remove Duplicates', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [480, 300], parameters: {} },
 				],
 				connections: {
 					...example.connections,
@@ -304,9 +314,11 @@ describe.each(e2eVersions(process.env.SVC_QUEUE_N8N))('n8n %s in queue mode', (r
 				executions: sum(viaClaim, 'executions'),
 				pastPostgresClaim: sum(viaClaim, 'reached'),
 				pastRemoveDuplicates: sum(viaRemoveDuplicates, 'reached'),
+				removeDuplicatesFailed: executions.filter((execution) => nodeOutput(execution, 'Remove Duplicates', 1).length > 0).length,
 			};
-			// Whole lists, so that a failure shows which execution or event went wrong.
-			expect(executions.filter((execution) => execution.status !== 'success').map((execution) => `${execution.id}:${execution.status}`)).toEqual([]);
+			// Whole lists, so that a failure shows which execution, node and error, or which event, went wrong.
+			const failures = executions.filter((execution) => execution.status !== 'success');
+			expect(failures.map((execution) => `${execution.id}:${execution.status}:${execution.data?.resultData.lastNodeExecuted}:${execution.data?.resultData.error?.message}`)).toEqual([]);
 			expect(ids.filter((id) => viaClaim.get(id)?.reached !== 1).map((id) => `${id}: ${JSON.stringify(viaClaim.get(id) ?? 'no execution')}`)).toEqual([]);
 			expect(await topology.services.sql(`SELECT count(*) FROM svc_processed_events WHERE event_id LIKE 'evt_claimed_%'`)).toBe(`${ids.length}\n`);
 			await deactivate(topology.main, stored.id);
