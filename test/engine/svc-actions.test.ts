@@ -112,6 +112,34 @@ describe('Lead', () => {
 		expect(keys.size).toBe(3);
 	});
 
+	it('Define Below with expressions reads each item\'s own values, nested ones too, beside fixed ones', async () => {
+		const items = [
+			{ email: 'x1@example.com', name: 'X1', order: 'order-x1' },
+			{ email: 'x2@example.com', name: 'X2', order: 'order-x2' },
+			{ email: 'x3@example.com', name: 'X3', order: 'order-x3' },
+		];
+		const parameters = {
+			resource: 'lead',
+			operation: 'upsert',
+			inputMode: 'defineBelow',
+			email: '={{ $json.email }}',
+			additionalFields: { first_name: '={{ $json.name }}', source: 'web-form' },
+			customFields: { field: [{ name: 'plan', value: 'pro' }] },
+			options: { idempotencyKey: '={{ $json.order }}' },
+		};
+		const first = await runSvc(sandbox(), parameters, { items });
+		expect(first.error).toBeUndefined();
+		const sent = requestsTo(sandbox(), 'POST /v1/leads');
+		expect(sent.map((request) => request.body)).toEqual(
+			items.map((item) => ({ email: item.email, first_name: item.name, source: 'web-form', custom_fields: { plan: 'pro' } })),
+		);
+		expect(new Set(sent.map((request) => request.headers['idempotency-key'])).size).toBe(3);
+		// The keys come from each item's order: a second execution sends the same three.
+		await runSvc(sandbox(), parameters, { items });
+		const again = requestsTo(sandbox(), 'POST /v1/leads').slice(3);
+		expect(again.map((request) => request.headers['idempotency-key'])).toEqual(sent.map((request) => request.headers['idempotency-key']));
+	});
+
 	it('refuses a lead without email, phone or external ID, naming the item, and sends nothing', async () => {
 		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' }, { items: [{ email: 'ok@example.com' }, { name: 'nobody' }] });
 		expect(result.error?.message).toBe('The lead needs an email, a phone or an external ID');

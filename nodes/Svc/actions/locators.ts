@@ -71,7 +71,7 @@ export const campaignLocator = resourceLocator('campaign');
 
 /** The ID chosen in a resource locator (or given as a plain string by an expression). */
 export function locatorValue(op: OperationContext, what: LocatedRecord): string {
-	const value = asText(op.ctx.getNodeParameter(LOCATORS[what].name, op.itemIndex, '', { extractValue: true })).trim();
+	const value = asText(op.parameter(LOCATORS[what].name, '', { extractValue: true })).trim();
 	if (value === '' || !new RegExp(ID_PATTERN).test(value)) {
 		throw userError(op.ctx.getNode(), `Enter a valid ${what} ID`, {
 			itemIndex: op.itemIndex,
@@ -92,7 +92,7 @@ export const subscriptionIdProperty: INodeProperties = {
 };
 
 export function subscriptionId(op: OperationContext): string {
-	const id = asText(op.ctx.getNodeParameter(subscriptionIdProperty.name, op.itemIndex, '')).trim();
+	const id = asText(op.parameter(subscriptionIdProperty.name, '')).trim();
 	if (id === '') {
 		throw userError(op.ctx.getNode(), 'Enter the ID of the webhook subscription', { itemIndex: op.itemIndex });
 	}

@@ -10,8 +10,8 @@ import type { OperationContext } from './types';
 
 /** Reads a list endpoint page by page, honouring Return All / Limit. */
 export async function readList(op: OperationContext, endpoint: EndpointName, spec: RequestSpec = {}): Promise<IDataObject[]> {
-	const returnAll = op.ctx.getNodeParameter('returnAll', op.itemIndex, false);
-	const max = returnAll ? undefined : op.ctx.getNodeParameter('limit', op.itemIndex, 50);
+	const returnAll = op.parameter('returnAll', false);
+	const max = returnAll ? undefined : op.parameter('limit', 50);
 	return await op.client.paginate<IDataObject>(endpoint, { ...spec, max, itemIndex: op.itemIndex });
 }
 

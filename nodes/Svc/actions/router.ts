@@ -14,6 +14,7 @@ import { account } from './account';
 import { campaign } from './campaign';
 import { conversation } from './conversation';
 import { lead } from './lead';
+import { ItemParameters } from './itemParameters';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, requestOptions } from './parameters';
 import type { Operation, OperationContext, Resource } from './types';
 import { webhookSubscription } from './webhookSubscription';
@@ -96,6 +97,7 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 	const nodeId = this.getNode().id ?? this.getNode().name;
 	const runIndex = operation.writes ? Number(this.getWorkflowDataProxy(0).$runIndex ?? 0) : 0;
 	const hints = new Set<string>();
+	const parameters = new ItemParameters(this);
 	if (client.legacyKey) hints.add(LEGACY_KEY_HINT);
 
 	const results: INodeExecutionData[][] = new Array<INodeExecutionData[]>(items.length);
@@ -104,8 +106,9 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 			ctx: this,
 			client,
 			itemIndex,
+			parameter: (name, fallback, parameterOptions) => parameters.read(name, itemIndex, fallback, parameterOptions),
 			writeKey: (operationKey, body) => {
-				const own = asText(this.getNodeParameter('options.idempotencyKey', itemIndex, '')).trim();
+				const own = asText(parameters.read<unknown>('options.idempotencyKey', itemIndex, '')).trim();
 				if (own === '') return deriveIdempotencyKey({ executionId, nodeId, runIndex, itemIndex, operation: operationKey, body });
 				return isUuid(own) ? own : idempotencyKeyFromText(operationKey, own);
 			},

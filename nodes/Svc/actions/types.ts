@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IGetNodeParameterOptions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import type { SvcClient } from '../transport';
 
@@ -6,6 +6,8 @@ export interface OperationContext {
 	ctx: IExecuteFunctions;
 	client: SvcClient;
 	itemIndex: number;
+	/** This item's value of a node parameter (resolved once per execution when it holds no expression). */
+	parameter<T>(name: string, fallback: T, options?: IGetNodeParameterOptions): T;
 	/**
 	 * The Idempotency-Key for this item's write: the user's own from the options, or one
 	 * derived from execution, node, run, item, operation and body.

@@ -43,13 +43,13 @@ export const dispatch: Operation = {
 	writes: true,
 	async execute(op) {
 		const campaignId = locatorValue(op, 'campaign');
-		if (op.ctx.getNodeParameter('confirmDispatch', op.itemIndex, false) !== true) {
+		if (op.parameter<unknown>('confirmDispatch', false) !== true) {
 			throw userError(op.ctx.getNode(), 'Dispatch was not confirmed, so nothing was sent', {
 				itemIndex: op.itemIndex,
 				description: 'Dispatching sends real messages. Switch on "I Understand This Sends Messages" in this node to allow it.',
 			});
 		}
-		const leadIds = parseIdList(op.ctx.getNodeParameter('leadIds', op.itemIndex, ''));
+		const leadIds = parseIdList(op.parameter('leadIds', ''));
 		const body: IDataObject = leadIds.length > 0 ? { lead_ids: leadIds } : {};
 		const { body: result, replayed } = await op.client.request<DispatchResult>('dispatchCampaign', {
 			pathParams: { campaign_id: campaignId },

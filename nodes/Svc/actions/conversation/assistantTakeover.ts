@@ -28,7 +28,7 @@ export const assistantTakeover: Operation = {
 	writes: true,
 	async execute(op) {
 		const leadId = locatorValue(op, 'lead');
-		const note = (op.ctx.getNodeParameter('note', op.itemIndex, '') as string).trim();
+		const note = op.parameter<string>('note', '').trim();
 		const body: IDataObject = note === '' ? {} : { note };
 		const { body: result } = await op.client.request<TakeoverResult>('assistantTakeover', {
 			pathParams: { lead_id: leadId },

@@ -12,7 +12,7 @@ export const getAllThreads: Operation = {
 		listFilters(THREAD_LIST_FILTERS, { lead_id: { displayName: 'Lead ID', description: 'Only the threads of this lead' } }),
 	],
 	async execute(op) {
-		const filters = op.ctx.getNodeParameter('filters', op.itemIndex, {});
+		const filters = op.parameter<IDataObject>('filters', {});
 		const qs: IDataObject = {};
 		for (const name of THREAD_LIST_FILTERS) {
 			const value = filters[name];

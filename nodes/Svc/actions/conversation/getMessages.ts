@@ -18,7 +18,7 @@ export const getMessages: Operation = {
 	async execute(op) {
 		const threadId = locatorValue(op, 'thread');
 		const all = await readList(op, 'listMessages', { pathParams: { thread_id: threadId } });
-		const messages = op.ctx.getNodeParameter('simplify', op.itemIndex, false) ? all.map(simplifyMessage) : all;
+		const messages = op.parameter('simplify', false) ? all.map(simplifyMessage) : all;
 		if (!messages.some((message) => message.masked === true)) return messages;
 		op.hint(MASKED_NOTICE);
 		return messages.map((message) => (message.masked === true ? { ...message, masked_reason: MASKED_NOTICE } : message));

@@ -9,6 +9,6 @@ export const get: Operation = {
 	properties: [leadLocator, simplifyOption],
 	async execute(op) {
 		const lead = await readOne(op, 'getLead', 'lead_id', 'lead');
-		return op.ctx.getNodeParameter('simplify', op.itemIndex, false) ? simplifyLead(lead) : lead;
+		return op.parameter('simplify', false) ? simplifyLead(lead) : lead;
 	},
 };

@@ -16,8 +16,8 @@ export const getAll: Operation = {
 		}),
 	],
 	async execute(op) {
-		const filters = nonEmpty(op.ctx.getNodeParameter('filters', op.itemIndex, {}));
+		const filters = nonEmpty(op.parameter('filters', {}));
 		const leads = await readList(op, 'listLeads', { qs: filters });
-		return op.ctx.getNodeParameter('simplify', op.itemIndex, false) ? leads.map(simplifyLead) : leads;
+		return op.parameter('simplify', false) ? leads.map(simplifyLead) : leads;
 	},
 };

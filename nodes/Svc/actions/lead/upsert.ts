@@ -118,11 +118,11 @@ const ignoredOption: INodeProperties = {
 function leadFromParameters(op: OperationContext): LeadInput {
 	const { ctx, itemIndex } = op;
 	const body = nonEmpty({
-		email: (ctx.getNodeParameter('email', itemIndex, '') as string).trim(),
-		...ctx.getNodeParameter('additionalFields', itemIndex, {}),
+		email: op.parameter<string>('email', '').trim(),
+		...op.parameter<IDataObject>('additionalFields', {}),
 	});
 	const customFields: IDataObject = {};
-	const entries = (ctx.getNodeParameter('customFields.field', itemIndex, []) as Array<{ name: string; value: string }>) ?? [];
+	const entries = op.parameter<Array<{ name: string; value: string }> | null>('customFields.field', []) ?? [];
 	for (const { name, value } of entries) {
 		const trimmed = name.trim();
 		if (trimmed === '') {
@@ -134,9 +134,9 @@ function leadFromParameters(op: OperationContext): LeadInput {
 		customFields[trimmed] = value;
 	}
 	if (Object.keys(customFields).length > 0) body.custom_fields = customFields;
-	const status = ctx.getNodeParameter('consentStatus', itemIndex, '') as string;
+	const status = op.parameter<string>('consentStatus', '');
 	const consent: Partial<Consent> =
-		status === '' ? {} : { status: status as Consent['status'], ...nonEmpty(ctx.getNodeParameter('consentDetails', itemIndex, {}) as IDataObject) };
+		status === '' ? {} : { status: status as Consent['status'], ...nonEmpty(op.parameter<IDataObject>('consentDetails', {})) };
 	return { body, consent };
 }
 
@@ -151,10 +151,10 @@ export const upsert: Operation = {
 	options: [ignoredOption, idempotencyKeyOption],
 	writes: true,
 	async execute(op) {
-		const mode = op.ctx.getNodeParameter('inputMode', op.itemIndex, 'defineBelow') as string;
+		const mode = op.parameter<string>('inputMode', 'defineBelow');
 		let lead: LeadInput;
 		if (mode === 'mapAutomatically') {
-			const ignore = ignoredFieldKeys(asText(op.ctx.getNodeParameter('options.ignoreFields', op.itemIndex, '')));
+			const ignore = ignoredFieldKeys(asText(op.parameter('options.ignoreFields', '')));
 			lead = leadFromItem(op.ctx.getInputData()[op.itemIndex].json, ignore);
 		} else {
 			lead = leadFromParameters(op);

@@ -51,8 +51,8 @@ export const create: Operation = {
 	],
 	writes: true,
 	async execute(op) {
-		const url = (op.ctx.getNodeParameter('url', op.itemIndex, '') as string).trim();
-		const events = mergeEventKinds(op.ctx.getNodeParameter('events', op.itemIndex, []), op.ctx.getNodeParameter('otherEvents', op.itemIndex, ''));
+		const url = op.parameter<string>('url', '').trim();
+		const events = mergeEventKinds(op.parameter('events', []), op.parameter('otherEvents', ''));
 		const problems = subscriptionProblems(url, events);
 		if (problems.length > 0) {
 			throw userError(op.ctx.getNode(), problems[0], { itemIndex: op.itemIndex, description: problems.join(' ') });
@@ -63,7 +63,7 @@ export const create: Operation = {
 			idempotencyKey: op.writeKey('createSubscription', body),
 			itemIndex: op.itemIndex,
 		});
-		const includeSecret = op.ctx.getNodeParameter('options.includeSecret', op.itemIndex, false) === true;
+		const includeSecret = op.parameter<unknown>('options.includeSecret', false) === true;
 		if (includeSecret || subscription.secret === undefined) return { ...subscription };
 		op.client.redactor.add(subscription.secret);
 		return { ...subscription, secret: REDACTED };
