@@ -21,13 +21,13 @@ export async function scenarioA(bench: ActionBench): Promise<Figures> {
 	return figures;
 }
 
-/** (b) The same upserts with 20 ms of server latency, repeated for the spread. */
+/** (b) The same upserts with 20 ms of server latency, repeated for the spread; the floor fixture shows what n8n's helper alone reaches. */
 export async function scenarioB(bench: ActionBench): Promise<Figures> {
 	const { nB, repsB, latencyMs } = bench.settings;
 	const figures = noFigures();
 	const prepare = (sandbox: Sandbox): void => void sandbox.state.faults.set([{ route: LEADS_ROUTE, latencyMs }]);
 	for (let rep = 0; rep < repsB; rep++) {
-		for (const variant of rotated<Variant>(['svc', 'http', 'raw'], rep)) {
+		for (const variant of rotated<Variant>(['svc', 'http', 'floorNoRedirect', 'raw'], rep)) {
 			figures[variant].push(await pair(bench, variant, nB, { tag: `(b) #${rep + 1}`, prepare }));
 		}
 	}
