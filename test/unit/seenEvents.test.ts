@@ -107,6 +107,27 @@ describe('saveLagMs', () => {
 		expect(seen.saveLagMs(accepted(['evt_a', 1_000], ['evt_b', 4_000], ['evt_c', 12_000], ['evt_d', 19_000]), 20_000, window)).toBe(16_000);
 	});
 
+	it('leaves out ids a full stored list dropped as the oldest: over 2,000 accepted within the window is no lag', () => {
+		const data: IDataObject = {};
+		const claims = new ProcessClaims({ maxCount: 10_000, maxAgeMs: 7 * 24 * 60 * 60 * 1000 });
+		let worst = 0;
+		// 3,500 deliveries 17 ms apart (about 58 a second), each saved before the next arrives.
+		for (let index = 0; index < 3_500; index++) {
+			const now = 1_000_000 + index * 17;
+			const seen = SeenEvents.load(data, now);
+			worst = Math.max(worst, seen.saveLagMs(claims.known('scope', now), now, window));
+			claims.claim('scope', `evt_${index}`, now);
+			seen.recordIfNew(data, `evt_${index}`, now, claims.known('scope', now));
+		}
+		expect(storedIds(data)).toHaveLength(2_000);
+		expect(worst).toBe(0);
+		// A full list that stops being saved still shows the lag of what it lacks.
+		const later = 1_000_000 + 3_500 * 17 + 6_000;
+		const stale = SeenEvents.load(data, later);
+		claims.claim('scope', 'evt_unsaved', later - 5_000);
+		expect(stale.saveLagMs(claims.known('scope', later), later, window)).toBe(5_000);
+	});
+
 	it('leaves out ids older than the window: another process may have dropped those', () => {
 		const seen = SeenEvents.load({}, 100_000);
 		expect(seen.saveLagMs(accepted(['evt_old', 1_000], ['evt_recent', 99_000]), 100_000, window)).toBe(0);

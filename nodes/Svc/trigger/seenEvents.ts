@@ -72,10 +72,13 @@ export class SeenEvents {
 	 * creating executions). Older ids are left out: another process's save may have dropped one.
 	 */
 	saveLagMs(knownHere: ReadonlyMap<string, number>, now: number, window: { limitMs: number; windowMs: number }): number {
+		// A full list keeps only the newest ids: one older than its oldest was dropped, not left
+		// unsaved (over 2,000 accepted within the window, above 33 a second).
+		const keptSince = this.seen.size >= this.limits.maxCount ? Math.min(...this.seen.values()) : -Infinity;
 		// Oldest first: the first missing one within the window is the answer.
 		for (const [id, at] of knownHere) {
 			const age = now - at;
-			if (age > window.windowMs) continue;
+			if (age > window.windowMs || at < keptSince) continue;
 			if (age <= window.limitMs) break;
 			if (!this.seen.has(id)) return age;
 		}
