@@ -10,8 +10,7 @@ import { join } from 'node:path';
 
 import { installDebianPackages } from './debian-packages';
 import type { ProcessGroup } from './processes';
-import { freePort, logTail, runCommand, spawnGroup } from './processes';
-import { sleep } from './wait';
+import { freePort, runCommand, spawnGroup, untilGroupReady } from './processes';
 
 const POSTGRES_ROOT = '/usr/lib/postgresql';
 const REDIS_SERVER = '/usr/bin/redis-server';
@@ -66,17 +65,6 @@ async function asServerUser(dir: string): Promise<string[]> {
 	return ['runuser', '-u', 'postgres', '--'];
 }
 
-async function waitUntil(what: string, group: ProcessGroup, ready: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await ready())) {
-		const exited = group.exited();
-		if (exited || Date.now() > deadline) {
-			throw new Error(`${what} ${exited ? `exited (code ${exited.code})` : `was not ready within ${timeoutMs} ms`}:\n${await logTail(group.logFile)}`);
-		}
-		await sleep(100);
-	}
-}
-
 async function startPostgres(root: string): Promise<{ server: PostgresServer; group: ProcessGroup }> {
 	const bin = postgresBin();
 	if (!bin) throw new Error('PostgreSQL is not installed (ensureBackingPackages installs it)');
@@ -97,7 +85,7 @@ async function startPostgres(root: string): Promise<{ server: PostgresServer; gr
 		'-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200']);
 	const group = spawnGroup(cmd, args, { env: process.env, logFile: join(root, 'postgres.log') });
 	const [readyCmd, readyArgs] = exec('pg_isready', ['-h', server.host, '-p', String(server.port), '-U', server.user]);
-	await waitUntil('PostgreSQL', group, async () => (await runCommand(readyCmd, readyArgs)).code === 0);
+	await untilGroupReady('PostgreSQL', group, async () => (await runCommand(readyCmd, readyArgs)).code === 0, { timeoutMs: 30_000, everyMs: 100 });
 	const [createCmd, createArgs] = exec('createdb', ['-h', server.host, '-p', String(server.port), '-U', server.user, server.database]);
 	const created = await runCommand(createCmd, createArgs);
 	if (created.code !== 0) throw new Error(`createdb failed: ${created.stderr}`);
@@ -110,7 +98,7 @@ async function startRedis(root: string): Promise<{ server: RedisServer; group: P
 		env: process.env,
 		logFile: join(root, 'redis.log'),
 	});
-	await waitUntil('Redis', group, async () => (await runCommand('redis-cli', ['-h', server.host, '-p', String(server.port), 'ping'])).stdout.trim() === 'PONG');
+	await untilGroupReady('Redis', group, async () => (await runCommand('redis-cli', ['-h', server.host, '-p', String(server.port), 'ping'])).stdout.trim() === 'PONG', { timeoutMs: 30_000, everyMs: 100 });
 	return { server, group };
 }
 

@@ -13,8 +13,7 @@ import { join } from 'node:path';
 import { installDebianPackages } from './debian-packages';
 import type { LocalCa } from './local-ca';
 import type { ProcessGroup } from './processes';
-import { logTail, runCommand, spawnGroup } from './processes';
-import { until } from './wait';
+import { runCommand, spawnGroup, untilGroupReady } from './processes';
 
 const NGINX = '/usr/sbin/nginx';
 
@@ -115,11 +114,7 @@ export async function startBalancer(options: BalancerOptions): Promise<Balancer>
 	if (check.code !== 0) throw new Error(`nginx refused its configuration: ${check.stderr.trim()}`);
 	const group: ProcessGroup = spawnGroup(NGINX, ['-p', dir, '-c', configFile, '-g', 'daemon off;'], { env: process.env, logFile });
 	try {
-		await until('nginx accepting connections', async () => {
-			const exited = group.exited();
-			if (exited) throw new Error(`nginx exited (code ${exited.code}):\n${await logTail(join(dir, 'error.log'))}`);
-			return await accepts(options.port);
-		}, { timeoutMs: 10_000, everyMs: 50 });
+		await untilGroupReady('nginx', group, async () => await accepts(options.port), { timeoutMs: 10_000, everyMs: 50, logFile: join(dir, 'error.log') });
 	} catch (error) {
 		await group.stop();
 		await rm(dir, { recursive: true, force: true });

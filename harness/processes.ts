@@ -132,6 +132,32 @@ export interface ProcessGroup {
 	kill(): Promise<void>;
 }
 
+export interface ReadyOptions {
+	timeoutMs: number;
+	/** Between two checks (default 150 ms). */
+	everyMs?: number;
+	/** The log whose last lines explain a failure (default the group's own). */
+	logFile?: string;
+}
+
+/**
+ * Checks `ready` until it holds, for a process group just started. Throws, with the last lines of
+ * its log, once the group exits or `timeoutMs` passes; a check that throws counts as not ready.
+ */
+export async function untilGroupReady(what: string, group: ProcessGroup, ready: () => Promise<boolean>, options: ReadyOptions): Promise<void> {
+	const deadline = Date.now() + options.timeoutMs;
+	for (;;) {
+		if (!group.exited() && (await ready().catch(() => false))) return;
+		const exited = group.exited();
+		if (exited || Date.now() > deadline) {
+			const logFile = options.logFile ?? group.logFile;
+			const why = exited ? `exited during start-up (code ${exited.code}, signal ${exited.signal})` : `was not ready within ${options.timeoutMs} ms`;
+			throw new Error(`${what} ${why}\n--- last lines of ${logFile} ---\n${await logTail(logFile)}`);
+		}
+		await sleep(options.everyMs ?? 150);
+	}
+}
+
 /** Starts a long-running command in its own process group, stdout and stderr appended to `logFile`. */
 export function spawnGroup(cmd: string, args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv; logFile: string }): ProcessGroup {
 	const logFd = openSync(options.logFile, 'a');

@@ -13,8 +13,7 @@ import { delimiter, join } from 'node:path';
 import { request, type HttpMethod, type HttpRequestOptions, type HttpResult } from '../http';
 import { localCaIn } from '../local-ca';
 import type { CommandResult } from '../processes';
-import { freePort, logTail, runCommand, spawnGroup } from '../processes';
-import { sleep } from '../wait';
+import { freePort, logTail, runCommand, spawnGroup, untilGroupReady } from '../processes';
 import type { N8nInstance, N8nRole, N8nRoleProcess, StartOptions } from './instance';
 import { startRoleProcess } from './role-process';
 import { ENCRYPTION_KEY, installPackage, n8nProcessEnv, seedMigratedDb } from './user-folder';
@@ -121,16 +120,10 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		});
 
 	try {
-		const deadline = Date.now() + readyTimeoutMs;
-		for (;;) {
-			const exited = group.exited();
-			if (exited) throw new Error(`n8n exited during start-up (code ${exited.code}, signal ${exited.signal})`);
-			// 1.x reports ready before its REST routes exist: an anonymous GET /rest/login answers 401 once they do.
-			const ready = await instanceFetch(`${baseUrl}/healthz/readiness`, { timeoutMs: 2_000 }).catch(() => undefined);
-			if (ready?.status === 200 && (await rest('GET', '/login').catch(() => undefined))?.status === 401) break;
-			if (Date.now() > deadline) throw new Error(`n8n was not ready within ${readyTimeoutMs} ms`);
-			await sleep(150);
-		}
+		// 1.x reports ready before its REST routes exist: an anonymous GET /rest/login answers 401 once they do.
+		const ready = async (): Promise<boolean> =>
+			(await instanceFetch(`${baseUrl}/healthz/readiness`, { timeoutMs: 2_000 })).status === 200 && (await rest('GET', '/login')).status === 401;
+		await untilGroupReady('n8n', group, ready, { timeoutMs: readyTimeoutMs });
 
 		if (runtime.version === 'v1') {
 			const setup = await rest('POST', '/owner/setup', { email: ownerEmail, password: ownerPassword, ...OWNER_NAME });

@@ -8,8 +8,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request, type HttpRequestOptions, type HttpResult } from '../http';
 import type { ProcessGroup } from '../processes';
-import { freePort, logTail, spawnGroup } from '../processes';
-import { sleep } from '../wait';
+import { freePort, spawnGroup, untilGroupReady } from '../processes';
 import type { N8nRole, N8nRoleProcess, StartOptions } from './instance';
 import { installPackage, n8nProcessEnv } from './user-folder';
 
@@ -47,19 +46,15 @@ export async function startRoleProcess(parent: ParentInstance, role: N8nRole, pr
 			env: n8nProcessEnv({ ...parent.env, ...parent.options.env, N8N_USER_FOLDER: folder, ...roleEnv, ...processOptions.env }),
 			logFile: processLog,
 		});
-		const deadline = Date.now() + parent.readyTimeoutMs;
-		for (;;) {
-			const exited = group.exited();
-			const readiness = `${processBase}/healthz/readiness`;
-			const probe = async () => await (role === 'webhook' ? parent.fetch(readiness, { timeoutMs: 2_000 }) : request(readiness, { timeoutMs: 2_000 }));
-			const ready = exited ? undefined : await probe().catch(() => undefined);
-			if (ready?.status === 200) return group;
-			if (exited || Date.now() > deadline) {
-				await group.stop();
-				throw new Error(`n8n ${role} ${name} ${exited ? `exited during start-up (code ${exited.code})` : `was not ready within ${parent.readyTimeoutMs} ms`}\n--- last lines of ${processLog} ---\n${await logTail(processLog)}`);
-			}
-			await sleep(150);
+		const readiness = `${processBase}/healthz/readiness`;
+		const probe = async () => await (role === 'webhook' ? parent.fetch(readiness, { timeoutMs: 2_000 }) : request(readiness, { timeoutMs: 2_000 }));
+		try {
+			await untilGroupReady(`n8n ${role} ${name}`, group, async () => (await probe()).status === 200, { timeoutMs: parent.readyTimeoutMs, logFile: processLog });
+		} catch (error) {
+			await group.stop();
+			throw error;
 		}
+		return group;
 	};
 	let current = await launch();
 	return {

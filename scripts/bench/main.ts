@@ -4,7 +4,7 @@
  * Prints every table with its targets (met or not) and writes it as markdown to
  * .tmp/bench-latest.md, every run to .tmp/bench-latest.json.
  *
- *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,f,f-queue] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N]
+ *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,f,f-queue] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…]
  *
  *   (a) 10,000 upserts, no server latency: per-item cost of the Svc node against a floor fixture
  *       (n8n's request helper and nothing else), the HTTP Request node and a raw client
@@ -61,13 +61,15 @@ async function buildAndPack(build: boolean): Promise<string> {
 
 function header(host: Machine, settings: Settings, phases: Phases): string {
 	const other = phases.otherDuringMeasurements();
+	const burstEnv = Object.entries(settings.burstEnv).map(([name, value]) => `${name}=${value}`);
+	const burstEnvNote = burstEnv.length > 0 ? `, run with ${burstEnv.join(', ')} (not n8n's defaults)` : '';
 	const counts = settings.quick ? ' (--quick: small counts, figures not meaningful)' : '';
 	return [
 		'## Benchmark',
 		'',
 		`Machine: ${host.cpuModel}, ${host.cores} cores, ${fmt(host.ramGiB)} GiB RAM, ${host.kernel}. Node ${host.node}, n8n ${host.n8n}. ${host.date}. Other processes on the machine used ${fmt(other.seconds, 'CPU-s')} during the measurements (${fmt(other.share * 100)} % of the ${host.cores} cores)${other.share > 0.05 ? ': figures may be skewed' : ''}.`,
 		'',
-		`Package installed from its npm pack tarball${settings.tarball ? ` (${settings.tarball})` : ''}, n8n log level warn, the sandbox on loopback. (a)–(k): one n8n (SQLite, a forced full GC before every run), medians of the repetitions unless noted. Svc node: resource lead, operation upsert, Map Automatically, default options (concurrency ${CONCURRENCY}). HTTP Request node v4.2: POST /v1/leads with the Svc API credential (predefined credential type), JSON body \`{{ $json }}\`, a UUID-shaped Idempotency-Key built from the execution id and item index, default options. Raw client: node:http, keep-alive agent, concurrency ${CONCURRENCY}, in its own process. (f), (f-queue): n8n over https with a local CA. \`npm run bench\` took ${fmt(phases.elapsedMs() / 60_000)} min${counts}.`,
+		`Package installed from its npm pack tarball${settings.tarball ? ` (${settings.tarball})` : ''}, n8n log level warn, the sandbox on loopback. (a)–(k): one n8n (SQLite, a forced full GC before every run), medians of the repetitions unless noted. Svc node: resource lead, operation upsert, Map Automatically, default options (concurrency ${CONCURRENCY}). HTTP Request node v4.2: POST /v1/leads with the Svc API credential (predefined credential type), JSON body \`{{ $json }}\`, a UUID-shaped Idempotency-Key built from the execution id and item index, default options. Raw client: node:http, keep-alive agent, concurrency ${CONCURRENCY}, in its own process. (f), (f-queue): n8n over https with a local CA${burstEnvNote}. \`npm run bench\` took ${fmt(phases.elapsedMs() / 60_000)} min${counts}.`,
 		'',
 	].join('\n');
 }

@@ -36,6 +36,8 @@ export interface Settings {
 	build: boolean;
 	/** A tarball to measure instead of building and packing this checkout (a candidate build, say). */
 	tarball?: string;
+	/** n8n settings the bursts' n8n processes run with, beside their defaults (to measure what one changes). */
+	burstEnv: Record<string, string>;
 	quick: boolean;
 }
 
@@ -49,6 +51,17 @@ function wholeNumber(name: string, value: string | undefined, fallback: number):
 	const number = Number(value);
 	if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} must be a whole number, 1 or more`);
 	return number;
+}
+
+/** `--burst-env=NAME=value,NAME=value`: n8n environment variables for the bursts. */
+function environmentList(value: string | undefined): Record<string, string> {
+	const env: Record<string, string> = {};
+	for (const entry of (value ?? '').split(',').filter((part) => part.trim() !== '')) {
+		const match = /^\s*([A-Z][A-Z0-9_]*)=(.*)$/.exec(entry);
+		if (!match) throw new Error(`--burst-env takes NAME=value pairs separated by commas; got "${entry}"`);
+		env[match[1]] = match[2].trim();
+	}
+	return env;
 }
 
 function scenarioList(value: string | undefined): Set<ScenarioId> {
@@ -69,6 +82,7 @@ export function settingsFrom(argv: string[]): Settings {
 			'no-build': { type: 'boolean' },
 			tarball: { type: 'string' },
 			'queue-deliveries': { type: 'string' },
+			'burst-env': { type: 'string' },
 		},
 	});
 	const quick = values.quick ?? false;
@@ -89,6 +103,7 @@ export function settingsFrom(argv: string[]): Settings {
 		queueBurst: burstOf(wholeNumber('queue-deliveries', values['queue-deliveries'], quick ? 300 : 2_000)),
 		build: !(values['no-build'] ?? false) && values.tarball === undefined,
 		tarball: values.tarball,
+		burstEnv: environmentList(values['burst-env']),
 		quick,
 	};
 }

@@ -54,7 +54,7 @@ async function sqliteBytes(n8n: N8nInstance): Promise<number> {
 export async function scenarioF(context: BurstContext): Promise<BurstRun[]> {
 	const runs: BurstRun[] = [];
 	for (const [index, kind] of RECEIVERS.entries()) {
-		const n8n = await startN8n({ runtime: context.runtime, packageTarball: context.tarball, protocol: 'https', tls: context.tls, logLevel: 'warn', env: RECEIVER_ENV, expectNodeTypes: PACKAGE_NODE_TYPES });
+		const n8n = await startN8n({ runtime: context.runtime, packageTarball: context.tarball, protocol: 'https', tls: context.tls, logLevel: 'warn', env: { ...RECEIVER_ENV, ...context.settings.burstEnv }, expectNodeTypes: PACKAGE_NODE_TYPES });
 		try {
 			const target: BurstTarget = {
 				setting: 'single main, SQLite',
@@ -83,7 +83,7 @@ export async function scenarioFQueue(context: BurstContext): Promise<BurstRun[]>
 		workers: 2,
 		webhookProcessors: 2,
 		webhookUrl: balancerUrl,
-		env: RECEIVER_ENV,
+		env: { ...RECEIVER_ENV, ...context.settings.burstEnv },
 		logLevel: 'warn',
 		expectNodeTypes: PACKAGE_NODE_TYPES,
 	});
