@@ -18,22 +18,28 @@ function storedValue(parameters: unknown, path: string): unknown {
 	return value;
 }
 
+/** What `ItemParameters` keeps for a parameter that holds an expression: nothing, it is resolved per item. */
+const PER_ITEM = Symbol('per item');
+
 /**
  * The node's parameters for each item. n8n resolves a parameter again for every item it is read
  * for; one whose stored value holds no expression is the same for every item, so it is resolved
- * once per execution (a bulk upsert reads three parameters per item). What it returns is shared
- * between items: callers copy before they change it.
+ * once per execution (a bulk upsert reads three parameters per item). Whether a parameter holds
+ * an expression is decided once too. What it returns is shared between items: callers copy
+ * before they change it.
  */
 export class ItemParameters {
-	private readonly sameForEveryItem = new Map<string, unknown>();
+	private readonly resolved = new Map<string, { value: unknown } | typeof PER_ITEM>();
 
 	constructor(private readonly ctx: IExecuteFunctions) {}
 
 	read<T>(name: string, itemIndex: number, fallback: T, options?: IGetNodeParameterOptions): T {
 		const key = options?.extractValue ? `${name} (extracted)` : name;
-		if (this.sameForEveryItem.has(key)) return this.sameForEveryItem.get(key) as T;
-		const value = this.ctx.getNodeParameter(name, itemIndex, fallback, options) as T;
-		if (!holdsExpression(storedValue(this.ctx.getNode().parameters, name))) this.sameForEveryItem.set(key, value);
-		return value;
+		let entry = this.resolved.get(key);
+		if (entry === undefined) {
+			entry = holdsExpression(storedValue(this.ctx.getNode().parameters, name)) ? PER_ITEM : { value: this.ctx.getNodeParameter(name, itemIndex, fallback, options) };
+			this.resolved.set(key, entry);
+		}
+		return (entry === PER_ITEM ? this.ctx.getNodeParameter(name, itemIndex, fallback, options) : entry.value) as T;
 	}
 }
