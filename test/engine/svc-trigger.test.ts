@@ -17,7 +17,7 @@ import type { DeliveryResult, TriggerHarness } from '../../harness/engine';
 import { capturedLogs, clearCapturedLogs, shutdownEngine } from '../../harness/engine';
 import type { SvcTriggerOptions } from '../../harness/engine/svc';
 import { createSvcTrigger, FULL_KEY } from '../../harness/engine/svc';
-import { until } from '../../harness/wait';
+import { sleep, until } from '../../harness/wait';
 
 let sandbox: Sandbox;
 let tls: LocalCa;
@@ -48,7 +48,7 @@ beforeAll(async () => {
 				}
 				const result = await current.deliver({ method: 'POST', headers: req.headers as Record<string, string>, rawBody: Buffer.concat(chunks) });
 				delivered.push(result);
-				if (answerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, answerDelayMs));
+				if (answerDelayMs > 0) await sleep(answerDelayMs);
 				const status = result.response?.statusCode ?? 200;
 				res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(result.response?.body ?? result.webhookResponse.webhookResponse ?? {}));
 			})();
@@ -292,7 +292,7 @@ describe('bad deliveries start nothing', () => {
 			const held = deliver('evt_lag_2');
 			let answered = false;
 			void held.then(() => (answered = true));
-			await new Promise((resolve) => setTimeout(resolve, 500));
+			await sleep(500);
 			expect(answered).toBe(false);
 			expect(logText()).toMatch(/holds deliveries: n8n's database is 6 s behind .* held up to 10 s/);
 			// The hold wrote the accepted id back; a repeat loads that list, is answered at once, and
@@ -315,15 +315,15 @@ describe('bad deliveries start nothing', () => {
 				answered.push(`${id} ${result.response?.statusCode}`);
 			};
 			const held = [hold('evt_lag_2')];
-			await new Promise((resolve) => setTimeout(resolve, 50));
+			await sleep(50);
 			// n8n has still not saved the list the first hold wrote back.
 			delete t.staticData.seenEvents;
 			held.push(hold('evt_lag_3'));
-			await new Promise((resolve) => setTimeout(resolve, 300));
+			await sleep(300);
 			expect(answered).toEqual([]);
 			clock.mockReturnValue(start + 7_100);
 			// Within a few polls, well before the 10 s hold ends.
-			for (let waited = 0; answered.length === 0 && waited < 3_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+			await until('a held delivery is answered', () => answered.length > 0, { timeoutMs: 3_000, everyMs: 50 });
 			expect(answered).toHaveLength(1);
 			expect(answered[0]).toMatch(/ 503$/);
 			// The sender's next delivery finds n8n caught up and lets the other one through.
@@ -337,7 +337,7 @@ describe('bad deliveries start nothing', () => {
 			await fallBehind();
 			const held = deliver('evt_lag_2');
 			// The write-back waits a second, so this list is lost again without being written back.
-			await new Promise((resolve) => setTimeout(resolve, 200));
+			await sleep(200);
 			delete t.staticData.seenEvents;
 			clock.mockReturnValue(start + 6_500);
 			const began = performance.now();
