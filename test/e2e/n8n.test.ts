@@ -7,7 +7,7 @@ import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/ope
 import type { Environment } from '../../harness/environment';
 import { e2eVersions, FULL_KEY, loadExample, NO_SENSITIVE_KEY, nodeError, nodeOutput, startEnvironment } from '../../harness/environment';
 import { PEER_END_NODE, peerWorkflow } from '../../harness/peer-example';
-import { until } from '../../harness/wait';
+import { sleep, until } from '../../harness/wait';
 
 // The real n8n process: install (cached), start and package loading take their time.
 jest.setTimeout(120_000);
@@ -166,7 +166,7 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 			const attempts = env.sandbox.state.deliveries.attempts({ eventId: event.id });
 			expect(attempts.length).toBe(2);
 			expect(attempts.every((attempt) => attempt.ok)).toBe(true);
-			await new Promise((resolve) => setTimeout(resolve, 1000));
+			await sleep(1000);
 			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(1);
 		});
 
@@ -181,7 +181,7 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 				headers: { 'content-type': 'application/json', 'webhook-id': 'evt_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature },
 			});
 			expect(answer.status).toBe(401);
-			await new Promise((resolve) => setTimeout(resolve, 1000));
+			await sleep(1000);
 			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(1);
 		});
 
@@ -223,14 +223,14 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 				if (!statuses.includes(answer.status)) unexpected.push(`${name}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 120)}`);
 			}
 			expect(unexpected).toEqual([]);
-			await new Promise((resolve) => setTimeout(resolve, 1000));
+			await sleep(1000);
 			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(1);
 
 			const valid = event('evt_valid_after_catalogue');
 			const answer = await env.n8n.fetch(subscription.url, { method: 'POST', headers: signed('evt_valid_after_catalogue', valid), body: valid });
 			expect(answer.status).toBe(200);
 			await waitForExecutions(env.n8n, workflow.id, 2, 20_000);
-			await new Promise((resolve) => setTimeout(resolve, 500));
+			await sleep(500);
 			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(2);
 		});
 

@@ -11,7 +11,7 @@ import { startSandbox } from '../../sandbox';
 import { DISPATCHED_STATUS } from '../../sandbox/operations';
 import type { Received } from './helpers';
 import { makeLocalCa } from '../../harness/local-ca';
-import { until } from '../../harness/wait';
+import { sleep, until } from '../../harness/wait';
 import { KEYS, Receiver, client } from './helpers';
 
 let tlsDir: string;
@@ -197,7 +197,7 @@ describe('retries and re-delivery', () => {
 		const eventId = String(original.headers[EVENT_SIGNATURE.idHeader]);
 
 		// Past a second boundary, so the timestamp (whole seconds) must differ.
-		await new Promise((resolve) => setTimeout(resolve, 1_050));
+		await sleep(1_050);
 		const redelivered = await admin().post(`/__admin/events/${eventId}/redeliver`);
 		expect(redelivered.data).toEqual({ event_id: eventId, deliveries: 1 });
 		await until('two deliveries received', () => receiver.received.length === 2, { everyMs: 10, timeoutMs: 5000 });

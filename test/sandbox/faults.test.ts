@@ -6,6 +6,7 @@ import { ENDPOINTS, ERROR_CODES } from '../../nodes/Svc/contract';
 import type { FaultRule, RecordedRequest, Sandbox, SandboxStats } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { KEYS, client } from './helpers';
+import { sleep } from '../../harness/wait';
 
 let sandbox: Sandbox;
 
@@ -168,7 +169,7 @@ describe('rate limit', () => {
 		sandbox.state.rateLimiter.setRate(10);
 		const burst = await Promise.all(Array.from({ length: 12 }, () => api().get(ENDPOINTS.getMe.path)));
 		expect(burst.some((response) => response.status === 429)).toBe(true);
-		await new Promise((resolve) => setTimeout(resolve, 250));
+		await sleep(250);
 		expect((await api().get(ENDPOINTS.getMe.path)).status).toBe(200);
 	});
 });

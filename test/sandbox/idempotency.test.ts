@@ -5,6 +5,7 @@ import { ENDPOINTS, ERROR_CODES, IDEMPOTENCY_WINDOW_HOURS, buildPath } from '../
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { KEYS, client } from './helpers';
+import { sleep } from '../../harness/wait';
 
 let sandbox: Sandbox;
 let now = Date.UTC(2026, 5, 1);
@@ -83,7 +84,7 @@ describe('replays and conflicts', () => {
 		sandbox.state.faults.set([{ route: `POST ${leads}`, latencyMs: 400 }]);
 		const key = randomUUID();
 		const first = post(leads, { email: 'slow@example.com' }, key);
-		await new Promise((resolve) => setTimeout(resolve, 100));
+		await sleep(100);
 		const during = await post(leads, { email: 'slow@example.com' }, key);
 		expect(during.status).toBe(409);
 		expect((during.data as ApiErrorBody).error.code).toBe(ERROR_CODES.idempotencyInProgress);
