@@ -21,7 +21,11 @@ export class SvcEventTrigger implements INodeType {
 		name: 'svcEventTrigger',
 		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// 1.1 behaves as 1. n8n evaluates an expression on every request to a start node at version 1
+		// (its Webhook node's old binary option), and under the vm expression engine an expression
+		// costs a V8 isolate per delivery. Workflows saved with 1 keep working.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		// The chosen events by the names the list shows ("Lead Created +1"), short enough for the canvas.
 		subtitle: `={{ ((names) => names.length > 1 ? names[0] + " +" + (names.length - 1) : names[0] || "")([].concat($parameter["events"] || [], String($parameter["otherEvents"] || "").split(",")).map((kind) => String(kind).trim()).filter((kind) => kind !== "").map((kind) => (${JSON.stringify(Object.fromEntries(EVENT_KIND_OPTIONS.map((option) => [option.value, option.name])))})[kind] || kind)) }}`,
 		description: 'Starts the workflow when the service sends a signed event, such as lead.created',

@@ -5,7 +5,7 @@ import type { ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../harne
 import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, testCredential, waitForExecutions } from '../../harness/n8n/api';
 import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { Environment } from '../../harness/environment';
-import { e2eVersions, FULL_KEY, loadExample, NO_SENSITIVE_KEY, nodeError, nodeOutput, startEnvironment } from '../../harness/environment';
+import { FULL_KEY, loadExample, NO_SENSITIVE_KEY, nodeError, nodeOutput, runtimeVersions, startEnvironment } from '../../harness/environment';
 import { PEER_END_NODE, peerWorkflow } from '../../harness/peer-example';
 import { sleep, until } from '../../harness/wait';
 
@@ -13,7 +13,7 @@ import { sleep, until } from '../../harness/wait';
 jest.setTimeout(120_000);
 
 /** SVC_E2E_N8N=v1|v2|all|v1,v2 (default all): the same tests on each n8n runtime, one after the other. */
-describe.each(e2eVersions())('n8n %s', (version) => {
+describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 	let env: Environment;
 	beforeAll(async () => {
 		env = await startEnvironment({ version });
@@ -236,6 +236,27 @@ describe.each(e2eVersions())('n8n %s', (version) => {
 
 		it('deactivation deletes the subscription on the service', async () => {
 			await deactivate(env.n8n, workflow.id);
+			await until('subscription deleted', () => subscriptions().length === 0, { timeoutMs: 15_000 });
+		});
+
+		it('a workflow saved with the trigger at version 1 still runs once per new lead', async () => {
+			const saved = example('react-to-lead-created.json');
+			const trigger = saved.nodes.find((node) => node.name === 'On Lead Created');
+			expect(trigger?.typeVersion).toBeGreaterThan(1);
+			const atVersion1 = await importWorkflow(env.n8n, { ...saved, nodes: saved.nodes.map((node) => (node === trigger ? { ...node, typeVersion: 1 } : node)) });
+			await activate(env.n8n, atVersion1.id);
+			try {
+				const { lead } = upsertLead(env.sandbox.state, { email: 'version-one@example.com', first_name: 'One' });
+				const [execution] = await waitForExecutions(env.n8n, atVersion1.id, 1, 20_000, { includeData: true });
+				const event = nodeOutput(await getExecution(env.n8n, execution.id, true), 'On Lead Created')[0].json as { id: string } & IDataObject;
+				expect(event).toMatchObject({ type: 'lead.created', data: { id: lead.id }, meta: { verified: true } });
+				env.sandbox.state.deliveries.redeliver(event.id);
+				await env.sandbox.state.waitForDeliveries();
+				await sleep(1000);
+				expect(await listExecutions(env.n8n, atVersion1.id)).toHaveLength(1);
+			} finally {
+				await deactivate(env.n8n, atVersion1.id);
+			}
 			await until('subscription deleted', () => subscriptions().length === 0, { timeoutMs: 15_000 });
 		});
 	});

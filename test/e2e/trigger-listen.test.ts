@@ -5,7 +5,7 @@ import { upsertLead } from '../../sandbox/operations';
 import type { ExecutionRecord, WorkflowRecord } from '../../harness/n8n/api';
 import { activate, deactivate, importWorkflow, listExecutions, startTestListen, stopTestListen, updateCredential, waitForExecutions } from '../../harness/n8n/api';
 import type { Environment } from '../../harness/environment';
-import { e2eVersions, FULL_KEY, loadExample, startEnvironment } from '../../harness/environment';
+import { FULL_KEY, loadExample, runtimeVersions, startEnvironment } from '../../harness/environment';
 import { until } from '../../harness/wait';
 
 jest.setTimeout(120_000);
@@ -19,7 +19,7 @@ const ROTATED_KEY = 'svc_live_LiveFormatDemoKey0000005';
  * is published, a listen left open when n8n stops, a rotated API key, and the signing secret
  * nowhere outside the trigger.
  */
-describe.each(e2eVersions())('n8n %s: Svc Trigger beside the editor', (version) => {
+describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc Trigger beside the editor', (version) => {
 	let env: Environment;
 	let workflow: WorkflowRecord;
 	beforeAll(async () => {

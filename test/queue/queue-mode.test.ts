@@ -21,7 +21,7 @@ import { makeLocalCa } from '../../harness/local-ca';
 import type { QueueTopology } from '../../harness/n8n/queue';
 import { EVENTS_DB_CREDENTIAL_ID, prepareEventsDatabase, startQueueTopology } from '../../harness/n8n/queue';
 import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
-import { credentialData, e2eVersions, FULL_KEY, loadExample, nodeOutput, packedTarball, withCredential } from '../../harness/environment';
+import { credentialData, FULL_KEY, loadExample, nodeOutput, packedTarball, runtimeVersions, withCredential } from '../../harness/environment';
 import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../harness/project';
 import { sleep, until } from '../../harness/wait';
 
@@ -124,7 +124,7 @@ function perEvent(executions: ExecutionRecord[], trigger: string, node?: string)
 	return counts;
 }
 
-describe.each(e2eVersions(process.env.SVC_QUEUE_N8N))('n8n %s in queue mode', (runtimeVersion) => {
+describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtimeVersion) => {
 	beforeAll(async () => {
 		version = runtimeVersion;
 		figures = {};

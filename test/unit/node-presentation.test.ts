@@ -59,6 +59,13 @@ describe('descriptions', () => {
 		expect(trigger.description.description).toMatch(/^Starts the workflow when the service sends a signed event/);
 		expect(action.description.description).toMatch(/^Manage leads and consent/);
 	});
+
+	it('a new trigger is placed above version 1, which costs an expression per delivery; workflows saved with 1 still load', () => {
+		// n8n 2.41 and 1.123, webhook-helpers parseRequestBody: `typeVersion === 1` evaluates the
+		// Webhook node's old binary option for whatever node started the workflow.
+		expect(trigger.description.defaultVersion).toBeGreaterThan(1);
+		expect(trigger.description.version).toEqual([1, trigger.description.defaultVersion]);
+	});
 });
 
 describe('canvas subtitles', () => {
