@@ -12,8 +12,7 @@ import type { CredentialRef, WorkflowInput } from '../../../harness/n8n/api';
 import { activate, deactivate, importWorkflow } from '../../../harness/n8n/api';
 import type { N8nInstance } from '../../../harness/n8n/instance';
 import { PEER_END_NODE, PEER_EXAMPLE_ENV, peerWorkflow } from '../../../harness/peer-example';
-import { SVC_TRIGGER_TYPE } from '../../../harness/project';
-import { SvcEventTrigger } from '../../../nodes/Svc/SvcEventTrigger.node';
+import { SVC_TRIGGER_TYPE, SVC_TRIGGER_VERSION } from '../../../harness/project';
 
 export type ReceiverKind = 'svc' | 'peer';
 
@@ -21,9 +20,6 @@ export const RECEIVER_LABEL: Record<ReceiverKind, string> = {
 	svc: 'Svc Trigger → NoOp',
 	peer: 'peer: Webhook → Code → Remove Duplicates → NoOp',
 };
-
-/** The version the editor places a new Svc Trigger at. */
-const SVC_TRIGGER_VERSION = new SvcEventTrigger().description.defaultVersion ?? 1;
 
 /** The last node of both workflows: an event that reached it got through. */
 export const END_NODE = PEER_END_NODE;
