@@ -10,9 +10,4 @@ export const PACKAGE_NAME = 'n8n-nodes-svc';
 /** The node types this package registers, as n8n names them. */
 export const SVC_NODE_TYPE = `${PACKAGE_NAME}.svc`;
 export const SVC_TRIGGER_TYPE = `${PACKAGE_NAME}.svcEventTrigger`;
-/**
- * The version the editor places a new Svc Trigger at (its description's defaultVersion, which a
- * unit test keeps equal). Scripts run under tsx, which takes a `.node` import for a native addon.
- */
-export const SVC_TRIGGER_VERSION = 1.1;
 export const PACKAGE_NODE_TYPES = [SVC_NODE_TYPE, SVC_TRIGGER_TYPE];

@@ -44,6 +44,17 @@ describe('the project layout', () => {
 		expect(crossings).toEqual([]);
 	});
 
+	it('scripts/ and harness/ import a *.node module by its .ts name: under tsx a bare `.node` import loads as a native addon', () => {
+		const nodeModules = ['scripts', 'harness'].flatMap((folder) =>
+			typeScriptFiles(join(PROJECT_DIR, folder)).flatMap((file) =>
+				relativeImports(readFileSync(file, 'utf8'))
+					.filter((specifier) => specifier.endsWith('.node'))
+					.map((specifier) => `${relative(PROJECT_DIR, file)} imports ${specifier}`),
+			),
+		);
+		expect(nodeModules).toEqual([]);
+	});
+
 	it('finds the imports it checks (the scan itself works)', () => {
 		const queueSuite = readFileSync(join(PROJECT_DIR, 'test', 'queue', 'queue-mode.test.ts'), 'utf8');
 		expect(relativeImports(queueSuite)).toContain('../../harness/n8n/queue');

@@ -12,7 +12,8 @@ import type { CredentialRef, WorkflowInput } from '../../../harness/n8n/api';
 import { activate, deactivate, importWorkflow } from '../../../harness/n8n/api';
 import type { N8nInstance } from '../../../harness/n8n/instance';
 import { PEER_END_NODE, PEER_EXAMPLE_ENV, peerWorkflow } from '../../../harness/peer-example';
-import { SVC_TRIGGER_TYPE, SVC_TRIGGER_VERSION } from '../../../harness/project';
+import { SVC_TRIGGER_TYPE } from '../../../harness/project';
+import { SvcEventTrigger } from '../../../nodes/Svc/SvcEventTrigger.node.ts';
 
 export type ReceiverKind = 'svc' | 'peer';
 
@@ -20,6 +21,10 @@ export const RECEIVER_LABEL: Record<ReceiverKind, string> = {
 	svc: 'Svc Trigger → NoOp',
 	peer: 'peer: Webhook → Code → Remove Duplicates → NoOp',
 };
+
+/** The version the editor places a new Svc Trigger at: its default, else its latest. */
+const { version: triggerVersions, defaultVersion } = new SvcEventTrigger().description;
+const SVC_TRIGGER_VERSION = defaultVersion ?? Math.max(...[triggerVersions].flat());
 
 /** The last node of both workflows: an event that reached it got through. */
 export const END_NODE = PEER_END_NODE;
