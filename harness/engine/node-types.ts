@@ -6,11 +6,18 @@ import type {
 	INode,
 	INodeExecutionData,
 	INodeType,
+	INodeTypeDescription,
 	INodeTypes,
 	IVersionedNodeType,
 } from 'n8n-workflow';
 
 export type NodeTypeMap = Record<string, INodeType | IVersionedNodeType>;
+
+/** The version n8n's editor places a new node of this description at: its default, else its latest. */
+export function placedVersion(description: Pick<INodeTypeDescription, 'version' | 'defaultVersion'>): number {
+	const { version, defaultVersion } = description;
+	return defaultVersion ?? (Array.isArray(version) ? Math.max(...version) : version);
+}
 
 /** The harness's stand-in for n8n's Manual Trigger: it emits the items the run was given. */
 export const START_NODE_TYPE = 'n8n-harness.start';

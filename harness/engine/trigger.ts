@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 
 import { createAdditionalData } from './additional-data';
 import { HarnessCredentialsHelper } from './credentials';
-import { HarnessNodeTypes } from './node-types';
+import { HarnessNodeTypes, placedVersion } from './node-types';
 import type { NodeTypeMap } from './node-types';
 import { ensureEngine } from './runtime';
 
@@ -87,7 +87,7 @@ export async function createTriggerHarness(options: TriggerHarnessOptions): Prom
 	await ensureEngine();
 	const nodeTypes = new HarnessNodeTypes(options.nodeTypes);
 	const registered = nodeTypes.getByName(options.nodeType);
-	const typeVersion = options.node?.typeVersion ?? ('currentVersion' in registered ? registered.currentVersion : latest(registered.description.version));
+	const typeVersion = options.node?.typeVersion ?? ('currentVersion' in registered ? registered.currentVersion : placedVersion(registered.description));
 	const nodeType = nodeTypes.getByNameAndVersion(options.nodeType, typeVersion);
 	const node: INode = {
 		id: 'harness-trigger',
@@ -165,10 +165,6 @@ export async function createTriggerHarness(options: TriggerHarnessOptions): Prom
 		deliver: async (delivery) => await deliver(workflow, node, nodeType, webhookData, baseData, delivery),
 	};
 	return harness;
-}
-
-function latest(version: number | number[]): number {
-	return Array.isArray(version) ? Math.max(...version) : version;
 }
 
 async function deliver(

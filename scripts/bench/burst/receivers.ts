@@ -10,6 +10,7 @@ import type { Sandbox } from '../../../sandbox';
 import { createSubscription } from '../../../sandbox/operations';
 import type { CredentialRef, WorkflowInput } from '../../../harness/n8n/api';
 import { activate, deactivate, importWorkflow } from '../../../harness/n8n/api';
+import { placedVersion } from '../../../harness/engine/node-types';
 import type { N8nInstance } from '../../../harness/n8n/instance';
 import { PEER_END_NODE, PEER_EXAMPLE_ENV, peerWorkflow } from '../../../harness/peer-example';
 import { SVC_TRIGGER_TYPE } from '../../../harness/project';
@@ -22,9 +23,8 @@ export const RECEIVER_LABEL: Record<ReceiverKind, string> = {
 	peer: 'peer: Webhook → Code → Remove Duplicates → NoOp',
 };
 
-/** The version the editor places a new Svc Trigger at: its default, else its latest. */
-const { version: triggerVersions, defaultVersion } = new SvcEventTrigger().description;
-const SVC_TRIGGER_VERSION = defaultVersion ?? Math.max(...[triggerVersions].flat());
+/** The version the editor places a new Svc Trigger at. */
+const SVC_TRIGGER_VERSION = placedVersion(new SvcEventTrigger().description);
 
 /** The last node of both workflows: an event that reached it got through. */
 export const END_NODE = PEER_END_NODE;

@@ -45,6 +45,11 @@ async function credentialFor(context: BurstContext, n8n: N8nInstance) {
 	return await importCredential(n8n, { name: 'Svc bench', type: 'svcApi', data: { apiKey: context.apiKey, baseUrl: context.sandbox.url } });
 }
 
+/** What every n8n process of a burst runs with: what the receivers need, then `--burst-env`. */
+function burstN8nEnv(context: BurstContext): Record<string, string> {
+	return { ...RECEIVER_ENV, ...context.settings.burstEnv };
+}
+
 /** SQLite's file and its write-ahead log, which holds recent writes until a checkpoint. */
 async function sqliteBytes(n8n: N8nInstance): Promise<number> {
 	const sizes = await Promise.all(SQLITE_FILES.map(async (file) => (await stat(join(n8n.userFolder, '.n8n', file)).catch(() => undefined))?.size ?? 0));
@@ -54,7 +59,7 @@ async function sqliteBytes(n8n: N8nInstance): Promise<number> {
 export async function scenarioF(context: BurstContext): Promise<BurstRun[]> {
 	const runs: BurstRun[] = [];
 	for (const [index, kind] of RECEIVERS.entries()) {
-		const n8n = await startN8n({ runtime: context.runtime, packageTarball: context.tarball, protocol: 'https', tls: context.tls, logLevel: 'warn', env: { ...RECEIVER_ENV, ...context.settings.burstEnv }, expectNodeTypes: PACKAGE_NODE_TYPES });
+		const n8n = await startN8n({ runtime: context.runtime, packageTarball: context.tarball, protocol: 'https', tls: context.tls, logLevel: 'warn', env: burstN8nEnv(context), expectNodeTypes: PACKAGE_NODE_TYPES });
 		try {
 			const target: BurstTarget = {
 				setting: 'single main, SQLite',
@@ -83,7 +88,7 @@ export async function scenarioFQueue(context: BurstContext): Promise<BurstRun[]>
 		workers: 2,
 		webhookProcessors: 2,
 		webhookUrl: balancerUrl,
-		env: { ...RECEIVER_ENV, ...context.settings.burstEnv },
+		env: burstN8nEnv(context),
 		logLevel: 'warn',
 		expectNodeTypes: PACKAGE_NODE_TYPES,
 	});
