@@ -144,6 +144,23 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		let workflow: WorkflowRecord;
 		const subscriptions = () => [...env.sandbox.state.store.subscriptions.values()];
 
+		/** A new lead starts exactly one execution with its signed event; the event's re-delivery is answered 200 and starts none. */
+		async function newLeadRunsOnce(workflowId: string, email: string, firstName: string): Promise<void> {
+			const { lead } = upsertLead(env.sandbox.state, { email, first_name: firstName });
+			const [execution] = await waitForExecutions(env.n8n, workflowId, 1, 20_000, { includeData: true });
+			expect(execution.status).toBe('success');
+			const event = nodeOutput(await getExecution(env.n8n, execution.id, true), 'On Lead Created')[0].json as { id: string } & IDataObject;
+			expect(event).toMatchObject({ type: 'lead.created', data: { id: lead.id }, meta: { verified: true } });
+
+			env.sandbox.state.deliveries.redeliver(event.id);
+			await env.sandbox.state.waitForDeliveries();
+			const attempts = env.sandbox.state.deliveries.attempts({ eventId: event.id });
+			expect(attempts.length).toBe(2);
+			expect(attempts.every((attempt) => attempt.ok)).toBe(true);
+			await sleep(1000);
+			expect(await listExecutions(env.n8n, workflowId)).toHaveLength(1);
+		}
+
 		it('activation creates exactly one subscription at n8n\'s https webhook URL', async () => {
 			workflow = await importWorkflow(env.n8n, example('react-to-lead-created.json'));
 			await activate(env.n8n, workflow.id);
@@ -154,20 +171,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		});
 
 		it('a new lead is delivered, signed, and starts exactly one execution; a re-delivery starts none', async () => {
-			const { lead } = upsertLead(env.sandbox.state, { email: 'delivered@example.com', first_name: 'Delivered' });
-			const [execution] = await waitForExecutions(env.n8n, workflow.id, 1, 20_000, { includeData: true });
-			expect(execution.status).toBe('success');
-			const full = await getExecution(env.n8n, execution.id, true);
-			const event = nodeOutput(full, 'On Lead Created')[0].json as { id: string } & IDataObject;
-			expect(event).toMatchObject({ type: 'lead.created', data: { id: lead.id }, meta: { verified: true } });
-
-			env.sandbox.state.deliveries.redeliver(event.id);
-			await env.sandbox.state.waitForDeliveries();
-			const attempts = env.sandbox.state.deliveries.attempts({ eventId: event.id });
-			expect(attempts.length).toBe(2);
-			expect(attempts.every((attempt) => attempt.ok)).toBe(true);
-			await sleep(1000);
-			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(1);
+			await newLeadRunsOnce(workflow.id, 'delivered@example.com', 'Delivered');
 		});
 
 		it('a forged delivery straight to the webhook URL gets 401 and starts nothing', async () => {
@@ -246,14 +250,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			const atVersion1 = await importWorkflow(env.n8n, { ...saved, nodes: saved.nodes.map((node) => (node === trigger ? { ...node, typeVersion: 1 } : node)) });
 			await activate(env.n8n, atVersion1.id);
 			try {
-				const { lead } = upsertLead(env.sandbox.state, { email: 'version-one@example.com', first_name: 'One' });
-				const [execution] = await waitForExecutions(env.n8n, atVersion1.id, 1, 20_000, { includeData: true });
-				const event = nodeOutput(await getExecution(env.n8n, execution.id, true), 'On Lead Created')[0].json as { id: string } & IDataObject;
-				expect(event).toMatchObject({ type: 'lead.created', data: { id: lead.id }, meta: { verified: true } });
-				env.sandbox.state.deliveries.redeliver(event.id);
-				await env.sandbox.state.waitForDeliveries();
-				await sleep(1000);
-				expect(await listExecutions(env.n8n, atVersion1.id)).toHaveLength(1);
+				await newLeadRunsOnce(atVersion1.id, 'version-one@example.com', 'One');
 			} finally {
 				await deactivate(env.n8n, atVersion1.id);
 			}

@@ -11,6 +11,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { upsertLead } from '../../sandbox/operations';
+import { PROBE_AFTER_MS } from '../../nodes/Svc/trigger/backPressure';
 import { makeLocalCa } from '../../harness/local-ca';
 import type { LocalCa } from '../../harness/local-ca';
 import type { DeliveryResult, TriggerHarness } from '../../harness/engine';
@@ -307,7 +308,7 @@ describe('bad deliveries start nothing', () => {
 			expect(t.staticData.seenEvents).toMatch(/ evt_lag_1\n.* evt_lag_2$/);
 		});
 
-		it('when nothing else arrives for 1 s, one held delivery is answered 503 so that the next one can look', async () => {
+		it('when nothing else arrives for PROBE_AFTER_MS, one held delivery is answered 503 so that the next one can look', async () => {
 			await fallBehind();
 			const answered: string[] = [];
 			const hold = async (id: string) => {
@@ -321,7 +322,8 @@ describe('bad deliveries start nothing', () => {
 			held.push(hold('evt_lag_3'));
 			await sleep(300);
 			expect(answered).toEqual([]);
-			clock.mockReturnValue(start + 7_100);
+			// Both holds loaded the list at start + 6 s.
+			clock.mockReturnValue(start + 6_000 + PROBE_AFTER_MS);
 			// Within a few polls, well before the 10 s hold ends.
 			await until('a held delivery is answered', () => answered.length > 0, { timeoutMs: 3_000, everyMs: 50 });
 			expect(answered).toHaveLength(1);
