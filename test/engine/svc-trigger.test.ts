@@ -11,7 +11,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { upsertLead } from '../../sandbox/operations';
-import { PROBE_AFTER_MS } from '../../nodes/Svc/trigger/backPressure';
+import { catchUps, PROBE_AFTER_MS } from '../../nodes/Svc/trigger/backPressure';
 import { makeLocalCa } from '../../harness/local-ca';
 import type { LocalCa } from '../../harness/local-ca';
 import type { DeliveryResult, TriggerHarness } from '../../harness/engine';
@@ -293,7 +293,8 @@ describe('bad deliveries start nothing', () => {
 			const held = deliver('evt_lag_2');
 			let answered = false;
 			void held.then(() => (answered = true));
-			await sleep(500);
+			// The write-back and the warning come before the hold begins.
+			await until('the delivery is held', () => catchUps.held === 1, { everyMs: 10 });
 			expect(answered).toBe(false);
 			expect(logText()).toMatch(/holds deliveries: n8n's database is 6 s behind .* held up to 10 s/);
 			// The hold wrote the accepted id back; a repeat loads that list, is answered at once, and
@@ -316,11 +317,11 @@ describe('bad deliveries start nothing', () => {
 				answered.push(`${id} ${result.response?.statusCode}`);
 			};
 			const held = [hold('evt_lag_2')];
-			await sleep(50);
-			// n8n has still not saved the list the first hold wrote back.
+			// Once it is held, the first delivery has written the ids back; n8n has still not saved that list.
+			await until('the first delivery is held', () => catchUps.held === 1, { everyMs: 10 });
 			delete t.staticData.seenEvents;
 			held.push(hold('evt_lag_3'));
-			await sleep(300);
+			await until('both deliveries are held', () => catchUps.held === 2, { everyMs: 10 });
 			expect(answered).toEqual([]);
 			// Both holds loaded the list at start + 6 s.
 			clock.mockReturnValue(start + 6_000 + PROBE_AFTER_MS);
@@ -338,14 +339,14 @@ describe('bad deliveries start nothing', () => {
 		it('answers 503 with Retry-After when n8n has not caught up after 10 s; a repeat is not held', async () => {
 			await fallBehind();
 			const held = deliver('evt_lag_2');
-			// The write-back waits a second, so this list is lost again without being written back.
-			await sleep(200);
+			// Held, so past its write-back: this list is lost again, and the next write-back is a second away.
+			await until('the delivery is held', () => catchUps.held === 1, { everyMs: 10 });
 			delete t.staticData.seenEvents;
 			clock.mockReturnValue(start + 6_500);
-			const began = performance.now();
 			const repeat = await deliver('evt_lag_1');
 			expect(repeat.response).toMatchObject({ statusCode: 200, body: { duplicate: true } });
-			expect(performance.now() - began).toBeLessThan(1_000);
+			// The repeat was answered while the first is still held, and was never held itself.
+			expect(catchUps.held).toBe(1);
 			const refused = await held;
 			expect(refused.workflowData).toBeUndefined();
 			expect(refused.response).toMatchObject({ statusCode: 503, headers: { 'retry-after': '5' } });

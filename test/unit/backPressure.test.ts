@@ -1,58 +1,79 @@
 import { CatchUps, PROBE_AFTER_MS } from '../../nodes/Svc/trigger/backPressure';
-import { sleep } from '../../harness/wait';
 
 const SCOPE = 'workflow/node https://hooks.example.com/webhook';
 const BEHIND_MS = 5_100;
 
-/** Holds a delivery that found n8n behind now; resolves with the outcome and how long it waited. */
-function hold(catchUps: CatchUps, holdMs = 10_000): Promise<{ released: boolean; waitedMs: number }> {
+// Holds are real time in the node; here jest's clock drives both their polls and Date.now, so the
+// outcome does not depend on how fast the machine is.
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
+
+interface Outcome {
+	released: boolean;
+	waitedMs: number;
+}
+
+/** Holds a delivery that found n8n behind now; `outcome` is undefined until the hold ends. */
+function hold(catchUps: CatchUps, holdMs = 10_000): { done: Promise<Outcome>; outcome: () => Outcome | undefined } {
 	const since = Date.now();
 	catchUps.observe(SCOPE, since, BEHIND_MS);
-	return catchUps.holdUntilCaughtUp(SCOPE, since, holdMs).then((released) => ({ released, waitedMs: Date.now() - since }));
+	let outcome: Outcome | undefined;
+	const done = catchUps.holdUntilCaughtUp(SCOPE, since, holdMs).then((released) => (outcome = { released, waitedMs: Date.now() - since }));
+	return { done, outcome: () => outcome };
 }
 
 describe('CatchUps: holding deliveries while n8n is behind', () => {
 	it('lets a held delivery through once a later delivery finds n8n caught up', async () => {
 		const catchUps = new CatchUps();
 		const held = hold(catchUps);
-		await sleep(150);
+		expect(catchUps.held).toBe(1);
+		await jest.advanceTimersByTimeAsync(150);
+		expect(held.outcome()).toBeUndefined();
 		catchUps.observe(SCOPE, Date.now(), 0);
-		const { released, waitedMs } = await held;
-		expect(released).toBe(true);
-		expect(waitedMs).toBeLessThan(PROBE_AFTER_MS);
+		// The next poll sees it.
+		await jest.advanceTimersByTimeAsync(100);
+		expect(held.outcome()).toEqual({ released: true, waitedMs: 200 });
+		expect(catchUps.held).toBe(0);
 	});
 
 	it('keeps holding while later deliveries still find n8n behind, and gives up after the hold time', async () => {
 		const catchUps = new CatchUps();
-		const held = hold(catchUps, 3 * PROBE_AFTER_MS);
-		const stillBehind = setInterval(() => catchUps.observe(SCOPE, Date.now(), BEHIND_MS), 50);
-		try {
-			const { released, waitedMs } = await held;
-			expect(released).toBe(false);
-			expect(waitedMs).toBeGreaterThanOrEqual(3 * PROBE_AFTER_MS - 50);
-		} finally {
-			clearInterval(stillBehind);
+		const holdMs = 3 * PROBE_AFTER_MS;
+		const held = hold(catchUps, holdMs);
+		for (let at = 0; at < holdMs - 100; at += 50) {
+			await jest.advanceTimersByTimeAsync(50);
+			catchUps.observe(SCOPE, Date.now(), BEHIND_MS);
+			expect(held.outcome()).toBeUndefined();
 		}
+		await jest.advanceTimersByTimeAsync(100);
+		expect(held.outcome()).toEqual({ released: false, waitedMs: holdMs });
 	});
 
-	it('when nothing loads the list for a while, answers one held delivery so the sender sends another; the rest wait for it', async () => {
+	it('when nothing loads the list for PROBE_AFTER_MS, answers exactly one held delivery; the rest wait for the next load', async () => {
 		const catchUps = new CatchUps();
 		const held = Array.from({ length: 4 }, () => hold(catchUps));
-		const probed = await Promise.race(held.map((delivery, index) => delivery.then((outcome) => ({ index, ...outcome }))));
-		expect(probed.released).toBe(false);
-		expect(probed.waitedMs).toBeGreaterThanOrEqual(PROBE_AFTER_MS - 50);
-		expect(probed.waitedMs).toBeLessThan(PROBE_AFTER_MS + 300);
+		await jest.advanceTimersByTimeAsync(PROBE_AFTER_MS - 100);
+		expect(held.filter((delivery) => delivery.outcome() !== undefined)).toHaveLength(0);
+		await jest.advanceTimersByTimeAsync(100);
+		const probed = held.filter((delivery) => delivery.outcome() !== undefined);
+		expect(probed.map((delivery) => delivery.outcome())).toEqual([{ released: false, waitedMs: PROBE_AFTER_MS }]);
+		expect(catchUps.held).toBe(3);
 
-		// The probe counts as a load: the others are still held, until the next delivery finds n8n caught up.
+		// The probe counts as a load: the others stay held, until the next delivery finds n8n caught up.
+		await jest.advanceTimersByTimeAsync(PROBE_AFTER_MS - 100);
+		expect(catchUps.held).toBe(3);
 		catchUps.observe(SCOPE, Date.now(), 0);
-		const others = await Promise.all(held.filter((_, index) => index !== probed.index));
-		expect(others.map((outcome) => outcome.released)).toEqual([true, true, true]);
+		await jest.advanceTimersByTimeAsync(100);
+		const others = held.filter((delivery) => !probed.includes(delivery));
+		expect(others.map((delivery) => delivery.outcome()?.released)).toEqual([true, true, true]);
+		expect(catchUps.held).toBe(0);
 	});
 
 	it('keeps triggers apart: a catch-up seen by one releases nothing held by another', async () => {
 		const catchUps = new CatchUps();
 		const held = hold(catchUps, PROBE_AFTER_MS / 2);
 		catchUps.observe('another/trigger https://hooks.example.com/other', Date.now(), 0);
-		expect((await held).released).toBe(false);
+		await jest.advanceTimersByTimeAsync(PROBE_AFTER_MS / 2);
+		expect(held.outcome()).toEqual({ released: false, waitedMs: PROBE_AFTER_MS / 2 });
 	});
 });

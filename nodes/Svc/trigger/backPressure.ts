@@ -40,6 +40,12 @@ export const PROBE_AFTER_MS = 400;
 export class CatchUps {
 	private readonly lastCaughtUp = new Map<string, number>();
 	private readonly lastLoad = new Map<string, number>();
+	private holding = 0;
+
+	/** How many deliveries of this process are held right now: what a test waits on instead of a clock. */
+	get held(): number {
+		return this.holding;
+	}
 
 	/** Records what a delivery that loaded the stored list at `at` found. */
 	observe(scope: string, at: number, saveLagMs: number): void {
@@ -52,18 +58,23 @@ export class CatchUps {
 	 * it caught up; false after `holdMs`, or when this one is picked to free the sender's connection.
 	 */
 	async holdUntilCaughtUp(scope: string, since: number, holdMs: number): Promise<boolean> {
-		// Counted in polls, not read from the clock: the hold is real time whatever Date says.
-		for (let waited = 0; waited < holdMs; waited += HOLD_POLL_MS) {
-			await sleep(HOLD_POLL_MS);
-			if ((this.lastCaughtUp.get(scope) ?? -Infinity) >= since) return true;
-			const now = Date.now();
-			if (now - (this.lastLoad.get(scope) ?? now) >= PROBE_AFTER_MS) {
-				// Counts as a load, so the other held deliveries wait for what the next one finds.
-				this.lastLoad.set(scope, now);
-				return false;
+		this.holding += 1;
+		try {
+			// Counted in polls, not read from the clock: the hold is real time whatever Date says.
+			for (let waited = 0; waited < holdMs; waited += HOLD_POLL_MS) {
+				await sleep(HOLD_POLL_MS);
+				if ((this.lastCaughtUp.get(scope) ?? -Infinity) >= since) return true;
+				const now = Date.now();
+				if (now - (this.lastLoad.get(scope) ?? now) >= PROBE_AFTER_MS) {
+					// Counts as a load, so the other held deliveries wait for what the next one finds.
+					this.lastLoad.set(scope, now);
+					return false;
+				}
 			}
+			return false;
+		} finally {
+			this.holding -= 1;
 		}
-		return false;
 	}
 }
 
