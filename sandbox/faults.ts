@@ -171,11 +171,14 @@ interface Bucket {
 
 /**
  * A token bucket per API key: `requestsPerSecond` tokens, refilled continuously. Uses the real
- * monotonic clock, since a client waits out Retry-After in real time.
+ * monotonic clock by default, since a client waits out Retry-After in real time; tests may give
+ * one they move themselves.
  */
 export class RateLimiter {
 	private perSecond: number | null = null;
 	private readonly buckets = new Map<string, Bucket>();
+
+	constructor(private readonly clock: () => number = () => performance.now()) {}
 
 	get requestsPerSecond(): number | null {
 		return this.perSecond;
@@ -194,7 +197,7 @@ export class RateLimiter {
 	take(apiKey: string): number | null {
 		const rate = this.perSecond;
 		if (rate === null) return null;
-		const now = performance.now();
+		const now = this.clock();
 		const capacity = Math.max(1, rate);
 		const bucket = this.buckets.get(apiKey) ?? { tokens: capacity, refilledAt: now };
 		bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.refilledAt) / 1000) * rate);

@@ -26,6 +26,8 @@ export interface SandboxOptions {
 	seed?: boolean;
 	/** Milliseconds since the epoch; for timestamps and the idempotency window. */
 	clock?: () => number;
+	/** Milliseconds from any fixed point, never going back; for the rate limit (default performance.now). */
+	monotonicClock?: () => number;
 }
 
 const DEFAULT_DELIVERY_TIMEOUT_MS = EVENT_SIGNATURE.deliveryTimeoutSeconds * 1000;
@@ -46,7 +48,7 @@ export class SandboxState {
 	readonly keys: KeyRing;
 	readonly store = new Store();
 	readonly faults = new FaultInjector();
-	readonly rateLimiter = new RateLimiter();
+	readonly rateLimiter: RateLimiter;
 	readonly idempotency: IdempotencyStore;
 	readonly requests = new RequestLog();
 	readonly stats = new Stats();
@@ -61,6 +63,7 @@ export class SandboxState {
 		this.allowLoopbackWebhooks = options.allowLoopbackWebhooks ?? false;
 		this.seed = options.seed ?? true;
 		this.keys = new KeyRing(options.keys ?? DEMO_KEYS);
+		this.rateLimiter = new RateLimiter(options.monotonicClock);
 		this.idempotency = new IdempotencyStore(this.clock);
 		this.deliveries = new Deliveries(
 			{

@@ -1,23 +1,38 @@
 /** Sleeps that can all be cancelled at once, so closing the sandbox leaves no timer behind. */
 export class Timers {
-	private readonly pending = new Map<NodeJS.Timeout, () => void>();
+	/** Each sleep's timer, and how to end it early: true as if its time had passed, false if cancelled. */
+	private readonly sleeps = new Map<NodeJS.Timeout, (elapsed: boolean) => void>();
 
 	/** Resolves true after `ms`, or false if cancelled first. */
 	sleep(ms: number): Promise<boolean> {
 		return new Promise((resolve) => {
 			const timer = setTimeout(() => {
-				this.pending.delete(timer);
+				this.sleeps.delete(timer);
 				resolve(true);
 			}, ms);
-			this.pending.set(timer, () => resolve(false));
+			this.sleeps.set(timer, resolve);
 		});
 	}
 
+	/** Sleeps under way: lets a test wait until requests are held in their injected latency. */
+	get pending(): number {
+		return this.sleeps.size;
+	}
+
+	/** Ends every sleep under way now, as if its time had passed. */
+	elapseAll(): void {
+		this.endAll(true);
+	}
+
 	cancelAll(): void {
-		for (const [timer, cancel] of this.pending) {
+		this.endAll(false);
+	}
+
+	private endAll(elapsed: boolean): void {
+		for (const [timer, end] of this.sleeps) {
 			clearTimeout(timer);
-			cancel();
+			end(elapsed);
 		}
-		this.pending.clear();
+		this.sleeps.clear();
 	}
 }

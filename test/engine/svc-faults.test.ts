@@ -68,7 +68,8 @@ describe('writes under injected faults', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.output).toHaveLength(60);
 		expect(sandbox().state.stats.snapshot().leadsCreated).toBe(60);
-		// 60 requests at 20/s cannot finish in under ~2 s; the point is that none failed.
+		// A lower bound, which load can only lengthen: 60 requests at 20/s cannot finish in under
+		// ~2 s. The point is that none failed.
 		expect(Date.now() - started).toBeGreaterThan(1500);
 	}, 60_000);
 
@@ -85,10 +86,19 @@ describe('writes under injected faults', () => {
 	}, 60_000);
 
 	it('in-flight requests never exceed the Concurrency option', async () => {
-		sandbox().state.faults.set([{ route: 'POST /v1/leads', latencyMs: 20 }]);
+		// Each request waits in its latency until the test ends it, which it does once three are held
+		// (or all that are left): three at once is reached however slowly they come, and a fourth would show.
+		sandbox().state.faults.set([{ route: 'POST /v1/leads', latencyMs: 60_000 }]);
 		sandbox().state.stats.reset();
-		await runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically', options: { concurrency: 3 } }, { items: leads(30) });
-		expect(sandbox().state.stats.snapshot().maxInFlight).toBe(3);
+		let over = false;
+		const running = runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically', options: { concurrency: 3 } }, { items: leads(30) }).finally(() => (over = true));
+		const held = () => sandbox().state.timers.pending;
+		while (!over) {
+			await until('three requests held', () => over || (held() > 0 && held() >= Math.min(3, 30 - sandbox().state.stats.snapshot().leadsCreated)), { everyMs: 5 });
+			sandbox().state.timers.elapseAll();
+		}
+		expect((await running).error).toBeUndefined();
+		expect(sandbox().state.stats.snapshot()).toMatchObject({ maxInFlight: 3, leadsCreated: 30 });
 	}, 60_000);
 
 	it('a server that never answers makes the item fail clearly after the timeout and retries', async () => {
@@ -96,6 +106,8 @@ describe('writes under injected faults', () => {
 		const started = Date.now();
 		const result = await runSvc(sandbox(), { resource: 'account', operation: 'getMe', options: { timeoutSeconds: 1 } });
 		expect(result.error?.message).toMatch(/^Could not reach the service \(E[A-Z_]+\) after 3 attempts$/);
+		// Generous on purpose: 3 attempts of 1 s and their backoff take a few seconds, while the
+		// default 30 s timeout would take at least 90 s; this only tells the two apart.
 		expect(Date.now() - started).toBeLessThan(30_000);
 		expect(visibleText(result)).not.toContain(FULL_KEY);
 	}, 60_000);

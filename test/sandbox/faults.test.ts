@@ -6,12 +6,14 @@ import { ENDPOINTS, ERROR_CODES } from '../../nodes/Svc/contract';
 import type { FaultRule, RecordedRequest, Sandbox, SandboxStats } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { KEYS, client } from './helpers';
-import { sleep } from '../../harness/wait';
+import { until } from '../../harness/wait';
 
 let sandbox: Sandbox;
+/** The rate limit's clock: still unless a test moves it, so a burst is one instant however slowly it arrives. */
+let rateClockMs = 0;
 
 beforeAll(async () => {
-	sandbox = await startSandbox();
+	sandbox = await startSandbox({ monotonicClock: () => rateClockMs });
 });
 afterAll(async () => {
 	await sandbox.close();
@@ -130,7 +132,9 @@ describe('fault injection through the admin API', () => {
 
 	it('hangRate 1 never answers, so the client times out', async () => {
 		await setFaults([{ route: ME_ROUTE, hangRate: 1 }]);
-		expect(await networkError(api(KEYS.full, 300).get(ENDPOINTS.getMe.path))).toBe('ECONNABORTED');
+		// The client's timeout is the behaviour here; the sandbox may record the request after it fires.
+		expect(await networkError(api(KEYS.full, 1_000).get(ENDPOINTS.getMe.path))).toBe('ECONNABORTED');
+		await until('the hung request recorded', () => sandbox.state.requests.all().length === 1, { everyMs: 10, timeoutMs: 15_000 });
 		const [entry] = sandbox.state.requests.all();
 		expect(entry).toMatchObject({ route: ME_ROUTE, status: null, fault: 'hang' });
 	});
@@ -168,21 +172,28 @@ describe('rate limit', () => {
 	it('lets requests through again once the bucket refills', async () => {
 		sandbox.state.rateLimiter.setRate(10);
 		const burst = await Promise.all(Array.from({ length: 12 }, () => api().get(ENDPOINTS.getMe.path)));
-		expect(burst.some((response) => response.status === 429)).toBe(true);
-		await sleep(250);
+		expect(burst.filter((response) => response.status === 429)).toHaveLength(2);
+		expect((await api().get(ENDPOINTS.getMe.path)).status).toBe(429);
+		// A quarter of a second at 10/s refills 2.5 tokens.
+		rateClockMs += 250;
 		expect((await api().get(ENDPOINTS.getMe.path)).status).toBe(200);
 	});
 });
 
 describe('admin records and counters', () => {
 	it('counts the most requests in flight at once', async () => {
-		await setFaults([{ route: ME_ROUTE, latencyMs: 200 }]);
+		await setFaults([{ route: ME_ROUTE, latencyMs: 60_000 }]);
 		await admin().post('/__admin/stats/reset');
-		await Promise.all(Array.from({ length: 6 }, () => api().get(ENDPOINTS.getMe.path)));
+		const six = Promise.all(Array.from({ length: 6 }, () => api().get(ENDPOINTS.getMe.path)));
+		// Each is held in its latency until all six are in, however slowly they arrive.
+		await until('six requests held', () => sandbox.state.timers.pending === 6, { everyMs: 10, timeoutMs: 15_000 });
+		sandbox.state.timers.elapseAll();
+		await six;
 		const stats = (await admin().get<SandboxStats>('/__admin/stats')).data;
 		expect(stats).toMatchObject({ maxInFlight: 6, inFlight: 0, requests: 6 });
 		expect(stats.byRoute[ME_ROUTE]).toEqual({ requests: 6, outcomes: { '200': 6 } });
 
+		await setFaults([{ route: ME_ROUTE, latencyMs: 20 }]);
 		await admin().post('/__admin/stats/reset');
 		for (let n = 0; n < 3; n++) await api().get(ENDPOINTS.getMe.path);
 		expect((await admin().get<SandboxStats>('/__admin/stats')).data).toMatchObject({ maxInFlight: 1, requests: 3 });

@@ -5,7 +5,7 @@ import { ENDPOINTS, ERROR_CODES, IDEMPOTENCY_WINDOW_HOURS, buildPath } from '../
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { KEYS, client } from './helpers';
-import { sleep } from '../../harness/wait';
+import { until } from '../../harness/wait';
 
 let sandbox: Sandbox;
 let now = Date.UTC(2026, 5, 1);
@@ -81,13 +81,15 @@ describe('replays and conflicts', () => {
 	});
 
 	it('answers 409 idempotency_in_progress while the first request is still running', async () => {
-		sandbox.state.faults.set([{ route: `POST ${leads}`, latencyMs: 400 }]);
+		// The first request holds its key in its latency until the test ends that latency.
+		sandbox.state.faults.set([{ route: `POST ${leads}`, latencyMs: 60_000 }]);
 		const key = randomUUID();
 		const first = post(leads, { email: 'slow@example.com' }, key);
-		await sleep(100);
+		await until('the first request holds the key', () => sandbox.state.timers.pending === 1, { everyMs: 10, timeoutMs: 15_000 });
 		const during = await post(leads, { email: 'slow@example.com' }, key);
 		expect(during.status).toBe(409);
 		expect((during.data as ApiErrorBody).error.code).toBe(ERROR_CODES.idempotencyInProgress);
+		sandbox.state.timers.elapseAll();
 		expect((await first).status).toBe(201);
 		sandbox.state.faults.clear();
 		const after = await post(leads, { email: 'slow@example.com' }, key);

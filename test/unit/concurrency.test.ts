@@ -34,26 +34,45 @@ describe('runBounded', () => {
 });
 
 describe('RequestGate', () => {
-	it('spaces requests to the configured rate', async () => {
-		const gate = new RequestGate({ maxRequestsPerSecond: 50 });
+	// jest's clock drives both the gate's Date.now and its sleeps: the spacing is exact, whatever the machine's load.
+	beforeEach(() => jest.useFakeTimers());
+	afterEach(() => jest.useRealTimers());
+
+	/** Starts `count` callers at once; resolves with the clock time at which each was let through, in order. */
+	async function admitted(gate: RequestGate, count: number): Promise<number[]> {
 		const start = Date.now();
-		await Promise.all(Array.from({ length: 11 }, () => gate.admit()));
-		// 11 starts at 50/s need at least 10 intervals of 20 ms.
-		expect(Date.now() - start).toBeGreaterThanOrEqual(190);
+		const times: number[] = [];
+		const all = Promise.all(Array.from({ length: count }, async () => {
+			await gate.admit();
+			times.push(Date.now() - start);
+		}));
+		await jest.runAllTimersAsync();
+		await all;
+		return times;
+	}
+
+	it('spaces requests to the configured rate', async () => {
+		// 11 starts at 50/s: one every 20 ms.
+		expect(await admitted(new RequestGate({ maxRequestsPerSecond: 50 }), 11)).toEqual(Array.from({ length: 11 }, (_, index) => index * 20));
 	});
 
 	it('holds every caller back after a pause', async () => {
 		const gate = new RequestGate();
 		gate.pause(150);
-		const start = Date.now();
-		await Promise.all([gate.admit(), gate.admit(), gate.admit()]);
-		expect(Date.now() - start).toBeGreaterThanOrEqual(140);
+		expect(await admitted(gate, 3)).toEqual([150, 150, 150]);
 	});
 
 	it('lets callers through at once when unlimited and not paused', async () => {
 		const gate = new RequestGate();
-		const start = Date.now();
-		await Promise.all(Array.from({ length: 100 }, () => gate.admit()));
-		expect(Date.now() - start).toBeLessThan(50);
+		let through = 0;
+		const all = Promise.all(Array.from({ length: 100 }, async () => {
+			await gate.admit();
+			through++;
+		}));
+		// No timer is involved: all are through once pending promise callbacks ran, with the clock unmoved.
+		expect(jest.getTimerCount()).toBe(0);
+		await jest.advanceTimersByTimeAsync(0);
+		expect(through).toBe(100);
+		await all;
 	});
 });
