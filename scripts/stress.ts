@@ -1,0 +1,184 @@
+/**
+ * `npm run test:stress -- --rounds 5 --load 2`: the jest suites, round after round, beside busy
+ * processes that keep the CPUs occupied, so that a test which only passes on an idle machine
+ * shows up here rather than on a newcomer's first `npm test`.
+ *
+ *   --rounds N        rounds of the whole selection (default 3)
+ *   --load K          busy processes beside the suites, each spinning one CPU (default 2)
+ *   --suites a,b      unit, engine, sandbox, e2e, or test file paths (default unit,engine,sandbox)
+ *   --round-minutes M a round still running after M minutes is stopped and counted as failed (default 30)
+ *
+ * Prints each test that failed with its failures out of the rounds, and the total; exits 1 on any
+ * failure. The busy processes and jest run in their own process groups (harness/processes.ts),
+ * stopped on every way out: normal end, error, SIGINT/SIGTERM/SIGHUP, uncaught exception.
+ */
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+import type { ProcessGroup } from '../harness/processes';
+import { childEnv, logTail, runCommand, spawnGroup } from '../harness/processes';
+import { PROJECT_DIR, TMP_DIR } from '../harness/project';
+import { until } from '../harness/wait';
+
+const SUITES: Record<string, string> = { unit: 'test/unit', engine: 'test/engine', sandbox: 'test/sandbox', e2e: 'test/e2e' };
+const OUT_DIR = join(TMP_DIR, 'stress');
+
+interface JestReport {
+	testResults: Array<{
+		name: string;
+		status: string;
+		message?: string;
+		assertionResults: Array<{ status: string; fullName: string }>;
+	}>;
+}
+
+interface Options {
+	rounds: number;
+	load: number;
+	paths: string[];
+	roundMs: number;
+}
+
+function options(): Options {
+	const { values } = parseArgs({
+		options: {
+			rounds: { type: 'string', default: '3' },
+			load: { type: 'string', default: '2' },
+			suites: { type: 'string', default: 'unit,engine,sandbox' },
+			'round-minutes': { type: 'string', default: '30' },
+		},
+		strict: true,
+	});
+	const whole = (name: string, text: string, least: number): number => {
+		const value = Number(text);
+		if (!Number.isInteger(value) || value < least) throw new Error(`--${name} takes a whole number, ${least} or more (got ${text})`);
+		return value;
+	};
+	const paths = values.suites.split(',').map((suite) => suite.trim()).filter(Boolean).map((suite) => {
+		if (suite.includes('/')) return suite;
+		const path = SUITES[suite];
+		if (!path) throw new Error(`--suites: ${suite} is not one of ${Object.keys(SUITES).join(', ')} (or a test path)`);
+		return path;
+	});
+	if (paths.length === 0) throw new Error('--suites names no suite');
+	return { rounds: whole('rounds', values.rounds, 1), load: whole('load', values.load, 0), paths, roundMs: whole('round-minutes', values['round-minutes'], 1) * 60_000 };
+}
+
+/** The busy processes: each a node that spins one CPU until it is killed. */
+const busy: ProcessGroup[] = [];
+
+async function stopBusy(): Promise<void> {
+	await Promise.all(busy.splice(0).map(async (group) => await group.kill()));
+}
+
+function startBusy(count: number): void {
+	for (let index = 0; index < count; index++) {
+		busy.push(spawnGroup(process.execPath, ['-e', 'for (;;) {}'], { env: childEnv(), logFile: join(OUT_DIR, `busy-${index + 1}.log`) }));
+	}
+}
+
+interface Round {
+	seconds: number;
+	/** Full names of the tests that failed, and of the suites that could not run. */
+	failed: string[];
+	ran: number;
+}
+
+async function runRound(round: number, options: Options): Promise<Round> {
+	const report = join(OUT_DIR, `round-${round}.json`);
+	const logFile = join(OUT_DIR, `round-${round}.log`);
+	await rm(report, { force: true });
+	await rm(logFile, { force: true });
+	const started = Date.now();
+	const jest = spawnGroup(join(PROJECT_DIR, 'node_modules', '.bin', 'jest'), ['--ci', '--json', `--outputFile=${report}`, ...options.paths], {
+		cwd: PROJECT_DIR,
+		env: childEnv({ NODE_OPTIONS: '--experimental-vm-modules' }),
+		logFile,
+	});
+	let overran = false;
+	// The round's jest process is what this waits for; the limit only ends a round that hangs.
+	await until(`round ${round}`, () => jest.exited() !== undefined, { everyMs: 250, timeoutMs: options.roundMs }).catch(async () => {
+		overran = true;
+		await jest.kill();
+	});
+	const seconds = Math.round((Date.now() - started) / 100) / 10;
+	const parsed = await readFile(report, 'utf8').then((text) => JSON.parse(text) as JestReport, () => undefined);
+	if (!parsed) {
+		const why = overran ? `still running after ${options.roundMs / 60_000} min` : `jest exited with code ${jest.exited()?.code} and wrote no report`;
+		console.log(`--- last lines of ${logFile} ---\n${await logTail(logFile)}`);
+		return { seconds, failed: [`(round ${round}: ${why})`], ran: 0 };
+	}
+	const failed: string[] = [];
+	let ran = 0;
+	for (const file of parsed.testResults) {
+		const tests = file.assertionResults.filter((test) => test.status === 'passed' || test.status === 'failed');
+		ran += tests.length;
+		failed.push(...tests.filter((test) => test.status === 'failed').map((test) => test.fullName));
+		// A file that failed without a failed test did not run at all (a syntax error, a hook that threw).
+		if (file.status === 'failed' && !tests.some((test) => test.status === 'failed')) failed.push(`${file.name.replace(`${PROJECT_DIR}/`, '')} (the file failed: ${(file.message ?? '').trim().split('\n')[0]})`);
+	}
+	if (overran) failed.push(`(round ${round}: still running after ${options.roundMs / 60_000} min)`);
+	return { seconds, failed, ran };
+}
+
+async function main(): Promise<number> {
+	const opts = options();
+	await mkdir(OUT_DIR, { recursive: true });
+	if (opts.paths.some((path) => path.startsWith('test/e2e'))) {
+		// The end-to-end suite installs the packed package, which is built from dist/.
+		console.log('building dist/ for the end-to-end suite');
+		const build = await runCommand('npm', ['run', 'build'], { cwd: PROJECT_DIR, inherit: true });
+		if (build.code !== 0) throw new Error(`npm run build failed (exit ${build.code})`);
+	}
+	console.log(`${opts.rounds} round(s) of ${opts.paths.join(' ')} beside ${opts.load} busy process(es); logs and reports in ${OUT_DIR}`);
+	startBusy(opts.load);
+	const failures = new Map<string, number>();
+	const durations: number[] = [];
+	try {
+		for (let round = 1; round <= opts.rounds; round++) {
+			const load = loadavg()[0].toFixed(1);
+			const result = await runRound(round, opts);
+			durations.push(result.seconds);
+			for (const name of result.failed) failures.set(name, (failures.get(name) ?? 0) + 1);
+			console.log(`round ${round}/${opts.rounds}: ${result.ran} tests, ${result.failed.length} failed, ${result.seconds} s (load average ${load} at the start)`);
+		}
+	} finally {
+		await stopBusy();
+	}
+	const total = [...failures.values()].reduce((sum, count) => sum + count, 0);
+	console.log(`\nrounds: ${opts.rounds}, busy processes: ${opts.load}, durations: ${durations.map((seconds) => `${seconds} s`).join(', ')}`);
+	if (failures.size > 0) {
+		console.log('failures (test → failed rounds/rounds):');
+		for (const [name, count] of [...failures.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) console.log(`  ${name} → ${count}/${opts.rounds}`);
+	}
+	console.log(`total: ${total} failure(s)`);
+	return total === 0 ? 0 : 1;
+}
+
+// harness/processes.ts kills the process groups still alive on exit and on SIGINT/SIGTERM/SIGHUP;
+// these make sure the script then ends, with a status that says it did not finish.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+	process.on(signal, () => {
+		console.error(`\nstopped by ${signal}; busy processes and jest killed`);
+		process.exit(1);
+	});
+}
+process.on('uncaughtException', (error) => {
+	console.error(error);
+	process.exit(1);
+});
+process.on('unhandledRejection', (error) => {
+	console.error(error);
+	process.exit(1);
+});
+
+main().then(
+	(code) => process.exit(code),
+	(error: unknown) => {
+		console.error(error instanceof Error ? error.message : error);
+		process.exitCode = 1;
+		void stopBusy().finally(() => process.exit(1));
+	},
+);
