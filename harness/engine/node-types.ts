@@ -5,6 +5,7 @@ import type {
 	IExecuteFunctions,
 	INode,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 	INodeTypes,
@@ -76,4 +77,54 @@ export function chain(...nodeNames: string[]): IConnections {
 		connections[nodeNames[i]] = { main: [[{ node: nodeNames[i + 1], type: NodeConnectionTypes.Main, index: 0 }]] };
 	}
 	return connections;
+}
+
+/**
+ * The tool copy n8n 2.41.1 makes of a node with `usableAsTool`, as its NodeTypes.getByNameAndVersion
+ * and tool-generation convertNodeToAiTool do: the same execute(), the type's name plus "Tool", no
+ * inputs, one ai_tool output, and n8n's "Tool Description" pair unless the node has a parameter
+ * named toolDescription. Register it under the node's type plus "Tool" (e.g. n8n-nodes-svc.svcTool).
+ */
+export function aiToolNodeType(nodeType: INodeType): INodeType {
+	const base: INodeTypeDescription = { ...nodeType.description };
+	delete base.usableAsTool;
+	const properties = [...base.properties];
+	if (!properties.some((property) => property.name === 'toolDescription')) {
+		const description: INodeProperties = {
+			displayName: 'Description',
+			name: 'toolDescription',
+			type: 'string',
+			default: base.description,
+			required: true,
+			typeOptions: { rows: 2 },
+			description: 'Explain to the LLM what this tool does, a good, specific description would allow LLMs to produce expected results much more often',
+		};
+		const hasResourceOrOperation = properties.some((property) => property.name === 'resource' || property.name === 'operation');
+		if (hasResourceOrOperation) {
+			description.displayOptions = { show: { descriptionType: ['manual'] } };
+			const descriptionType: INodeProperties = {
+				displayName: 'Tool Description',
+				name: 'descriptionType',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Set Automatically', value: 'auto', description: 'Automatically set based on resource and operation' },
+					{ name: 'Set Manually', value: 'manual', description: 'Manually set the description' },
+				],
+				default: 'auto',
+			};
+			properties.unshift(descriptionType, description);
+		} else {
+			properties.unshift(description);
+		}
+	}
+	const description: INodeTypeDescription = {
+		...base,
+		name: `${base.name}Tool`,
+		displayName: `${base.displayName} Tool`,
+		inputs: [],
+		outputs: [NodeConnectionTypes.AiTool],
+		properties,
+	};
+	return Object.create(nodeType, { description: { value: description } }) as INodeType;
 }

@@ -10,17 +10,35 @@ import type { OperationContext } from './types';
 /** The records a resource locator picks: each has a dashboard page whose URL may be pasted. */
 export type LocatedRecord = keyof typeof DASHBOARD_PATHS;
 
-const LOCATORS: Record<LocatedRecord, { name: string; displayName: string; searchListMethod: string; placeholder: string }> = {
-	lead: { name: 'leadId', displayName: 'Lead', searchListMethod: 'searchLeads', placeholder: 'e.g. lead_0001' },
-	thread: { name: 'threadId', displayName: 'Thread', searchListMethod: 'searchThreads', placeholder: 'e.g. thr_0001' },
-	campaign: { name: 'campaignId', displayName: 'Campaign', searchListMethod: 'searchCampaigns', placeholder: 'e.g. cmp_0001' },
+const LOCATORS: Record<LocatedRecord, { name: string; displayName: string; searchListMethod: string; placeholder: string; description: string }> = {
+	lead: {
+		name: 'leadId',
+		displayName: 'Lead',
+		searchListMethod: 'searchLeads',
+		placeholder: 'e.g. lead_0001',
+		description: 'The lead: pick it, or give its ID such as lead_0001 (what Get Many leads returns as ID) or its dashboard URL',
+	},
+	thread: {
+		name: 'threadId',
+		displayName: 'Thread',
+		searchListMethod: 'searchThreads',
+		placeholder: 'e.g. thr_0001',
+		description: 'The conversation thread: pick it, or give its ID such as thr_0001 (what Get Many Threads returns as ID) or its dashboard URL',
+	},
+	campaign: {
+		name: 'campaignId',
+		displayName: 'Campaign',
+		searchListMethod: 'searchCampaigns',
+		placeholder: 'e.g. cmp_0001',
+		description: 'The campaign: pick it, or give its ID such as cmp_0001 (what Get Many campaigns returns as ID) or its dashboard URL',
+	},
 };
 
 const ID_PATTERN = '^[^\\s/?#]+$';
 
 /** A resource locator: pick from a searchable list, give the ID, or paste the dashboard page's URL. */
 function resourceLocator(what: LocatedRecord): INodeProperties {
-	const { name, displayName, searchListMethod, placeholder } = LOCATORS[what];
+	const { name, displayName, searchListMethod, placeholder, description } = LOCATORS[what];
 	const urlPattern = `https?://[^/]+/(?:.*/)?${DASHBOARD_PATHS[what]}/([^\\s/?#]+)(?:[/?#].*)?`;
 	return {
 		displayName,
@@ -28,7 +46,7 @@ function resourceLocator(what: LocatedRecord): INodeProperties {
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,
-		description: `The ${what} to use`,
+		description,
 		modes: [
 			{
 				displayName: 'From List',
@@ -89,6 +107,7 @@ export const subscriptionIdProperty: INodeProperties = {
 	required: true,
 	default: '',
 	placeholder: 'e.g. sub_1a2b3c',
+	description: 'ID of the webhook subscription, such as sub_1a2b3c, as Create or Get Many returns it',
 };
 
 export function subscriptionId(op: OperationContext): string {

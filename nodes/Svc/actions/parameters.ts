@@ -2,6 +2,8 @@
 
 import type { INodeProperties } from 'n8n-workflow';
 
+import { plainOnly, TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT, toolOnly } from './tool';
+
 /**
  * 16 keeps a 20 ms service busy enough that latency, not the count, bounds a bulk write; n8n's
  * HTTP Request node sends every item at once. A 429 still slows every request of the node.
@@ -47,32 +49,62 @@ export const idempotencyKeyOption: INodeProperties = {
 		'What identifies this write, so the service applies it once: a UUID is sent as it is, other text (an order or submission ID) is turned into one. Set it from your data to make re-running a workflow after a crash safe. Leave empty: the node derives a key per item that stays the same when the request or the node is retried.',
 };
 
+/**
+ * Return All / Limit on the plain node; on the AI tool only a Limit, default TOOL_DEFAULT_LIMIT and at
+ * most TOOL_MAX_LIMIT, so a tool's answer stays small enough for a model's context.
+ */
 export const returnAllAndLimit: INodeProperties[] = [
-	{
-		displayName: 'Return All',
-		name: 'returnAll',
-		type: 'boolean',
-		default: false,
-		description: 'Whether to return all results or only up to a given limit',
-	},
-	{
-		displayName: 'Limit',
-		name: 'limit',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: 50,
-		description: 'Max number of results to return',
-		displayOptions: { show: { returnAll: [false] } },
-	},
+	...plainOnly([
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	]),
+	...toolOnly([
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: TOOL_MAX_LIMIT },
+			default: TOOL_DEFAULT_LIMIT,
+			description: `Max number of results to return, from 1 to ${TOOL_MAX_LIMIT}. Left to the model, it asks for what it needs, e.g. 5; a larger number is cut to ${TOOL_MAX_LIMIT}.`,
+		},
+	]),
 ];
 
-export const simplifyOption: INodeProperties = {
-	displayName: 'Simplify',
-	name: 'simplify',
-	type: 'boolean',
-	default: false,
-	description: 'Whether to return a simplified version of the response instead of the raw data',
-};
+/** Simplify: off by default on the plain node; on the AI tool on by default, for answers a model reads quickly. */
+export const simplifyOption: INodeProperties[] = [
+	...plainOnly([
+		{
+			displayName: 'Simplify',
+			name: 'simplify',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return a simplified version of the response instead of the raw data',
+		},
+	]),
+	...toolOnly([
+		{
+			displayName: 'Simplify',
+			name: 'simplify',
+			type: 'boolean',
+			default: true,
+			description: 'Whether to return a simplified version of the response instead of the raw data. On by default for an AI tool: the fields most answers need, in fewer tokens.',
+		},
+	]),
+];
 
 /** How one list filter shows in the "Filters" collection. */
 type FilterField = Pick<INodeProperties, 'displayName' | 'placeholder' | 'description'>;

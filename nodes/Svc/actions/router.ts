@@ -16,6 +16,7 @@ import { conversation } from './conversation';
 import { lead } from './lead';
 import { ItemParameters } from './itemParameters';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, requestOptions } from './parameters';
+import { allowToolUseProperty, runsAsTool, toolOnly, toolUsePermission } from './tool';
 import type { Operation, OperationContext, Resource } from './types';
 import { webhookSubscription } from './webhookSubscription';
 
@@ -57,15 +58,49 @@ export function buildProperties(): INodeProperties[] {
 				default: {},
 				options: [...(operation.options ?? []), ...requestOptions],
 			};
-			properties.push(...updateDisplayOptions(show, [...operation.properties, options]));
+			properties.push(...updateDisplayOptions(show, [...toolProperties(operation), ...operation.properties, options]));
 		}
 	}
 	return properties;
 }
 
-function findOperation(resourceName: string, operationName: string): Operation | undefined {
+/**
+ * What only the tool copy shows for an operation. A `toolDescription` parameter of the node's own
+ * keeps n8n from adding its "Tool Description: Set Automatically" pair, whose automatic text is
+ * the operation's action and the node's name ("Dispatch a campaign in Svc"): n8n gives the model
+ * this parameter's value instead (NodeHelpers.getToolDescriptionForNode).
+ */
+function toolProperties(operation: Operation): INodeProperties[] {
+	const description: INodeProperties = {
+		displayName: 'Tool Description',
+		name: 'toolDescription',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: operation.toolDescription,
+		description: 'What the AI model is told about this tool: what it does, what to pass and what comes back. Written for this operation; edit it to fit your agent.',
+	};
+	return toolOnly(operation.needsPersonAsTool ? [description, allowToolUseProperty] : [description]);
+}
+
+function findOperation(resourceName: string, operationName: string): { resource: Resource; operation: Operation } | undefined {
 	const resource = resources.find((entry) => entry.option.value === resourceName);
-	return resource?.operations.find((entry) => entry.option.value === operationName);
+	const operation = resource?.operations.find((entry) => entry.option.value === operationName);
+	return resource && operation ? { resource, operation } : undefined;
+}
+
+/**
+ * As an AI tool, an operation a model must not start alone runs only when a person switched on
+ * "Allow Use by AI" in the node. Read from the node as stored, never resolved: an expression there
+ * (`$fromAI(...)`) counts as off.
+ */
+function refuseUnlessAllowed(ctx: IExecuteFunctions, resource: Resource, operation: Operation): void {
+	const permission = toolUsePermission(ctx.getNode().parameters);
+	if (permission.allowed) return;
+	const name = `${resource.option.name} ${operation.option.name}`;
+	throw new NodeOperationError(ctx.getNode(), `${name} is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot`, {
+		level: 'warning',
+		description: `${permission.cause} Nothing was sent to the service. To let the model ${operation.option.action.toLowerCase()}, a person opens this tool node in the editor and switches on 'Allow Use by AI'.`,
+	});
 }
 
 function clampConcurrency(value: unknown): number {
@@ -84,10 +119,13 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 	const items = this.getInputData();
 	const resourceName = this.getNodeParameter('resource', 0);
 	const operationName = this.getNodeParameter('operation', 0);
-	const operation = findOperation(resourceName, operationName);
-	if (!operation) {
+	const found = findOperation(resourceName, operationName);
+	if (!found) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of resource "${resourceName}" is not supported`);
 	}
+	const { operation } = found;
+	const asTool = runsAsTool(this.getNode());
+	if (asTool && operation.needsPersonAsTool) refuseUnlessAllowed(this, found.resource, operation);
 	const options = this.getNodeParameter('options', 0, {});
 	const gate = new RequestGate({ maxRequestsPerSecond: Number(options.maxRequestsPerSecond ?? 0) || undefined });
 	const timeoutMs = Math.max(1, Number(options.timeoutSeconds ?? 30)) * 1000;
@@ -106,6 +144,7 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 			ctx: this,
 			client,
 			itemIndex,
+			asTool,
 			parameter: (name, fallback, parameterOptions) => parameters.read(name, itemIndex, fallback, parameterOptions),
 			writeKey: (operationKey, body) => {
 				const own = asText(parameters.read<unknown>('options.idempotencyKey', itemIndex, '')).trim();

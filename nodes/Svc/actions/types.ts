@@ -6,6 +6,8 @@ export interface OperationContext {
 	ctx: IExecuteFunctions;
 	client: SvcClient;
 	itemIndex: number;
+	/** Whether the node runs as n8n's AI tool copy (type `…svcTool`): lists are capped, Map Automatically is refused. */
+	asTool: boolean;
 	/** This item's value of a node parameter (resolved once per execution when it holds no expression). */
 	parameter<T>(name: string, fallback: T, options?: IGetNodeParameterOptions): T;
 	/**
@@ -25,6 +27,16 @@ export interface Operation {
 	options?: INodeProperties[];
 	/** Whether this operation writes (gets the Idempotency Key option). */
 	writes?: boolean;
+	/**
+	 * What n8n tells the model this operation does, what to pass and what comes back, when the node
+	 * is an AI tool: the default of the tool's "Description" parameter for this operation.
+	 */
+	toolDescription: string;
+	/**
+	 * Whether a model alone must not run this operation: as an AI tool it runs only when a person
+	 * switched on "Allow Use by AI" in the node (a stored `true`, never an expression).
+	 */
+	needsPersonAsTool?: boolean;
 	execute(op: OperationContext): Promise<IDataObject | IDataObject[]>;
 }
 

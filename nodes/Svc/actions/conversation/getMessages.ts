@@ -3,6 +3,7 @@ import { locatorValue, threadLocator } from '../locators';
 import { returnAllAndLimit, simplifyOption } from '../parameters';
 import { readList } from '../requests';
 import { simplifyMessage } from '../simplify';
+import { TOOL_LIMIT_TEXT } from '../tool';
 import type { Operation } from '../types';
 
 export const MASKED_NOTICE = `Content is masked: full message content needs an API key with the ${SENSITIVE_READ_SCOPE} scope`;
@@ -14,7 +15,8 @@ export const getMessages: Operation = {
 		action: 'Get messages of a thread',
 		description: `List the messages of a thread; content is masked unless the key has ${SENSITIVE_READ_SCOPE}`,
 	},
-	properties: [threadLocator, ...returnAllAndLimit, simplifyOption],
+	toolDescription: `Read the messages of one conversation thread in Svc. Pass Thread: the thread's ID, e.g. thr_0001. ${TOOL_LIMIT_TEXT} Returns messages, each with id, direction (inbound or outbound), content, masked and created_at. When masked is true the content is hidden because the API key lacks the ${SENSITIVE_READ_SCOPE} scope: say so, do not guess the content.`,
+	properties: [threadLocator, ...returnAllAndLimit, ...simplifyOption],
 	async execute(op) {
 		const threadId = locatorValue(op, 'thread');
 		const all = await readList(op, 'listMessages', { pathParams: { thread_id: threadId } });

@@ -8,24 +8,29 @@ import type { LeadInput } from '../leadMapping';
 import { checkLead, ignoredFieldKeys, leadFromItem } from '../leadMapping';
 import { idempotencyKeyOption } from '../parameters';
 import { nonEmpty } from '../requests';
+import { plainOnly, toolOnly } from '../tool';
 import type { Operation, OperationContext } from '../types';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Input Mode',
-		name: 'inputMode',
-		type: 'options',
-		noDataExpression: true,
-		default: 'defineBelow',
-		options: [
-			{ name: 'Define Below', value: 'defineBelow', description: 'Set each lead field in this node' },
-			{
-				name: 'Map Automatically',
-				value: 'mapAutomatically',
-				description: 'Use each input item as the lead: known fields by name, consent columns, everything else into custom fields',
-			},
-		],
-	},
+	// As an AI tool the lead comes from this node's fields, which a model may fill; never from the whole input item.
+	...toolOnly([{ displayName: 'Input Mode', name: 'inputMode', type: 'hidden', noDataExpression: true, default: 'defineBelow' }]),
+	...plainOnly([
+		{
+			displayName: 'Input Mode',
+			name: 'inputMode',
+			type: 'options',
+			noDataExpression: true,
+			default: 'defineBelow',
+			options: [
+				{ name: 'Define Below', value: 'defineBelow', description: 'Set each lead field in this node' },
+				{
+					name: 'Map Automatically',
+					value: 'mapAutomatically',
+					description: 'Use each input item as the lead: known fields by name, consent columns, everything else into custom fields',
+				},
+			],
+		},
+	]),
 	{
 		displayName:
 			'Fields are matched by name: email, phone, first_name, last_name, external_id, source (camelCase and spaced names also match). A consent object or consent_status, consent_channel, consent_source, consent_recorded_at columns become the consent record. A custom_fields object is merged; every other non-empty field goes into custom fields. The read-only ID, created_at and updated_at fields are ignored.',
@@ -40,7 +45,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		placeholder: 'name@email.com',
 		default: '',
-		description: 'Email of the lead. The service matches an existing lead by External ID, else Email, else Phone; one of them is needed.',
+		description: 'Email address of the lead, e.g. jane@example.com. The service matches an existing lead by External ID, else Email, else Phone; one of them is needed.',
 		displayOptions: { show: { inputMode: ['defineBelow'] } },
 	},
 	{
@@ -51,10 +56,10 @@ const properties: INodeProperties[] = [
 		default: {},
 		displayOptions: { show: { inputMode: ['defineBelow'] } },
 		options: [
-			{ displayName: 'External ID', name: 'external_id', type: 'string', default: '', description: 'ID of the lead in your own system; matched first when updating' },
-			{ displayName: 'First Name', name: 'first_name', type: 'string', default: '' },
-			{ displayName: 'Last Name', name: 'last_name', type: 'string', default: '' },
-			{ displayName: 'Phone', name: 'phone', type: 'string', default: '', placeholder: '+14155550100' },
+			{ displayName: 'External ID', name: 'external_id', type: 'string', default: '', placeholder: 'e.g. crm-9001', description: 'ID of the lead in your own system, e.g. crm-9001; matched first when updating' },
+			{ displayName: 'First Name', name: 'first_name', type: 'string', default: '', description: 'The lead\'s given name, e.g. Jane' },
+			{ displayName: 'Last Name', name: 'last_name', type: 'string', default: '', description: 'The lead\'s family name, e.g. Doe' },
+			{ displayName: 'Phone', name: 'phone', type: 'string', default: '', placeholder: '+14155550100', description: 'Phone number in international format, e.g. +14155550100' },
 			{ displayName: 'Source', name: 'source', type: 'string', default: '', description: 'Where the lead came from, e.g. web-form' },
 		],
 	},
@@ -112,6 +117,7 @@ const ignoredOption: INodeProperties = {
 	default: '',
 	placeholder: 'e.g. row_number, notes',
 	description: 'Comma-separated input fields that Map Automatically leaves out',
+	displayOptions: { show: { '@tool': [false] } },
 };
 
 /** Define Below: the lead body from this node's parameters. */
@@ -147,12 +153,20 @@ export const upsert: Operation = {
 		action: 'Create or update a lead',
 		description: 'Create a new record, or update the current one if it already exists (upsert)',
 	},
+	toolDescription:
+		'Create a lead in Svc, or update it when it already exists: the service matches by External ID, else Email, else Phone. Pass at least one of Email (e.g. jane@example.com), Phone (international format, e.g. +14155550100) or External ID; optionally First Name, Last Name and Source (e.g. web-form). Returns the lead (id, email, phone, first_name, last_name, external_id, source, custom_fields) and upsert_result: "created" or "updated".',
 	properties,
 	options: [ignoredOption, idempotencyKeyOption],
 	writes: true,
 	async execute(op) {
 		const mode = op.parameter<string>('inputMode', 'defineBelow');
 		let lead: LeadInput;
+		if (mode === 'mapAutomatically' && op.asTool) {
+			throw userError(op.ctx.getNode(), 'Map Automatically is not available when this node runs as an AI tool', {
+				itemIndex: op.itemIndex,
+				description: 'As a tool the lead comes from the fields of this node, which the model may fill. Set the fields in the node instead.',
+			});
+		}
 		if (mode === 'mapAutomatically') {
 			const ignore = ignoredFieldKeys(asText(op.parameter('options.ignoreFields', '')));
 			lead = leadFromItem(op.ctx.getInputData()[op.itemIndex].json, ignore);

@@ -2,6 +2,7 @@ import type { Subscription } from '../../contract';
 import { EVENT_KIND_OPTIONS, mergeEventKinds, subscriptionProblems } from '../../shared/subscription';
 import { REDACTED, userError } from '../../transport';
 import { idempotencyKeyOption } from '../parameters';
+import { personMustAllowText } from '../tool';
 import type { Operation } from '../types';
 
 export const create: Operation = {
@@ -11,6 +12,8 @@ export const create: Operation = {
 		action: 'Create a webhook subscription',
 		description: 'Ask the service to send events to an https URL. To start workflows on events, the Svc Trigger node does this for you.',
 	},
+	toolDescription: `Ask Svc to send events to an https URL (a webhook subscription). ${personMustAllowText('creates nothing')} Pass URL: an https address, e.g. https://example.com/hooks/svc, and Events: event kinds such as lead.created. Returns id, url, events and created_at; the signing secret is withheld.`,
+	needsPersonAsTool: true,
 	properties: [
 		{
 			displayName: 'URL',
@@ -19,7 +22,7 @@ export const create: Operation = {
 			required: true,
 			default: '',
 			placeholder: 'https://example.com/hooks/svc',
-			description: 'The https address that receives the events',
+			description: 'The https address that receives the events, e.g. https://example.com/hooks/svc',
 		},
 		{
 			displayName: 'Events',

@@ -1,0 +1,72 @@
+/**
+ * The node as an AI tool. n8n (2.41.1, NodeTypes.getByNameAndVersion and convertNodeToAiTool) makes
+ * a tool copy of a node with `usableAsTool` whose type is the node's type plus "Tool"
+ * (`n8n-nodes-svc.svcTool`, or `CUSTOM.svcTool` when loaded through N8N_CUSTOM_EXTENSIONS); the
+ * copy runs the same execute(). The `'@tool'` display condition reads the same suffix, from the
+ * type's name, in the editor and when the Workflow fills in a node's parameters at run time.
+ */
+
+import type { IDisplayOptions, INode, INodeParameters, INodeProperties } from 'n8n-workflow';
+
+/** Whether this node runs as n8n's tool copy (for an AI Agent or an MCP Server Trigger). */
+export function runsAsTool(node: Pick<INode, 'type'>): boolean {
+	return node.type.endsWith('Tool');
+}
+
+/** Adds `'@tool'` to each property's `show`: shown (and read at run time) only on the tool, or only on the plain node. */
+function onlyWhereTool(tool: boolean, properties: INodeProperties[]): INodeProperties[] {
+	return properties.map((property) => {
+		const displayOptions: IDisplayOptions = { ...property.displayOptions, show: { ...property.displayOptions?.show, '@tool': [tool] } };
+		return { ...property, displayOptions };
+	});
+}
+
+export const toolOnly = (properties: INodeProperties[]): INodeProperties[] => onlyWhereTool(true, properties);
+export const plainOnly = (properties: INodeProperties[]): INodeProperties[] => onlyWhereTool(false, properties);
+
+export const ALLOW_TOOL_USE = 'allowToolUse';
+export const ALLOW_TOOL_USE_LABEL = 'Allow Use by AI';
+
+/**
+ * The switch a person turns on in the tool node for an operation that a model must not start
+ * alone. `noDataExpression` keeps n8n's editor from offering "Let the model define this
+ * parameter" for it; the run-time check below refuses anything but the stored literal `true`.
+ */
+export const allowToolUseProperty: INodeProperties = {
+	displayName: ALLOW_TOOL_USE_LABEL,
+	name: ALLOW_TOOL_USE,
+	type: 'boolean',
+	noDataExpression: true,
+	default: false,
+	description:
+		'Whether the AI model using this tool may run this operation. A model never turns this on: it is a fixed switch that a person sets here, and an expression in it counts as off.',
+};
+
+/** A tool's share of a list: 10 items unless the model or the person asks for more, never more than 50. */
+export const TOOL_DEFAULT_LIMIT = 10;
+export const TOOL_MAX_LIMIT = 50;
+
+export type ToolUsePermission = { allowed: true } | { allowed: false; cause: string };
+
+/**
+ * Whether a person allowed this operation in the tool node: only the boolean `true` stored in the
+ * node counts. A string is an expression (e.g. `={{ $fromAI(...) }}` imported through the API):
+ * a model or input data could set it.
+ */
+export function toolUsePermission(parameters: INodeParameters): ToolUsePermission {
+	const value = parameters[ALLOW_TOOL_USE];
+	if (value === true) return { allowed: true };
+	if (typeof value === 'string') {
+		return { allowed: false, cause: `'${ALLOW_TOOL_USE_LABEL}' holds an expression, not the switch itself; an expression counts as off, since a model or input data could set it.` };
+	}
+	if (value === undefined || value === null) return { allowed: false, cause: `'${ALLOW_TOOL_USE_LABEL}' is not set in this node.` };
+	return { allowed: false, cause: `'${ALLOW_TOOL_USE_LABEL}' is off in this node.` };
+}
+
+/** How a list's tool description states its size. */
+export const TOOL_LIMIT_TEXT = `Limit caps the number of results (default ${TOOL_DEFAULT_LIMIT}, at most ${TOOL_MAX_LIMIT}).`;
+
+/** How a protected operation's tool description tells the model it may be switched off. */
+export function personMustAllowText(refusal: string): string {
+	return `It runs only if a person switched on '${ALLOW_TOOL_USE_LABEL}' in this tool; otherwise it answers with an error and ${refusal}.`;
+}

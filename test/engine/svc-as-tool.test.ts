@@ -1,0 +1,271 @@
+/**
+ * The Svc node as n8n's AI tool copy (`n8n-nodes-svc.svcTool`), called the two ways n8n 2.41 calls
+ * a tool: as the MCP Server Trigger does (n8n-core's getInputConnectionData builds the tool with
+ * createNodeAsTool: name, description, $fromAI schema; invoking it runs the node's execute() in a
+ * SupplyDataContext), and as the AI Agent 3.x does (it answers WorkflowExecute with an engine
+ * request, and the engine runs the tool node and resumes the agent with its result).
+ */
+import type { EngineRequest, EngineResponse, IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { SvcApi } from '../../credentials/SvcApi.credentials';
+import { Svc } from '../../nodes/Svc/Svc.node';
+import { TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT } from '../../nodes/Svc/actions/tool';
+import { aiToolNodeType, outputOf, runWorkflow, shutdownEngine, startNode } from '../../harness/engine';
+import { FULL_KEY, NO_SENSITIVE_KEY, requestsTo, runSvc, useSandbox } from '../../harness/engine/svc';
+import { SVC_NODE_TYPE } from '../../harness/project';
+import type { Sandbox } from '../../sandbox';
+
+const sandbox = useSandbox();
+afterAll(async () => await shutdownEngine());
+
+const SVC_TOOL_TYPE = `${SVC_NODE_TYPE}Tool`;
+const CALLER_TYPE = 'n8n-harness.toolCaller';
+
+/** What the model would see of the tool, and what one call answered. */
+interface ToolCall {
+	name: string;
+	description: string;
+	/** The tool's arguments: one per $fromAI key. */
+	arguments: string[];
+	result?: unknown;
+	error?: string;
+}
+
+interface CallableTool {
+	name: string;
+	description: string;
+	schema: { shape?: Record<string, unknown> };
+	invoke(args: IDataObject): Promise<unknown>;
+}
+
+/** Stands in for the MCP Server Trigger: takes the connected tool from n8n and calls it once per input item with that item's `args`. */
+const callerType: INodeType = {
+	description: {
+		displayName: 'Tool Caller',
+		name: CALLER_TYPE,
+		group: ['transform'],
+		version: 1,
+		description: 'Calls the connected tool with each item\'s args',
+		defaults: { name: 'Caller' },
+		inputs: [NodeConnectionTypes.Main, { type: NodeConnectionTypes.AiTool, displayName: 'Tools' }],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	},
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const output: INodeExecutionData[] = [];
+		const items = this.getInputData();
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+			const [tool] = (await this.getInputConnectionData(NodeConnectionTypes.AiTool, itemIndex)) as CallableTool[];
+			const call: ToolCall = { name: tool.name, description: tool.description, arguments: Object.keys(tool.schema.shape ?? {}) };
+			try {
+				call.result = JSON.parse(String(await tool.invoke((items[itemIndex].json.args ?? {}) as IDataObject)));
+			} catch (error) {
+				call.error = (error as Error).message;
+			}
+			output.push({ json: call as unknown as IDataObject, pairedItem: { item: itemIndex } });
+		}
+		return [output];
+	},
+};
+
+const AGENT_TYPE = 'n8n-harness.engineAgent';
+
+/** Stands in for the AI Agent 3.x: asks the engine to run the tool once with its input's `args`, then outputs what the engine answered. */
+const agentType: INodeType = {
+	description: { ...callerType.description, displayName: 'Engine Agent', name: AGENT_TYPE, defaults: { name: 'Agent' } },
+	execute(this: IExecuteFunctions, response?: EngineResponse): Promise<INodeExecutionData[][] | EngineRequest> {
+		if (response === undefined || response.actionResponses.length === 0) {
+			const input = (this.getInputData()[0].json.args ?? {}) as IDataObject;
+			return Promise.resolve({ actions: [{ actionType: 'ExecutionNodeAction', nodeName: 'Svc', input, type: NodeConnectionTypes.AiTool, id: 'call_1', metadata: { itemIndex: 0 } }], metadata: {} });
+		}
+		const [{ data }] = response.actionResponses;
+		const answer: IDataObject = { error: data.error?.message ?? null, items: (data.data?.ai_tool?.[0] ?? []).map((item) => item.json) };
+		return Promise.resolve([[{ json: answer }]]);
+	},
+};
+
+/** Runs Start → Agent with the Svc tool connected to it; the agent asks the engine for one tool call. */
+async function callToolThroughEngine(box: Sandbox, parameters: INodeParameters, args: IDataObject = {}): Promise<{ error: string | null; items: IDataObject[] }> {
+	const tool: INode = { id: 'svc-tool-1', name: 'Svc', type: SVC_TOOL_TYPE, typeVersion: 1, position: [200, 200], parameters, credentials: { svcApi: { id: '1', name: 'Svc account' } } };
+	const agent: INode = { id: 'agent-1', name: 'Agent', type: AGENT_TYPE, typeVersion: 1, position: [200, 0], parameters: {} };
+	const run = await runWorkflow({
+		nodes: [startNode(), agent, tool],
+		connections: {
+			Start: { main: [[{ node: 'Agent', type: NodeConnectionTypes.Main, index: 0 }]] },
+			Svc: { ai_tool: [[{ node: 'Agent', type: NodeConnectionTypes.AiTool, index: 0 }]] },
+		},
+		nodeTypes: { [SVC_TOOL_TYPE]: aiToolNodeType(new Svc()), [AGENT_TYPE]: agentType },
+		credentialTypes: [new SvcApi()],
+		credentials: { svcApi: { apiKey: FULL_KEY, baseUrl: box.url } },
+		items: [{ json: { args } }],
+	});
+	if (run.data.resultData.error) throw run.data.resultData.error;
+	return outputOf(run, 'Agent')[0].json as { error: string | null; items: IDataObject[] };
+}
+
+/** Runs Start → Caller with the Svc tool connected to the Caller, calling it once per entry of `calls`. */
+async function callTool(box: Sandbox, parameters: INodeParameters, calls: IDataObject[] = [{}], apiKey = FULL_KEY): Promise<ToolCall[]> {
+	const tool: INode = {
+		id: 'svc-tool-1',
+		name: 'Svc',
+		type: SVC_TOOL_TYPE,
+		typeVersion: 1,
+		position: [200, 200],
+		parameters,
+		credentials: { svcApi: { id: '1', name: 'Svc account' } },
+	};
+	const caller: INode = { id: 'caller-1', name: 'Caller', type: CALLER_TYPE, typeVersion: 1, position: [200, 0], parameters: {} };
+	const run = await runWorkflow({
+		nodes: [startNode(), caller, tool],
+		connections: {
+			Start: { main: [[{ node: 'Caller', type: NodeConnectionTypes.Main, index: 0 }]] },
+			Svc: { ai_tool: [[{ node: 'Caller', type: NodeConnectionTypes.AiTool, index: 0 }]] },
+		},
+		nodeTypes: { [SVC_TOOL_TYPE]: aiToolNodeType(new Svc()), [CALLER_TYPE]: callerType },
+		credentialTypes: [new SvcApi()],
+		credentials: { svcApi: { apiKey, baseUrl: box.url } },
+		items: calls.map((args) => ({ json: { args } })),
+	});
+	if (run.data.resultData.error) throw run.data.resultData.error;
+	return outputOf(run, 'Caller').map((item) => item.json as unknown as ToolCall);
+}
+
+const DISPATCH_ROUTE = 'POST /v1/campaigns/{campaign_id}/dispatch';
+const campaign = (value: string) => ({ __rl: true, mode: 'id', value });
+
+const PROTECTED: Array<{ label: string; parameters: INodeParameters; refusal: RegExp }> = [
+	{
+		label: 'Campaign Dispatch',
+		parameters: { resource: 'campaign', operation: 'dispatch', campaignId: campaign('cmp_0002') },
+		refusal: /^Campaign Dispatch is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot/,
+	},
+	{
+		label: 'Webhook Subscription Create',
+		parameters: { resource: 'webhookSubscription', operation: 'create', url: 'https://attacker.example.net/collect', events: ['lead.created'] },
+		refusal: /^Webhook Subscription Create is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot/,
+	},
+	{
+		label: 'Webhook Subscription Delete',
+		parameters: { resource: 'webhookSubscription', operation: 'delete', subscriptionId: 'sub_anything' },
+		refusal: /^Webhook Subscription Delete is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot/,
+	},
+];
+
+const NOT_ALLOWED: Array<[string, INodeParameters, RegExp]> = [
+	// n8n fills in the default (false) for a displayed parameter the workflow does not store.
+	['missing', {}, /'Allow Use by AI' is off in this node/],
+	['false', { allowToolUse: false }, /'Allow Use by AI' is off in this node/],
+	['a $fromAI expression', { allowToolUse: "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('allow', '', 'boolean') }}" }, /holds an expression/],
+	['an expression that is true', { allowToolUse: '={{ true }}' }, /holds an expression/],
+];
+
+describe('as an AI tool, Dispatch and Webhook Subscription Create/Delete need a person\'s switch', () => {
+	describe.each(PROTECTED)('$label', ({ parameters, refusal }) => {
+		it.each(NOT_ALLOWED)('is refused before any request when Allow Use by AI is %s', async (_case, allow, cause) => {
+			// The model says yes to everything it is asked: that changes nothing.
+			const [call] = await callTool(sandbox(), { ...parameters, ...allow, confirmDispatch: "={{ $fromAI('confirm', '', 'boolean') }}" }, [{ allow: true, confirm: true }]);
+			expect(call.result).toBeUndefined();
+			expect(call.error).toMatch(refusal);
+			expect(call.error).toMatch(cause);
+			expect(call.error).toContain('Nothing was sent to the service');
+			expect(sandbox().state.requests.all()).toHaveLength(0);
+		});
+	});
+
+	it('Dispatch runs once when a person switched Allow Use by AI on', async () => {
+		const [call] = await callTool(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: true, leadIds: "={{ $fromAI('Lead_IDs', '', 'string') }}" }, [{ Lead_IDs: 'lead_0001' }]);
+		expect(call.error).toBeUndefined();
+		expect(call.result).toEqual([expect.objectContaining({ campaign_id: 'cmp_0002', status: 'queued' })]);
+		const requests = requestsTo(sandbox(), DISPATCH_ROUTE);
+		expect(requests).toHaveLength(1);
+		expect(requests[0].body).toEqual({ lead_ids: ['lead_0001'] });
+		expect(sandbox().state.stats.snapshot().dispatches).toBe(1);
+	});
+
+	it('Webhook Subscription Create and Delete run once each when allowed', async () => {
+		const [created] = await callTool(sandbox(), { ...PROTECTED[1].parameters, url: 'https://hooks.example.com/svc', allowToolUse: true });
+		expect(created.error).toBeUndefined();
+		const [subscription] = created.result as Array<{ id: string; secret?: string }>;
+		expect(subscription.secret).toBe('[redacted]');
+		expect(requestsTo(sandbox(), 'POST /v1/webhook-subscriptions')).toHaveLength(1);
+
+		const [deleted] = await callTool(sandbox(), { ...PROTECTED[2].parameters, subscriptionId: subscription.id, allowToolUse: true });
+		expect(deleted.result).toEqual([{ id: subscription.id, deleted: true }]);
+		expect(requestsTo(sandbox(), 'DELETE /v1/webhook-subscriptions/{subscription_id}')).toHaveLength(1);
+	});
+
+	it('the same holds when an AI Agent 3.x has the engine run the tool', async () => {
+		const refused = await callToolThroughEngine(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: "={{ $fromAI('allow', '', 'boolean') }}" }, { allow: true });
+		expect(refused.error).toMatch(PROTECTED[0].refusal);
+		expect(sandbox().state.requests.all()).toHaveLength(0);
+		const allowed = await callToolThroughEngine(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: true });
+		expect(allowed.error).toBeNull();
+		expect(allowed.items).toEqual([expect.objectContaining({ campaign_id: 'cmp_0002', status: 'queued' })]);
+		expect(requestsTo(sandbox(), DISPATCH_ROUTE)).toHaveLength(1);
+	});
+
+	it('reads are not gated', async () => {
+		const [call] = await callTool(sandbox(), { resource: 'campaign', operation: 'get', campaignId: campaign('cmp_0001') });
+		expect(call.result).toEqual([expect.objectContaining({ id: 'cmp_0001' })]);
+	});
+
+	it('the plain node (not a tool) dispatches as before with its confirmation, and ignores allowToolUse', async () => {
+		const refused = await runSvc(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: true });
+		expect(refused.error?.message).toBe('Dispatch was not confirmed, so nothing was sent');
+		expect(requestsTo(sandbox(), DISPATCH_ROUTE)).toHaveLength(0);
+		const sent = await runSvc(sandbox(), { ...PROTECTED[0].parameters, confirmDispatch: true });
+		expect(sent.error).toBeUndefined();
+		expect(sent.output[0].json).toMatchObject({ campaign_id: 'cmp_0002', status: 'queued' });
+		expect(requestsTo(sandbox(), DISPATCH_ROUTE)).toHaveLength(1);
+	});
+});
+
+describe('what the model is told', () => {
+	it('each operation\'s own description, not n8n\'s automatic "<action> in Svc"', async () => {
+		const [call] = await callTool(sandbox(), { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('Lead', '', 'string') }}" } }, [{ Lead: 'lead_0001' }]);
+		expect(call.name).toBe('Svc');
+		expect(call.description).toMatch(/^Get one lead from Svc by its ID\. Pass Lead: the lead's ID, e\.g\. lead_0001/);
+		expect(call.arguments).toEqual(['Lead']);
+		expect(call.result).toEqual([expect.objectContaining({ id: 'lead_0001', consent_status: expect.anything() as unknown })]);
+	});
+
+	it('a description the person wrote in the node wins', async () => {
+		const [call] = await callTool(sandbox(), { resource: 'account', operation: 'getMe', toolDescription: 'Who am I' });
+		expect(call.description).toBe('Who am I');
+	});
+});
+
+describe('reads answer compactly as a tool', () => {
+	it(`Get Many leads: ${TOOL_DEFAULT_LIMIT} simplified leads by default, no Return All`, async () => {
+		const [call] = await callTool(sandbox(), { resource: 'lead', operation: 'getAll', returnAll: true });
+		const leads = call.result as IDataObject[];
+		expect(leads.length).toBeLessThanOrEqual(TOOL_DEFAULT_LIMIT);
+		expect(leads.length).toBeGreaterThan(0);
+		const simplified = ['id', 'email', 'phone', 'first_name', 'last_name', 'external_id', 'source', 'consent_status'];
+		for (const lead of leads) expect(Object.keys(lead).filter((key) => !simplified.includes(key))).toEqual([]);
+		expect(requestsTo(sandbox(), 'GET /v1/leads')[0].query.limit).toBe(String(TOOL_DEFAULT_LIMIT));
+	});
+
+	it(`a model-filled limit is capped at ${TOOL_MAX_LIMIT}`, async () => {
+		const [call] = await callTool(sandbox(), { resource: 'campaign', operation: 'getAll', limit: "={{ $fromAI('Limit', '', 'number') }}" }, [{ Limit: 100000 }]);
+		expect(call.error).toBeUndefined();
+		const pages = requestsTo(sandbox(), 'GET /v1/campaigns');
+		expect(pages.length).toBeGreaterThan(0);
+		for (const page of pages) expect(Number(page.query.limit ?? 0)).toBeLessThanOrEqual(TOOL_MAX_LIMIT);
+	});
+
+	it('Get Messages keeps the masked flag in simplified messages', async () => {
+		const [call] = await callTool(sandbox(), { resource: 'conversation', operation: 'getMessages', threadId: { __rl: true, mode: 'id', value: 'thr_0001' } }, [{}], NO_SENSITIVE_KEY);
+		const messages = call.result as IDataObject[];
+		expect(messages.length).toBeGreaterThan(0);
+		for (const message of messages) expect(message).toMatchObject({ masked: true, masked_reason: expect.stringContaining('masked') as unknown });
+		expect(Object.keys(messages[0]).sort()).toEqual(['content', 'created_at', 'direction', 'id', 'masked', 'masked_reason']);
+	});
+
+	it('Map Automatically is refused on the tool, before any request', async () => {
+		const [call] = await callTool(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' });
+		expect(call.error).toMatch(/^Map Automatically is not available when this node runs as an AI tool/);
+		expect(sandbox().state.requests.all()).toHaveLength(0);
+	});
+});
