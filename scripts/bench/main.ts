@@ -4,7 +4,7 @@
  * Prints every table with its targets (met or not) and writes it as markdown to
  * .tmp/bench-latest.md, every run to .tmp/bench-latest.json.
  *
- *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,f,f-queue] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…]
+ *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,t,f,f-queue] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…]
  *
  *   (a) 10,000 upserts, no server latency: per-item cost of the Svc node against a floor fixture
  *       (n8n's request helper and nothing else), the HTTP Request node and a raw client
@@ -13,6 +13,8 @@
  *   (d) signature verification of a 1 KB delivery: verifyDelivery against bare node:crypto
  *   (e) peak RSS of n8n during (a), tarball size, time to require the built node
  *   (k) connections per 1,000 requests, through a counting TCP proxy (is keep-alive in effect?)
+ *   (t) bytes a model receives per call of each read operation as an AI tool, beside n8n's HTTP
+ *       Request Tool making the same call, through an MCP Server Trigger
  *   (f) a burst of 5,000 signed deliveries (500 repeats) into the Svc Trigger and into the peer
  *       workflow users build without this package, each in a fresh n8n
  *   (f-queue) the same kind of burst (2,000 deliveries unless --queue-deliveries) in queue mode,
@@ -36,6 +38,8 @@ import { CONCURRENCY } from './action/runner';
 import type { BurstRun } from './burst/measure';
 import { scenarioF, scenarioFQueue } from './burst/scenarios';
 import { tableF, tableFQueue } from './burst/tables';
+import { scenarioT, type ToolAnswer } from './tools/answers';
+import { tableT } from './tools/table';
 import { describeMachine, type Machine } from './machine';
 import { benchRequire, benchSignature } from './micro';
 import { Phases } from './phases';
@@ -99,11 +103,14 @@ async function main(argv: string[]): Promise<void> {
 	const tls = await makeLocalCa(tlsDir);
 	const sandbox = await startSandbox({ allowLoopbackWebhooks: true, trustedCa: tls.caPem });
 	let action: ActionResults | undefined;
+	let toolAnswers: ToolAnswer[] | undefined;
 	const bursts: { single?: BurstRun[]; queue?: BurstRun[] } = {};
 	try {
 		if (ACTION_SCENARIOS.some((id) => chosen.has(id))) {
 			action = await runActionScenarios({ settings, runtime, tarball, sandbox, apiKey: API_KEY, phases });
 		}
+		// After the action scenarios: it adds leads to the shared sandbox.
+		if (chosen.has('t')) toolAnswers = await phases.run('(t) bytes per tool answer', async () => await scenarioT({ runtime, tarball, sandbox, apiKey: API_KEY }));
 		const burstContext = { settings, runtime, tarball, tls, sandbox, apiKey: API_KEY };
 		if (chosen.has('f')) bursts.single = await phases.run(`(f) burst of ${settings.burst.deliveries} deliveries, single main`, async () => await scenarioF(burstContext));
 		if (chosen.has('f-queue')) bursts.queue = await phases.run(`(f-queue) burst of ${settings.queueBurst.deliveries} deliveries, queue mode`, async () => await scenarioFQueue(burstContext));
@@ -116,7 +123,8 @@ async function main(argv: string[]): Promise<void> {
 	if (signature) tables.push(tableD(signature));
 	if (required) tables.push(tableE(action?.a, (await stat(tarball)).size / 1024, required));
 	if (action?.k) tables.push(tableK(action.k));
-	if (bursts.single) tables.push(tableF(bursts.single, settings.burst));
+	if (toolAnswers) tables.push(tableT(toolAnswers));
+	if (bursts.single) tables.push(tableF(bursts.single, settings.burst, settings.burstEnv));
 	if (bursts.queue) tables.push(tableFQueue(bursts.queue, settings.queueBurst));
 	const problems = action && action.problems.length > 0 ? ['#### Problems seen', '', ...action.problems.map((problem) => `- ${problem}`), ''].join('\n') : '';
 	const markdown = [header(host, settings, phases), ...tables.map(markdownTable), problems, phases.markdown()].filter(Boolean).join('\n');
@@ -125,7 +133,7 @@ async function main(argv: string[]): Promise<void> {
 	await mkdir(TMP_DIR, { recursive: true });
 	await writeFile(MARKDOWN_OUT, markdown);
 	const other = phases.otherDuringMeasurements();
-	await writeFile(JSON_OUT, `${JSON.stringify({ settings: { ...settings, only: [...chosen] }, machine: host, otherCpuSeconds: other.seconds, signature, required, phases: phases.list, runs: action?.runs ?? [], bursts }, null, '\t')}\n`);
+	await writeFile(JSON_OUT, `${JSON.stringify({ settings: { ...settings, only: [...chosen] }, machine: host, otherCpuSeconds: other.seconds, signature, required, phases: phases.list, runs: action?.runs ?? [], toolAnswers, bursts }, null, '\t')}\n`);
 	console.log(`Written: ${MARKDOWN_OUT} (every run: ${JSON_OUT})`);
 }
 

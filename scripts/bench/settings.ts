@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 
 /** Every scenario, in the order they run and print. */
-export const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'k', 'f', 'f-queue'] as const;
+export const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'k', 't', 'f', 'f-queue'] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
 
 export interface BurstSettings {
