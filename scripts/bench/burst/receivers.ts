@@ -1,8 +1,10 @@
 /**
- * The two receivers a burst goes to, each set up in n8n with a subscription in the sandbox:
- * this package's Svc Trigger, and what users build without it, examples/receive-signed-events-
- * without-this-package.json (Webhook with the raw body → Code checking the Standard Webhooks
- * signature → Remove Duplicates → NoOp). Both end in a NoOp named "Handle Event".
+ * The receivers a burst goes to, each set up in n8n with a subscription in the sandbox: this
+ * package's Svc Trigger; the floor, a bench-only community trigger that answers 200 and checks
+ * nothing (scripts/bench/floor/BenchFloorTrigger.node.ts); and what users build without this
+ * package, examples/receive-signed-events-without-this-package.json (Webhook with the raw body →
+ * Code checking the Standard Webhooks signature → Remove Duplicates → NoOp). All end in a NoOp
+ * named "Handle Event".
  */
 import { randomUUID } from 'node:crypto';
 
@@ -15,11 +17,13 @@ import type { N8nInstance } from '../../../harness/n8n/instance';
 import { PEER_END_NODE, PEER_EXAMPLE_ENV, peerWorkflow } from '../../../harness/peer-example';
 import { SVC_TRIGGER_TYPE } from '../../../harness/project';
 import { SvcEventTrigger } from '../../../nodes/Svc/SvcEventTrigger.node.ts';
+import { FLOOR_TRIGGER_TYPE } from '../floor/build';
 
-export type ReceiverKind = 'svc' | 'peer';
+export type ReceiverKind = 'svc' | 'floor' | 'peer';
 
 export const RECEIVER_LABEL: Record<ReceiverKind, string> = {
 	svc: 'Svc Trigger → NoOp',
+	floor: 'floor: bare community trigger → NoOp',
 	peer: 'peer: Webhook → Code → Remove Duplicates → NoOp',
 };
 
@@ -69,6 +73,38 @@ function svcWorkflow(setup: ReceiverSetup): WorkflowInput {
 	};
 }
 
+/** The floor's workflow: its webhook at `/webhook/<webhookId>/webhook`, as n8n serves a trigger's path. */
+function floorWorkflow(setup: ReceiverSetup, webhookId: string): WorkflowInput {
+	return {
+		name: `bench burst ${setup.run}: floor trigger`,
+		nodes: [
+			{ name: 'On Delivery', type: FLOOR_TRIGGER_TYPE, typeVersion: 1, parameters: {}, webhookId },
+			{ name: END_NODE, type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} },
+		],
+		connections: { 'On Delivery': { main: [[{ node: END_NODE, type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/**
+ * Subscribes `url` in the sandbox and publishes the workflow made with the subscription's signing
+ * secret; stopping removes both.
+ */
+async function subscribedReceiver(kind: ReceiverKind, setup: ReceiverSetup, url: string, workflow: (secret: string) => WorkflowInput): Promise<Receiver> {
+	const subscriptions = setup.sandbox.state.store.subscriptions;
+	const subscription = createSubscription(setup.sandbox.state, { url, events: ['lead.created'] });
+	const stored = await importWorkflow(setup.n8n, workflow(subscriptions.get(subscription.id)?.secret ?? ''));
+	await activate(setup.n8n, stored.id);
+	return {
+		kind,
+		workflowId: stored.id,
+		stop: async () => {
+			await deactivate(setup.n8n, stored.id);
+			subscriptions.delete(subscription.id);
+		},
+	};
+}
+
 export async function setUpReceiver(kind: ReceiverKind, setup: ReceiverSetup): Promise<Receiver> {
 	const { n8n, sandbox } = setup;
 	const subscriptions = sandbox.state.store.subscriptions;
@@ -80,18 +116,13 @@ export async function setUpReceiver(kind: ReceiverKind, setup: ReceiverSetup): P
 		if (subscriptions.size !== 1) throw new Error(`Publishing the Svc Trigger left ${subscriptions.size} subscriptions`);
 		return { kind, workflowId: stored.id, stop: async () => void (await deactivate(n8n, stored.id)) };
 	}
+	if (kind === 'floor') {
+		const webhookId = randomUUID();
+		return await subscribedReceiver(kind, setup, `${setup.webhookBase}/${webhookId}/webhook`, () => floorWorkflow(setup, webhookId));
+	}
 	const path = `svc-events-${setup.run}`;
-	const subscription = createSubscription(sandbox.state, { url: `${setup.webhookBase}/${path}`, events: ['lead.created'] });
-	const secret = sandbox.state.store.subscriptions.get(subscription.id)?.secret ?? '';
-	const peer = peerWorkflow(path, secret);
-	const stored = await importWorkflow(n8n, { ...peer, name: `bench burst ${setup.run}: ${peer.name}` });
-	await activate(n8n, stored.id);
-	return {
-		kind,
-		workflowId: stored.id,
-		stop: async () => {
-			await deactivate(n8n, stored.id);
-			subscriptions.delete(subscription.id);
-		},
-	};
+	return await subscribedReceiver(kind, setup, `${setup.webhookBase}/${path}`, (secret) => {
+		const peer = peerWorkflow(path, secret);
+		return { ...peer, name: `bench burst ${setup.run}: ${peer.name}` };
+	});
 }

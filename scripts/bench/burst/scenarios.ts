@@ -16,6 +16,7 @@ import { startQueueTopology } from '../../../harness/n8n/queue';
 import type { N8nRuntime } from '../../../harness/n8n-runtime/install';
 import { freePort } from '../../../harness/processes';
 import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../../harness/project';
+import { buildFloorExtension, FLOOR_TRIGGER_TYPE } from '../floor/build';
 import type { Settings } from '../settings';
 import { burstInto, type BurstRun, type BurstTarget } from './measure';
 import { RECEIVER_ENV, type ReceiverKind } from './receivers';
@@ -30,7 +31,9 @@ export interface BurstContext {
 	apiKey: string;
 }
 
-const RECEIVERS: ReceiverKind[] = ['svc', 'peer'];
+/** (f) measures the Svc Trigger against the floor of any community trigger and against the peer. */
+const SINGLE_RECEIVERS: ReceiverKind[] = ['svc', 'floor', 'peer'];
+const QUEUE_RECEIVERS: ReceiverKind[] = ['svc', 'peer'];
 const SQLITE_FILES = ['database.sqlite', 'database.sqlite-wal'];
 
 /** n8n's logs of the bursts, kept past the user folders they are removed with (warnings and errors only). */
@@ -58,8 +61,18 @@ async function sqliteBytes(n8n: N8nInstance): Promise<number> {
 
 export async function scenarioF(context: BurstContext): Promise<BurstRun[]> {
 	const runs: BurstRun[] = [];
-	for (const [index, kind] of RECEIVERS.entries()) {
-		const n8n = await startN8n({ runtime: context.runtime, packageTarball: context.tarball, protocol: 'https', tls: context.tls, logLevel: 'warn', env: burstN8nEnv(context), expectNodeTypes: PACKAGE_NODE_TYPES });
+	// Every receiver's n8n loads the floor fixture, so all three run with the same node types.
+	const extensions = await buildFloorExtension(join(TMP_DIR, 'bench', 'floor-extension'));
+	for (const [index, kind] of SINGLE_RECEIVERS.entries()) {
+		const n8n = await startN8n({
+			runtime: context.runtime,
+			packageTarball: context.tarball,
+			protocol: 'https',
+			tls: context.tls,
+			logLevel: 'warn',
+			env: { ...burstN8nEnv(context), N8N_CUSTOM_EXTENSIONS: extensions },
+			expectNodeTypes: [...PACKAGE_NODE_TYPES, FLOOR_TRIGGER_TYPE],
+		});
 		try {
 			const target: BurstTarget = {
 				setting: 'single main, SQLite',
@@ -105,7 +118,7 @@ export async function scenarioFQueue(context: BurstContext): Promise<BurstRun[]>
 			const balancer = await startBalancer({ port: balancerPort, tls: context.tls, upstreamPorts: topology.webhookProcessors.slice(0, processors).map((processor) => processor.port) });
 			try {
 				const setting = `queue, ${processors} webhook processor${processors > 1 ? 's' : ''}`;
-				for (const kind of RECEIVERS) {
+				for (const kind of QUEUE_RECEIVERS) {
 					// The balancer's log holds the earlier runs' requests too: each run takes its own.
 					const earlier = (await balancer.requests()).length;
 					const target: BurstTarget = {

@@ -1,6 +1,7 @@
 /**
- * Compiles the floor fixture (BenchFloor.node.ts) into a folder of its own that n8n loads through
- * N8N_CUSTOM_EXTENSIONS, where its type is `CUSTOM.benchFloor`. The package's build never sees it.
+ * Compiles the floor fixtures (BenchFloor.node.ts for the action node, BenchFloorTrigger.node.ts for
+ * the trigger) into a folder of their own that n8n loads through N8N_CUSTOM_EXTENSIONS, where their
+ * types are `CUSTOM.benchFloor` and `CUSTOM.benchFloorTrigger`. The package's build never sees them.
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,13 +10,15 @@ import { PROJECT_DIR } from '../../../harness/project';
 import { lastLines, runCommand } from '../../../harness/processes';
 
 export const FLOOR_NODE_TYPE = 'CUSTOM.benchFloor';
+export const FLOOR_TRIGGER_TYPE = 'CUSTOM.benchFloorTrigger';
 
 /** Returns the folder to give n8n as N8N_CUSTOM_EXTENSIONS. */
 export async function buildFloorExtension(outDir: string): Promise<string> {
 	await rm(outDir, { recursive: true, force: true });
 	const tsc = require.resolve('typescript/bin/tsc');
 	// Files named on the command line: tsc ignores tsconfig.json and emits only what this file needs.
-	const args = [tsc, join(__dirname, 'BenchFloor.node.ts'), '--outDir', outDir, '--rootDir', PROJECT_DIR, '--module', 'commonjs', '--target', 'es2022', '--strict', '--skipLibCheck', '--types', 'node'];
+	const sources = ['BenchFloor.node.ts', 'BenchFloorTrigger.node.ts'].map((file) => join(__dirname, file));
+	const args = [tsc, ...sources, '--outDir', outDir, '--rootDir', PROJECT_DIR, '--module', 'commonjs', '--target', 'es2022', '--strict', '--skipLibCheck', '--types', 'node'];
 	const result = await runCommand(process.execPath, args, { cwd: PROJECT_DIR });
 	if (result.code !== 0) throw new Error(`Compiling the floor fixture failed (exit ${result.code}):\n${lastLines(result.output, 30)}`);
 	return outDir;
