@@ -3,13 +3,17 @@
  * loaded, a "Svc sandbox" credential and the example workflows ready. Ctrl-C stops everything.
  * `npm run dev -- --queue`: the same n8n in queue mode (PostgreSQL, Redis, two workers, a
  * webhook processor), with the "Events database" credential the exactly-once example uses; that
- * example is imported only then (see harness/dev-examples.ts).
+ * example is imported only then (see harness/dev-examples.ts). The AI agent example's chat model
+ * is a scripted model on this machine (harness/scripted-model.ts), with its "Scripted model
+ * (local)" credential: it runs offline.
  */
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { DEMO_KEYS, startSandbox } from '../sandbox';
 import { devExamples } from '../harness/dev-examples';
+import { AGENT_EXAMPLE_FILE, qualifyLeadScript, SCRIPTED_MODEL_CREDENTIAL_ID, SCRIPTED_MODEL_CREDENTIAL_NAME, scriptedModelCredentialData } from '../harness/agent-example';
+import { startScriptedModel } from '../harness/scripted-model';
 import { EXAMPLES_DIR, PACKAGE_NODE_TYPES, PROJECT_DIR, TMP_DIR } from '../harness/project';
 import type { N8nInstance } from '../harness/n8n/instance';
 import type { WorkflowInput } from '../harness/n8n/api';
@@ -24,6 +28,7 @@ import { runCommand } from '../harness/processes';
 const DEV_DIR = join(TMP_DIR, 'dev');
 const SANDBOX_PORT = Number(process.env.SVC_SANDBOX_PORT ?? 4010);
 const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
+const MODEL_PORT = Number(process.env.SVC_MODEL_PORT ?? 4011);
 const QUEUE_MODE = process.argv.includes('--queue');
 
 async function main(): Promise<void> {
@@ -39,6 +44,8 @@ async function main(): Promise<void> {
 
 	const sandbox = await startSandbox({ port: SANDBOX_PORT, allowLoopbackWebhooks: true, trustedCa: tls.caPem });
 	console.log(`Sandbox on ${sandbox.url}`);
+	const model = await startScriptedModel({ port: MODEL_PORT, turns: qualifyLeadScript() });
+	console.log(`Scripted chat model on ${model.url}`);
 	let topology: QueueTopology | undefined;
 	let n8n: N8nInstance;
 	const userFolder = join(DEV_DIR, 'n8n');
@@ -54,6 +61,7 @@ async function main(): Promise<void> {
 
 	const [demoKey] = DEMO_KEYS;
 	await importCredential(n8n, { id: 'svcSandbox', name: 'Svc sandbox', type: 'svcApi', data: { apiKey: demoKey.key, baseUrl: sandbox.url } });
+	await importCredential(n8n, { id: SCRIPTED_MODEL_CREDENTIAL_ID, name: SCRIPTED_MODEL_CREDENTIAL_NAME, type: 'openAiApi', data: scriptedModelCredentialData(model.url) });
 	const examples = devExamples(QUEUE_MODE);
 	const imported: string[] = [];
 	for (const file of examples) {
@@ -63,6 +71,7 @@ async function main(): Promise<void> {
 	}
 	const queueOnly = devExamples(true).filter((file) => !examples.includes(file));
 	// Each run needs a new email: an existing one updates its lead, and only a new lead sends lead.created.
+	const createConsentingLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\",\\"custom_fields\\":{\\"consent\\":{\\"status\\":\\"granted\\"}}}"`;
 	const createLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\"}"`;
 
 	console.log(`
@@ -72,6 +81,7 @@ n8n with n8n-nodes-svc is running${topology ? ` in queue mode (webhooks at ${top
   Log in      ${DEFAULT_OWNER_EMAIL} / ${DEFAULT_OWNER_PASSWORD}
   Credential  "Svc sandbox" → ${sandbox.url} with the sandbox demo key ${demoKey.key} (all scopes)
   Sandbox     ${sandbox.url}  (its admin API lists every control at ${sandbox.url}/__admin/)
+  Chat model  "${SCRIPTED_MODEL_CREDENTIAL_NAME}" → ${model.url}, a scripted model for examples/${AGENT_EXAMPLE_FILE}
   n8n log     ${n8n.logFile}
 
 Example workflows:
@@ -86,12 +96,18 @@ Try first:
      The signed lead.created delivery runs the workflow in the editor: "Get Lead" shows the new lead.
   3. Publish that workflow (Publish, then give the version a name) and run the same command again:
      now every new lead starts one execution on its own (see Executions).
-  4. Add a Svc node to any workflow: every resource and operation works against the sandbox.
+  4. Open "Svc: AI agent qualifies a new lead and hands it to the assistant" and publish it. Create a
+     lead with consent:
+       ${createConsentingLead}
+     The agent looks the lead up with the "Find Lead" tool and hands it over with "Hand To Assistant";
+     its answer quotes the takeover. A lead without consent (the command in step 2) is left alone.
+     The model is scripted (it plays these steps for any lead), so this runs offline.
+  5. Add a Svc node to any workflow: every resource and operation works against the sandbox.
 
 Other demo keys (add them as Svc API credentials to see scopes at work):
 ${DEMO_KEYS.slice(1).map((key) => `  ${key.key}  ${key.label ?? ''}`).join('\n')}
 
-Ctrl-C stops n8n and the sandbox.`);
+Ctrl-C stops n8n, the sandbox and the scripted model.`);
 
 	let stopping = false;
 	const stop = async (): Promise<void> => {
@@ -101,6 +117,7 @@ Ctrl-C stops n8n and the sandbox.`);
 		if (topology) await topology.stop();
 		else await n8n.stop({ keepUserFolder: true });
 		await sandbox.close();
+		await model.close();
 		process.exit(0);
 	};
 	process.on('SIGINT', () => void stop());

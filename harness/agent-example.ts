@@ -1,0 +1,84 @@
+/**
+ * examples/ai-agent-qualify-lead.json offline: the script the scripted model plays for it, and the
+ * id of the chat model credential it refers to. `npm run dev` and the e2e test use both.
+ */
+import type { ChatRequest, JsonValue, Turn } from './scripted-model';
+import { answer, callTool, lastToolResult, lastUserText } from './scripted-model';
+
+export const AGENT_EXAMPLE_FILE = 'ai-agent-qualify-lead.json';
+/** The id the example uses for its openAiApi credential (kept by n8n 2.x; 1.x makes its own). */
+export const SCRIPTED_MODEL_CREDENTIAL_ID = 'scriptedModel';
+export const SCRIPTED_MODEL_CREDENTIAL_NAME = 'Scripted model (local)';
+/**
+ * `data` of the openAiApi credential for a scripted model at `url` (…/v1). The scripted model reads
+ * no key; `header: false` is spelled out because n8n 1.x's public API otherwise asks for
+ * headerName and headerValue (a JSON-schema `if` on an absent property holds).
+ */
+export function scriptedModelCredentialData(url: string): { apiKey: string; url: string; header: boolean } {
+	return { apiKey: 'sk-scripted-model-reads-no-key', url, header: false };
+}
+
+/** The agent node of the example, whose output is the model's final answer. */
+export const AGENT_EXAMPLE_AGENT = 'Qualify Lead';
+
+type LeadRecord = { [key: string]: JsonValue } & { id: string };
+
+const EMAIL = /[^\s@<>"']+@[^\s@<>"']+\.[A-Za-z]{2,}/;
+
+/** The first object with a string `id` in a tool result (n8n sends the tool's items as JSON). */
+export function firstRecord(text: string): LeadRecord | undefined {
+	let parsed: JsonValue;
+	try {
+		parsed = JSON.parse(text) as JsonValue;
+	} catch {
+		return undefined;
+	}
+	const queue: JsonValue[] = [parsed];
+	while (queue.length > 0) {
+		const value = queue.shift();
+		if (Array.isArray(value)) queue.push(...value);
+		else if (typeof value === 'object' && value !== null) {
+			if (typeof value.id === 'string') return { ...value, id: value.id };
+			queue.push(...Object.values(value));
+		}
+	}
+	return undefined;
+}
+
+/** A lead's consent status, from a simplified lead (`consent_status`) or a raw one (`custom_fields.consent.status`). */
+function consentOf(lead: LeadRecord): string | undefined {
+	if (typeof lead.consent_status === 'string') return lead.consent_status;
+	const fields = lead.custom_fields;
+	if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return undefined;
+	const consent = fields.consent;
+	if (typeof consent !== 'object' || consent === null || Array.isArray(consent)) return undefined;
+	return typeof consent.status === 'string' ? consent.status : undefined;
+}
+
+/** The lead the lookup (turn 1) found, from the request's last tool result. */
+function foundLead(request: ChatRequest): LeadRecord | undefined {
+	return firstRecord(lastToolResult(request));
+}
+
+/**
+ * What the example's model does: look the lead up by the email in the prompt; hand it to the
+ * assistant when its consent is granted (else answer that it was left alone); then answer,
+ * quoting the takeover's result.
+ */
+export function qualifyLeadScript(): Turn[] {
+	return [
+		callTool('Find_Lead', (request) => {
+			const email = EMAIL.exec(lastUserText(request))?.[0];
+			if (email === undefined) throw new Error('the prompt names no email');
+			return { email };
+		}),
+		(request) => {
+			const lead = foundLead(request);
+			if (lead === undefined) return { answer: `No lead was found: ${lastToolResult(request)}` };
+			const consent = consentOf(lead) ?? 'not recorded';
+			if (consent !== 'granted') return { answer: `Left lead ${lead.id} alone: its consent is ${consent}.` };
+			return { toolCalls: [{ name: 'Hand_To_Assistant', arguments: { leadId: lead.id, note: 'Consent granted; new lead qualified by the agent.' } }] };
+		},
+		answer((request) => `Handed the lead to the assistant. Result: ${lastToolResult(request)}`),
+	];
+}

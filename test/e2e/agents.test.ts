@@ -1,0 +1,412 @@
+/**
+ * The Svc node as an AI tool in a real n8n: an AI Agent driven by a scripted chat model, and
+ * n8n's MCP Server Trigger called by the official MCP client. One n8n per major.
+ */
+import { randomUUID } from 'node:crypto';
+import type { INodeParameters } from 'n8n-workflow';
+
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+
+import { AGENT_EXAMPLE_AGENT, AGENT_EXAMPLE_FILE, qualifyLeadScript, SCRIPTED_MODEL_CREDENTIAL_ID, SCRIPTED_MODEL_CREDENTIAL_NAME, scriptedModelCredentialData } from '../../harness/agent-example';
+import type { Environment } from '../../harness/environment';
+import { FULL_KEY, loadExample, nodeOutput, runtimeVersions, startEnvironment, withCredential } from '../../harness/environment';
+import type { McpConnection } from '../../harness/mcp-client';
+import { connectMcp, resultText } from '../../harness/mcp-client';
+import type { CredentialRef, WorkflowInput, WorkflowNodeInput, WorkflowRecord } from '../../harness/n8n/api';
+import { activate, deactivate, getExecution, importCredential, importWorkflow, listExecutions, waitForExecutions } from '../../harness/n8n/api';
+import type { ChatRequest, OfferedTool, RecordedChat, ScriptedModel, ToolResult, Turn } from '../../harness/scripted-model';
+import { answer, callTool, lastToolResult, startScriptedModel, toolResults } from '../../harness/scripted-model';
+import { DEMO_KEYS } from '../../sandbox';
+import { upsertLead } from '../../sandbox/operations';
+
+jest.setTimeout(120_000);
+
+const READ_ONLY_KEY = DEMO_KEYS[1].key;
+const SECRETS = [FULL_KEY, READ_ONLY_KEY];
+const MCP_TOKEN = 'mcp-e2e-bearer-token-0123456789';
+const TAKEOVER_ROUTE = 'POST /v1/leads/{lead_id}/assistant-takeover';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A JavaScript stack frame, as a thrown error's stack prints it. */
+const STACK_FRAME = /\n\s+at .+\(?.+:\d+:\d+\)?/;
+
+/** A parameter the model fills, in the form n8n's editor writes. */
+function fromAI(key: string, description: string, type: 'string' | 'number' | 'boolean' | 'json' = 'string'): string {
+	return `={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('${key}', '${description}', '${type}') }}`;
+}
+
+const byId = (value: string): INodeParameters => ({ __rl: true, mode: 'id', value });
+
+/** The Svc tools the agent and the MCP server are given, by node name. */
+const TOOLS: Record<string, INodeParameters> = {
+	'Find Lead': { resource: 'lead', operation: 'getAll', returnAll: false, limit: 1, filters: { email: fromAI('email', 'The email address of the lead') } },
+	'Get Lead': { resource: 'lead', operation: 'get', leadId: byId(fromAI('leadId', 'The id of the lead, e.g. lead_0001')) },
+	'Save Lead': {
+		resource: 'lead',
+		operation: 'upsert',
+		email: fromAI('email', 'The email address of the lead'),
+		additionalFields: { first_name: fromAI('firstName', 'The first name of the lead') },
+	},
+	'Hand To Assistant': {
+		descriptionType: 'manual',
+		toolDescription: 'Hand a lead to the assistant, which takes over the conversation. Needs the lead id.',
+		resource: 'conversation',
+		operation: 'assistantTakeover',
+		leadId: byId(fromAI('leadId', 'The id of the lead, e.g. lead_0001')),
+		note: fromAI('note', 'Why the lead is handed over'),
+	},
+};
+
+function offered(request: ChatRequest, name: string): OfferedTool['function'] {
+	const tool = request.tools?.find((candidate) => candidate.function.name === name);
+	if (!tool) throw new Error(`the model was not offered ${name}; it got ${(request.tools ?? []).map((t) => t.function.name).join(', ')}`);
+	return tool.function;
+}
+
+/** A tool result that is the node's error item ({ error, description }, with On Error: Continue), as one text. */
+function errorText(result: ToolResult): string {
+	const items = JSON.parse(result.content) as Array<{ error?: string; description?: string }>;
+	expect(items).toEqual([{ error: expect.any(String) as unknown, description: expect.any(String) as unknown }]);
+	return `${items[0].error ?? ''} ${items[0].description ?? ''}`;
+}
+
+/** What a caller (model or MCP client) may be shown of a failure: short, no stack, no key. */
+function expectCleanError(text: string): void {
+	expect(text.length).toBeLessThan(700);
+	expect(text).not.toMatch(STACK_FRAME);
+	for (const secret of SECRETS) expect(text).not.toContain(secret);
+}
+
+describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents and MCP clients', (version) => {
+	let env: Environment;
+	let model: ScriptedModel;
+	let modelCredential: CredentialRef;
+	let readOnly: CredentialRef;
+	const agentVersion = version === 'v2' ? 3.1 : 3;
+
+	beforeAll(async () => {
+		model = await startScriptedModel();
+		env = await startEnvironment({ version });
+		// 1.x ignores a given id: the example's reference is re-pointed (withCredential) there.
+		modelCredential = await importCredential(env.n8n, {
+			id: version === 'v2' ? SCRIPTED_MODEL_CREDENTIAL_ID : undefined,
+			name: SCRIPTED_MODEL_CREDENTIAL_NAME,
+			type: 'openAiApi',
+			// No "Allowed HTTP Request Domains" fields on this type in 1.x.
+			data: scriptedModelCredentialData(model.url),
+		});
+		readOnly = await importCredential(env.n8n, { name: 'Svc read only', type: 'svcApi', data: env.credentialData({ apiKey: READ_ONLY_KEY, baseUrl: env.sandbox.url }) });
+	}, 15 * 60_000);
+	afterAll(async () => {
+		await env?.stop();
+		await model?.close();
+	});
+	afterEach(() => env.sandbox.state.faults.clear());
+
+	function svcTool(name: string, parameters: INodeParameters, credential: CredentialRef = env.credential): WorkflowNodeInput {
+		return { name, type: 'n8n-nodes-svc.svcTool', typeVersion: 1, parameters, credentials: { svcApi: { id: credential.id, name: credential.name } } };
+	}
+
+	/** `root` with each tool attached by an ai_tool connection. */
+	function withTools(workflow: WorkflowInput, root: string, tools: WorkflowNodeInput[]): WorkflowInput {
+		const connections = { ...workflow.connections };
+		for (const tool of tools) connections[tool.name] = { ai_tool: [[{ node: root, type: 'ai_tool', index: 0 }]] };
+		return { ...workflow, nodes: [...workflow.nodes, ...tools], connections };
+	}
+
+	const requests = () => env.sandbox.state.requests.all().filter((request) => request.route !== null);
+	const executionText = async (workflowId: string): Promise<string> => JSON.stringify(await listExecutions(env.n8n, workflowId, { includeData: true }));
+
+	describe('AI Agent with Svc tools, driven by the scripted model', () => {
+		const path = `svc-agent-${version}`;
+		let workflow: WorkflowRecord;
+
+		beforeAll(async () => {
+			const base: WorkflowInput = {
+				name: `agent e2e ${version}`,
+				nodes: [
+					{ name: 'Ask', type: 'n8n-nodes-base.webhook', typeVersion: 2, webhookId: randomUUID(), parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', options: {} } },
+					{ name: 'Agent', type: '@n8n/n8n-nodes-langchain.agent', typeVersion: agentVersion, parameters: { promptType: 'define', text: '={{ $json.body.prompt }}', options: { enableStreaming: false } } },
+					{
+						name: 'Chat Model',
+						type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+						typeVersion: 1.3,
+						parameters: { model: byId(model.modelId), responsesApiEnabled: false, options: {} },
+						credentials: { openAiApi: { id: modelCredential.id, name: modelCredential.name } },
+					},
+				],
+				connections: {
+					Ask: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
+					'Chat Model': { ai_languageModel: [[{ node: 'Agent', type: 'ai_languageModel', index: 0 }]] },
+				},
+				settings: { executionOrder: 'v1' },
+			};
+			// "On Error: Continue" (onError continueRegularOutput): the node then returns the error as an item, message and description.
+			const continuing = (node: WorkflowNodeInput): WorkflowNodeInput => ({ ...node, onError: 'continueRegularOutput' });
+			const tools = [
+				svcTool('Find Lead', TOOLS['Find Lead']),
+				svcTool('Get Lead', TOOLS['Get Lead']),
+				svcTool('Hand To Assistant', TOOLS['Hand To Assistant']),
+				continuing(svcTool('Look Up Lead', TOOLS['Get Lead'])),
+				continuing(svcTool('Save Lead', TOOLS['Save Lead'])),
+				continuing(svcTool('Hand Over With Read Key', TOOLS['Hand To Assistant'], readOnly)),
+			];
+			workflow = await importWorkflow(env.n8n, withTools(base, 'Agent', tools));
+			await activate(env.n8n, workflow.id);
+		});
+		afterAll(async () => {
+			if (workflow) await deactivate(env.n8n, workflow.id);
+		});
+
+		/** Plays `turns` for one prompt sent to the agent's webhook; returns its answer and what the model saw. */
+		async function ask(prompt: string, turns: Turn[]): Promise<{ status: number; output: unknown; body: unknown; chats: RecordedChat[] }> {
+			model.play(turns);
+			model.clear();
+			env.sandbox.state.requests.clear();
+			const response = await env.n8n.fetch<{ output?: unknown }>(`${env.n8n.webhookBaseUrl}/${path}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ prompt }),
+				timeoutMs: 60_000,
+			});
+			const body = response.body;
+			return { status: response.status, body, output: typeof body === 'object' && body !== null ? body.output : undefined, chats: model.chats() };
+		}
+
+		it('finds a lead by email, hands it to the assistant with the id it got back, and answers quoting the result', async () => {
+			const { lead } = upsertLead(env.sandbox.state, { email: 'agent.lead@example.com', first_name: 'Agent', custom_fields: { consent: { status: 'granted', channel: 'email' } } });
+			const result = await ask('Find the lead agent.lead@example.com and hand it to the assistant.', [
+				callTool('Find_Lead', { email: 'agent.lead@example.com' }),
+				callTool('Hand_To_Assistant', (request) => ({ leadId: /"id":"(lead_[^"]+)"/.exec(lastToolResult(request))?.[1] ?? 'none', note: 'Asked to by the user' })),
+				answer((request) => `Done: ${lastToolResult(request)}`),
+			]);
+			expect(result.status).toBe(200);
+			expect(result.chats.map((chat) => chat.status)).toEqual([200, 200, 200]);
+
+			const first = result.chats[0].request;
+			expect(first.stream).not.toBe(true);
+			expect((first.tools ?? []).map((tool) => tool.function.name).sort()).toEqual(['Find_Lead', 'Get_Lead', 'Hand_Over_With_Read_Key', 'Hand_To_Assistant', 'Look_Up_Lead', 'Save_Lead']);
+			for (const tool of first.tools ?? []) expect(tool.function.description?.length).toBeGreaterThan(10);
+			const find = offered(first, 'Find_Lead');
+			expect(find.parameters).toMatchObject({ type: 'object', properties: { email: { type: 'string', description: 'The email address of the lead' } }, required: ['email'] });
+			const handOver = offered(first, 'Hand_To_Assistant');
+			expect(handOver.description).toBe(TOOLS['Hand To Assistant'].toolDescription);
+			expect(handOver.parameters).toMatchObject({ type: 'object', properties: { leadId: { type: 'string' }, note: { type: 'string' } } });
+			expect([...((handOver.parameters?.required as string[] | undefined) ?? [])].sort()).toEqual(['leadId', 'note']);
+
+			const [lookup, takeover] = toolResults(result.chats[2].request);
+			expect(lookup.name).toBe('Find_Lead');
+			expect(lookup.content).toContain(lead.id);
+			expect(takeover.name).toBe('Hand_To_Assistant');
+			expect(takeover.arguments).toMatchObject({ leadId: lead.id });
+			expect(takeover.content).toContain('assistant_active');
+
+			const sent = requests();
+			expect(sent.map((request) => request.route)).toEqual(['GET /v1/leads', TAKEOVER_ROUTE]);
+			expect(sent[0].query).toMatchObject({ email: 'agent.lead@example.com' });
+			expect(sent[1].path).toBe(`/v1/leads/${lead.id}/assistant-takeover`);
+			expect(sent[1].body).toEqual({ note: 'Asked to by the user' });
+			expect(sent[1].headers['idempotency-key']).toMatch(UUID);
+			for (const request of sent) expect(request.headers.authorization).toBe(`Bearer ${FULL_KEY}`);
+
+			expect(result.output).toEqual(expect.stringContaining('assistant_active'));
+			expect(result.output).toEqual(expect.stringContaining(lead.id));
+		});
+
+		it("with n8n's defaults a failing tool gives the model only the error's message on 2.x, and ends the run on 1.x; never the key", async () => {
+			const result = await ask('Get lead lead_9999.', [callTool('Get_Lead', { leadId: 'lead_9999' }), answer((request) => lastToolResult(request))]);
+			expect(requests().map((request) => [request.route, request.status])).toEqual([['GET /v1/leads/{lead_id}', 404]]);
+			if (version === 'v2') {
+				// n8n 2.41 (WorkflowExecute, an ai_tool node's error): the tool result is { error: message }; the description is dropped.
+				expect(result.status).toBe(200);
+				const [missing] = toolResults(result.chats[1].request);
+				expect(JSON.parse(missing.content)).toEqual([{ error: 'The resource was not found (404)' }]);
+			} else {
+				// n8n 1.123 stops the workflow at a tool that throws: the model never hears of it.
+				expect(result.status).toBe(500);
+				expect(result.chats).toHaveLength(1);
+				const [last] = await listExecutions(env.n8n, workflow.id, { includeData: true });
+				expect(last.status).toBe('error');
+				expect(last.data?.resultData.error?.message).toBe('The resource was not found (404)');
+			}
+			const everything = JSON.stringify(model.chats()) + (await executionText(workflow.id));
+			for (const secret of SECRETS) expect(everything).not.toContain(secret);
+		});
+
+		it('with "On Error: Continue" on the tool, a missing id (404) and a key without the scope (403) reach the model as short text naming cause and fix, never the key', async () => {
+			const result = await ask('Look up lead_9999, then hand lead_0001 over.', [
+				callTool('Look_Up_Lead', { leadId: 'lead_9999' }),
+				callTool('Hand_Over_With_Read_Key', { leadId: 'lead_0001', note: 'try' }),
+				answer((request) => toolResults(request).map((tool) => tool.content).join(' | ')),
+			]);
+			expect(result.status).toBe(200);
+			const [missing, forbidden] = toolResults(result.chats[2].request).map(errorText);
+			expect(missing).toMatch(/not found \(404\)/);
+			expect(missing).toMatch(/check the ID/);
+			expectCleanError(missing);
+			expect(forbidden).toMatch(/lacks the scope "conversations:write"/);
+			expect(forbidden).toMatch(/Settings > API keys/);
+			expectCleanError(forbidden);
+			expect(requests().map((request) => [request.route, request.status])).toEqual([
+				['GET /v1/leads/{lead_id}', 404],
+				[TAKEOVER_ROUTE, 403],
+			]);
+			const everything = JSON.stringify(model.chats()) + (await executionText(workflow.id));
+			for (const secret of SECRETS) expect(everything).not.toContain(secret);
+		});
+
+		it('with "On Error: Continue", a 422 and a 429 that outlasts the retries reach the model explained', async () => {
+			env.sandbox.state.faults.set([
+				{ route: 'POST /v1/leads', errorRate: 1, errorStatuses: [422] },
+				{ route: 'GET /v1/leads/{lead_id}', rateLimitedRate: 1, retryAfterSeconds: 0 },
+			]);
+			const result = await ask('Save a lead, then read lead_0001.', [
+				callTool('Save_Lead', { email: 'invalid.lead@example.com', firstName: 'Invalid' }),
+				callTool('Look_Up_Lead', { leadId: 'lead_0001' }),
+				answer('Both failed.'),
+			]);
+			expect(result.status).toBe(200);
+			const [unprocessable, limited] = toolResults(result.chats[2].request).map(errorText);
+			expect(unprocessable).toMatch(/could not accept the data \(422\)/);
+			expect(unprocessable).toMatch(/Fix the value/);
+			expectCleanError(unprocessable);
+			expect(limited).toMatch(/Rate limit hit: the service kept answering 429 after 10 attempts/);
+			expect(limited).toMatch(/run the workflow again later/);
+			expectCleanError(limited);
+			expect(requests().filter((request) => request.route === 'GET /v1/leads/{lead_id}')).toHaveLength(10);
+		});
+	});
+
+	describe('MCP Server Trigger with Svc tools, called by the official MCP client', () => {
+		const path = `svc-mcp-${version}`;
+		let workflow: WorkflowRecord;
+		let mcp: McpConnection;
+		const url = () => `${env.n8n.baseUrl}/mcp/${path}`;
+
+		async function publish(stored: WorkflowRecord): Promise<void> {
+			if (version === 'v1') {
+				await activate(env.n8n, stored.id);
+				return;
+			}
+			const result = await env.n8n.rest('POST', `/workflows/${stored.id}/activate`, { versionId: stored.versionId });
+			if (result.status !== 200) throw new Error(`POST /rest/workflows/${stored.id}/activate answered ${result.status}: ${JSON.stringify(result.body)}`);
+		}
+
+		beforeAll(async () => {
+			const bearer = await importCredential(env.n8n, { name: 'MCP bearer', type: 'httpBearerAuth', data: { token: MCP_TOKEN } });
+			const base: WorkflowInput = {
+				name: `mcp e2e ${version}`,
+				nodes: [
+					{
+						name: 'MCP Server',
+						type: '@n8n/n8n-nodes-langchain.mcpTrigger',
+						typeVersion: 2,
+						webhookId: randomUUID(),
+						parameters: { path, authentication: 'bearerAuth' },
+						credentials: { httpBearerAuth: { id: bearer.id, name: bearer.name } },
+					},
+				],
+				connections: {},
+				settings: { executionOrder: 'v1' },
+			};
+			const tools = ['Get Lead', 'Save Lead', 'Hand To Assistant'].map((name) => svcTool(name, TOOLS[name]));
+			workflow = await importWorkflow(env.n8n, withTools(base, 'MCP Server', tools));
+			await publish(workflow);
+			mcp = await connectMcp(url(), { ca: env.tls.caPem, token: MCP_TOKEN });
+		});
+		afterAll(async () => {
+			await mcp?.close();
+		});
+
+		it('lists the tools with descriptions and input schemas holding the $fromAI keys', async () => {
+			const tools = await mcp.listTools();
+			const named = (name: string): Tool => {
+				const tool = tools.find((candidate) => candidate.name === name);
+				if (!tool) throw new Error(`no tool ${name} in ${tools.map((candidate) => candidate.name).join(', ')}`);
+				return tool;
+			};
+			expect(tools.map((tool) => tool.name).sort()).toEqual(['Get_Lead', 'Hand_To_Assistant', 'Save_Lead']);
+			for (const tool of tools) expect(tool.description?.length).toBeGreaterThan(10);
+			expect(named('Hand_To_Assistant').description).toBe(TOOLS['Hand To Assistant'].toolDescription);
+			expect(named('Get_Lead').inputSchema).toMatchObject({ type: 'object', properties: { leadId: { type: 'string' } }, required: ['leadId'] });
+			expect(named('Save_Lead').inputSchema).toMatchObject({ type: 'object', properties: { email: { type: 'string' }, firstName: { type: 'string' } } });
+			expect(named('Hand_To_Assistant').inputSchema).toMatchObject({ type: 'object', properties: { leadId: { type: 'string' }, note: { type: 'string' } } });
+		});
+
+		it('reads, upserts and hands over: the sandbox gets exactly those requests and the results come back', async () => {
+			env.sandbox.state.requests.clear();
+			const read = await mcp.callTool('Get_Lead', { leadId: 'lead_0001' });
+			const saved = await mcp.callTool('Save_Lead', { email: 'mcp.lead@example.com', firstName: 'Mcp' });
+			const lead = env.sandbox.state.store.findLead('email', 'mcp.lead@example.com');
+			expect(lead).toBeDefined();
+			const handed = await mcp.callTool('Hand_To_Assistant', { leadId: lead?.id ?? '', note: 'From MCP' });
+			for (const result of [read, saved, handed]) expect(result.isError).not.toBe(true);
+			expect(resultText(read)).toContain('lead_0001');
+			expect(resultText(saved)).toContain('mcp.lead@example.com');
+			expect(resultText(saved)).toContain('created');
+			expect(resultText(handed)).toContain('assistant_active');
+			const sent = requests();
+			expect(sent.map((request) => request.route)).toEqual(['GET /v1/leads/{lead_id}', 'POST /v1/leads', TAKEOVER_ROUTE]);
+			expect(sent[1].body).toMatchObject({ email: 'mcp.lead@example.com', first_name: 'Mcp' });
+			expect(sent[1].headers['idempotency-key']).toMatch(UUID);
+			expect(sent[2].headers['idempotency-key']).toMatch(UUID);
+			for (const request of sent) expect(request.headers.authorization).toBe(`Bearer ${FULL_KEY}`);
+		});
+
+		it('a missing argument and a wrong id end in a result that says what to fix: no hang, no stack trace, no key', async () => {
+			env.sandbox.state.requests.clear();
+			const outcomes: Array<CallToolResult | Error> = [];
+			for (const args of [{}, { leadId: 'lead_9999' }]) {
+				outcomes.push(await mcp.callTool('Get_Lead', args).catch((error: unknown) => error as Error));
+			}
+			const [missing, wrong] = outcomes.map((outcome) => (outcome instanceof Error ? outcome.message : resultText(outcome)));
+			expect(missing).toMatch(/leadId/);
+			expectCleanError(missing);
+			expect(wrong).toMatch(/not found \(404\)/);
+			expect(wrong).toMatch(/check the ID/);
+			expectCleanError(wrong);
+			expect(outcomes).toMatchObject([{ isError: true }, { isError: true }]);
+			expect(requests().map((request) => request.route)).toEqual(['GET /v1/leads/{lead_id}']);
+			const everything = await executionText(workflow.id);
+			for (const secret of SECRETS) expect(everything).not.toContain(secret);
+		});
+
+		it('refuses a client without the bearer token', async () => {
+			const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'no-token', version: '1' } } };
+			const raw = await env.n8n.fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) });
+			const wrong = await connectMcp(url(), { ca: env.tls.caPem, token: 'wrong-token', timeoutMs: 10_000 }).then(() => 'connected', (error: unknown) => String(error));
+			// Both majors answer a missing or wrong token 403 with this text.
+			expect(raw).toMatchObject({ status: 403, body: 'Authorization data is wrong!' });
+			expect(wrong).toMatch(/Authorization data is wrong!/);
+		});
+	});
+
+	describe('the example workflow: an AI agent qualifies a new lead and hands it to the assistant', () => {
+		it('a new lead with consent is looked up and handed over; one without is left alone', async () => {
+			const example = withCredential(loadExample(AGENT_EXAMPLE_FILE, env.credential), modelCredential, SCRIPTED_MODEL_CREDENTIAL_ID);
+			const workflow = await importWorkflow(env.n8n, example);
+			model.play(qualifyLeadScript());
+			await activate(env.n8n, workflow.id);
+			try {
+				const takeovers = env.sandbox.state.stats.snapshot().takeovers;
+				const { lead: eager } = upsertLead(env.sandbox.state, { email: 'eager.example@example.com', first_name: 'Eager', custom_fields: { consent: { status: 'granted', channel: 'email' } } });
+				await waitForExecutions(env.n8n, workflow.id, 1, 30_000);
+				const { lead: quiet } = upsertLead(env.sandbox.state, { email: 'quiet.example@example.com', first_name: 'Quiet' });
+				const executions = await waitForExecutions(env.n8n, workflow.id, 2, 30_000);
+				const outputs = await Promise.all(executions.map(async (execution) => {
+					const full = await getExecution(env.n8n, execution.id, true);
+					expect(full.status).toBe('success');
+					const output = nodeOutput(full, AGENT_EXAMPLE_AGENT)[0]?.json.output;
+					return typeof output === 'string' ? output : JSON.stringify(output);
+				}));
+				expect(outputs[0]).toContain('assistant_active');
+				expect(outputs[0]).toContain(eager.id);
+				expect(outputs[1]).toBe(`Left lead ${quiet.id} alone: its consent is not recorded.`);
+				expect(env.sandbox.state.stats.snapshot().takeovers).toBe(takeovers + 1);
+				const handed = requests().filter((request) => request.route === TAKEOVER_ROUTE);
+				expect(handed.map((request) => request.path)).toEqual([`/v1/leads/${eager.id}/assistant-takeover`]);
+			} finally {
+				await deactivate(env.n8n, workflow.id);
+			}
+		});
+	});
+});
