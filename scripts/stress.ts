@@ -23,7 +23,8 @@ import { PROJECT_DIR, TMP_DIR } from '../harness/project';
 import { until } from '../harness/wait';
 
 const SUITES: Record<string, string> = { unit: 'test/unit', engine: 'test/engine', sandbox: 'test/sandbox', e2e: 'test/e2e' };
-const OUT_DIR = join(TMP_DIR, 'stress');
+/** One folder per run, so that two runs side by side keep their reports apart. */
+const OUT_DIR = join(TMP_DIR, 'stress', new Date().toISOString().replace(/[:.]/g, '-'));
 
 interface JestReport {
 	testResults: Array<{
