@@ -7,7 +7,7 @@ import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/ope
 import type { Environment } from '../../harness/environment';
 import { FULL_KEY, loadExample, NO_SENSITIVE_KEY, nodeError, nodeOutput, runtimeVersions, startEnvironment } from '../../harness/environment';
 import { PEER_END_NODE, peerWorkflow } from '../../harness/peer-example';
-import { sleep, until } from '../../harness/wait';
+import { until } from '../../harness/wait';
 
 // The real n8n process: install (cached), start and package loading take their time.
 jest.setTimeout(120_000);
@@ -144,6 +144,23 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		let workflow: WorkflowRecord;
 		const subscriptions = () => [...env.sandbox.state.store.subscriptions.values()];
 
+		/** The trigger's event id in each of the workflow's executions, oldest first, once at least `atLeast` have finished. */
+		async function eventsRun(workflowId: string, atLeast = 0): Promise<string[]> {
+			const executions = await waitForExecutions(env.n8n, workflowId, atLeast, 30_000);
+			return await Promise.all(executions.map(async (execution) => nodeOutput(await getExecution(env.n8n, execution.id, true), 'On Lead Created')[0]?.json.id as string));
+		}
+
+		/**
+		 * Proves that nothing sent to the workflow since it ran `before` (event ids, oldest first)
+		 * started a run: a new lead's event, delivered after all of it and handled in order, is the
+		 * only run since. A run that should not have started would be there by the time this one is.
+		 */
+		async function onlyANewLeadRunsAfter(workflowId: string, before: string[], email: string): Promise<void> {
+			const { lead } = upsertLead(env.sandbox.state, { email });
+			const marker = env.sandbox.state.deliveries.listEvents().find((event) => event.type === 'lead.created' && event.data.id === lead.id);
+			expect(await eventsRun(workflowId, before.length + 1)).toEqual([...before, marker?.id]);
+		}
+
 		/** A new lead starts exactly one execution with its signed event; the event's re-delivery is answered 200 and starts none. */
 		async function newLeadRunsOnce(workflowId: string, email: string, firstName: string): Promise<void> {
 			const { lead } = upsertLead(env.sandbox.state, { email, first_name: firstName });
@@ -157,8 +174,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			const attempts = env.sandbox.state.deliveries.attempts({ eventId: event.id });
 			expect(attempts.length).toBe(2);
 			expect(attempts.every((attempt) => attempt.ok)).toBe(true);
-			await sleep(1000);
-			expect(await listExecutions(env.n8n, workflowId)).toHaveLength(1);
+			await onlyANewLeadRunsAfter(workflowId, [event.id], `after.${email}`);
 		}
 
 		it('activation creates exactly one subscription at n8n\'s https webhook URL', async () => {
@@ -175,6 +191,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		});
 
 		it('a forged delivery straight to the webhook URL gets 401 and starts nothing', async () => {
+			const before = await eventsRun(workflow.id);
 			const [subscription] = subscriptions();
 			const body = JSON.stringify({ id: 'evt_forged', type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
 			const wrongSecret = `whsec_${Buffer.from('not the secret of this subscription').toString('base64')}`;
@@ -185,8 +202,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 				headers: { 'content-type': 'application/json', 'webhook-id': 'evt_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature },
 			});
 			expect(answer.status).toBe(401);
-			await sleep(1000);
-			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(1);
+			await onlyANewLeadRunsAfter(workflow.id, before, 'after.forged@example.com');
 		});
 
 		it('a catalogue of bad deliveries to n8n starts nothing; then a valid new event runs once', async () => {
@@ -201,8 +217,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 				'webhook-timestamp': String(timestamp),
 				'webhook-signature': new Webhook(secret).sign(id, new Date(timestamp * 1000), body),
 			});
-			const [first] = await listExecutions(env.n8n, workflow.id, { includeData: true });
-			const firstEventId = nodeOutput(await getExecution(env.n8n, first.id, true), 'On Lead Created')[0].json.id as string;
+			const before = await eventsRun(workflow.id);
+			const [firstEventId] = before;
 			const big = JSON.stringify({ id: 'evt_big', type: 'lead.created', created_at: new Date().toISOString(), data: { pad: 'x'.repeat(1100 * 1024) } });
 			const catalogue: Array<[string, { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string }, number[]]> = [
 				['missing signature', { headers: { 'content-type': 'application/json', 'webhook-id': 'evt_c1', 'webhook-timestamp': String(now()) }, body: event('evt_c1') }, [401]],
@@ -227,15 +243,12 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 				if (!statuses.includes(answer.status)) unexpected.push(`${name}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 120)}`);
 			}
 			expect(unexpected).toEqual([]);
-			await sleep(1000);
-			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(1);
 
+			// Sent after the catalogue and handled in order: once it has run, any run the catalogue started would be there too.
 			const valid = event('evt_valid_after_catalogue');
 			const answer = await env.n8n.fetch(subscription.url, { method: 'POST', headers: signed('evt_valid_after_catalogue', valid), body: valid });
 			expect(answer.status).toBe(200);
-			await waitForExecutions(env.n8n, workflow.id, 2, 20_000);
-			await sleep(500);
-			expect(await listExecutions(env.n8n, workflow.id)).toHaveLength(2);
+			expect(await eventsRun(workflow.id, before.length + 1)).toEqual([...before, 'evt_valid_after_catalogue']);
 		});
 
 		it('deactivation deletes the subscription on the service', async () => {

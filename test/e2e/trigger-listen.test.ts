@@ -3,9 +3,9 @@ import { Webhook } from 'standardwebhooks';
 import type { StoredSubscription } from '../../sandbox/store';
 import { upsertLead } from '../../sandbox/operations';
 import type { ExecutionRecord, WorkflowRecord } from '../../harness/n8n/api';
-import { activate, deactivate, importWorkflow, listExecutions, startTestListen, stopTestListen, updateCredential, waitForExecutions } from '../../harness/n8n/api';
+import { activate, deactivate, getExecution, importWorkflow, listExecutions, startTestListen, stopTestListen, UNFINISHED, updateCredential, waitForExecutions } from '../../harness/n8n/api';
 import type { Environment } from '../../harness/environment';
-import { FULL_KEY, loadExample, runtimeVersions, startEnvironment } from '../../harness/environment';
+import { FULL_KEY, loadExample, nodeOutput, runtimeVersions, startEnvironment } from '../../harness/environment';
 import { until } from '../../harness/wait';
 
 jest.setTimeout(120_000);
@@ -36,6 +36,17 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc Trigger beside the ed
 	const published = () => subscriptions().filter((subscription) => subscription.url.startsWith(`${env.n8n.webhookBaseUrl}/`));
 	const byMode = async (mode: 'manual' | 'production'): Promise<ExecutionRecord[]> =>
 		(await listExecutions(env.n8n, workflow.id)).filter((execution) => (execution.mode === 'manual') === (mode === 'manual'));
+
+	/** The trigger's event id in each production run, oldest first, once at least `atLeast` have finished. */
+	async function productionEvents(atLeast: number): Promise<string[]> {
+		let runs: ExecutionRecord[] = [];
+		await until(`${atLeast} production runs finished`, async () => {
+			runs = await byMode('production');
+			return runs.length >= atLeast && !runs.some((execution) => UNFINISHED.includes(execution.status));
+		}, { timeoutMs: 30_000 });
+		const oldestFirst = [...runs].sort((a, b) => Number(a.id) - Number(b.id));
+		return await Promise.all(oldestFirst.map(async (execution) => nodeOutput(await getExecution(env.n8n, execution.id, true), TRIGGER)[0]?.json.id as string));
+	}
 
 	/** Posts one event, signed with that subscription's secret, as the service delivers it. */
 	async function deliver(subscription: StoredSubscription, id: string) {
@@ -127,9 +138,10 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc Trigger beside the ed
 		env.n8n = await env.n8n.restart();
 		const again = await deliver(published()[0], 'evt_before_restart');
 		expect([again.status, again.body]).toEqual([200, { received: true, duplicate: true }]);
+		// Sent after the re-delivery and handled in order: once it has run, a run the re-delivery started would be there too.
 		const fresh = await deliver(published()[0], 'evt_after_restart');
 		expect([fresh.status, fresh.body]).toEqual([200, { received: true }]);
-		await until('the new event ran', async () => (await byMode('production')).length === before + 2, { timeoutMs: 20_000 });
+		expect((await productionEvents(before + 2)).slice(before)).toEqual(['evt_before_restart', 'evt_after_restart']);
 	});
 
 	it("no signing secret or API key in any stored execution, the public API's answers or the debug log", async () => {
