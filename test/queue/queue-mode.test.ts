@@ -23,7 +23,7 @@ import { EVENTS_DB_CREDENTIAL_ID, prepareEventsDatabase, startQueueTopology } fr
 import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
 import { credentialData, FULL_KEY, loadExample, nodeOutput, packedTarball, runtimeVersions, withCredential } from '../../harness/environment';
 import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../harness/project';
-import { sleep, until } from '../../harness/wait';
+import { until } from '../../harness/wait';
 
 jest.setTimeout(240_000);
 
@@ -104,11 +104,29 @@ async function sendSimultaneousCopies(label: string, count: number, targets: [st
 	return ids;
 }
 
-/** The workflow's executions once none is running, and none started in the 1.5 s after that. */
+let markersSent = 0;
+/** Every process that takes deliveries: the webhook processors and the main. */
+const deliveryTargets = () => [...topology.webhookProcessors.map((processor) => processor.webhookBaseUrl), topology.main.webhookBaseUrl];
+
+/**
+ * The workflow's executions once every delivery sent so far has run: a marker event sent after
+ * them to each process that takes deliveries (each handles its requests in order) has run, and
+ * none is running. The markers' own runs are among those returned, one per delivery target.
+ */
 async function settled(workflowId: string): Promise<ExecutionRecord[]> {
-	await waitForExecutions(topology.main, workflowId, 0, 30_000);
-	await sleep(1500);
-	return await waitForExecutions(topology.main, workflowId, 0, 30_000, { includeData: true });
+	const markers: string[] = [];
+	for (const base of deliveryTargets()) {
+		const id = `evt_marker_${++markersSent}`;
+		expect((await topology.main.fetch(urlAt(base), signedDelivery(leadCreated(id)))).status).toBe(200);
+		markers.push(id);
+	}
+	let executions: ExecutionRecord[] = [];
+	await until('the markers ran', async () => {
+		executions = await waitForExecutions(topology.main, workflowId, 0, 60_000, { includeData: true });
+		const seen = perEvent(executions, 'On Lead Created');
+		return markers.every((id) => seen.has(id));
+	}, { everyMs: 500, timeoutMs: 120_000 });
+	return executions;
 }
 
 /** Per event id (read from the trigger node's output): how many executions, and how many of them reached `node`. */
@@ -189,6 +207,8 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 
 	describe('Svc Trigger: activation on the main, deliveries at the webhook processors', () => {
 		let workflow: WorkflowRecord;
+		/** The event the sandbox delivered in the first delivery test. */
+		let delivered: { id: string } & IDataObject;
 		const totalExecutions = async () => (await listExecutions(topology.main, workflow.id)).length;
 
 		it('activation from the main creates exactly one subscription, at the webhook processor', async () => {
@@ -202,18 +222,20 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			const { lead } = upsertLead(sandbox.state, { email: 'queue.delivered@example.com' });
 			const [execution] = await waitForExecutions(topology.main, workflow.id, 1, 30_000);
 			await sandbox.state.waitForDeliveries();
-			await sleep(1000);
-			expect(await totalExecutions()).toBe(1);
+			const executions = await settled(workflow.id);
 			const full = await getExecution(topology.main, execution.id, true);
 			expect(full.status).toBe('success');
-			expect(nodeOutput(full, 'On Lead Created')[0].json).toMatchObject({ type: 'lead.created', data: { id: lead.id }, meta: { verified: true } });
+			delivered = nodeOutput(full, 'On Lead Created')[0].json as { id: string } & IDataObject;
+			expect(delivered).toMatchObject({ type: 'lead.created', data: { id: lead.id }, meta: { verified: true } });
+			expect(perEvent(executions, 'On Lead Created').get(delivered.id)?.executions).toBe(1);
+			expect(executions).toHaveLength(1 + deliveryTargets().length);
 			expect(await topology.workerThatRan(execution.id)).toBeDefined();
 			expect(await topology.webhookProcessors[0].log()).toContain(`Enqueued execution ${execution.id} `);
 		});
 
 		it('a re-delivery after the first completed starts nothing, whichever process receives it', async () => {
-			const [first] = await listExecutions(topology.main, workflow.id, { includeData: true });
-			const event = nodeOutput(await getExecution(topology.main, first.id, true), 'On Lead Created')[0].json as { id: string } & IDataObject;
+			const event = delivered;
+			const before = await totalExecutions();
 			sandbox.state.deliveries.redeliver(event.id);
 			await sandbox.state.waitForDeliveries();
 			const original = { id: event.id, type: event.type, created_at: event.created_at, data: event.data };
@@ -224,8 +246,9 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			}
 			expect(answers).toEqual([[200, { received: true, duplicate: true }], [200, { received: true, duplicate: true }]]);
 			expect(sandbox.state.deliveries.attempts({ eventId: event.id }).every((attempt) => attempt.ok)).toBe(true);
-			await sleep(1500);
-			expect(await totalExecutions()).toBe(1);
+			const executions = await settled(workflow.id);
+			expect(perEvent(executions, 'On Lead Created').get(event.id)?.executions).toBe(1);
+			expect(executions).toHaveLength(before + deliveryTargets().length);
 		});
 
 		it('measured: the same event delivered twice at the same instant', async () => {
@@ -242,7 +265,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				oneProcessor: { executions: sum(tally(same)), eventsRunTwice: tally(same).filter((count) => count > 1).length },
 				twoProcessors: { executions: sum(tally(split)), eventsRunTwice: tally(split).filter((count) => count > 1).length },
 			};
-			expect(await totalExecutions()).toBe(before + sum(tally(same)) + sum(tally(split)));
+			expect(await totalExecutions()).toBe(before + sum(tally(same)) + sum(tally(split)) + deliveryTargets().length);
 			// One process: its claim of the event id holds, exactly one execution per event.
 			expect(tally(same)).toEqual(same.map(() => 1));
 			// Two processes share only static data, loaded before either copy saves it: never lost, at most twice.
@@ -373,7 +396,9 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			await until('300 upserts applied', () => ours() >= 300, { timeoutMs: 60_000 });
 			await worker?.kill();
 			const killedAt = Date.now();
-			await sleep(1000);
+			// Requests the worker sent before it died still wait out their latency in the sandbox, then
+			// write; none is held once they all have (the write itself is synchronous).
+			await until("the killed worker's requests written", () => sandbox.state.timers.pending === 0, { everyMs: 20, timeoutMs: 30_000 });
 			const appliedBeforeKill = ours();
 			await worker?.restart();
 
