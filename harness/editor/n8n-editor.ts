@@ -31,6 +31,8 @@ const entryOf = (name: string): string =>
 	`::-p-xpath(//*[@data-test-id="node-creator"]//*[@data-keyboard-nav-type="node"][.//*[@data-test-id="node-creator-item-name"][normalize-space()="${name}"]])`;
 export const SVC_NAME = 'Svc';
 export const SVC_TRIGGER_NAME = 'Svc Trigger';
+/** The entry of n8n's tool copy of Svc (`n8n-nodes-svc.svcTool`) in an agent's Tools picker. */
+export const SVC_TOOL_NAME = 'Svc Tool';
 /** The entry's details have no test id for their description; its CSS-module class keeps this prefix. */
 const DETAILS_DESCRIPTION = `${NODE_CREATOR} span[class*="_description_"]:not([data-test-id])`;
 const NDV = byTestId('ndv');
@@ -43,6 +45,37 @@ export const CREDENTIAL_TEST = byTestId('node-credentials-config-container');
 export interface PickerEntry {
 	name: string;
 	description: string;
+}
+
+/** What the open node offers for one parameter, as n8n draws it beside the parameter's label and input. */
+export interface ParameterControls {
+	label: string;
+	/** n8n's "Let the model define this parameter" (sparkle) button, offered on AI tool nodes. */
+	modelFill: boolean;
+	/** The Fixed / Expression switch above the input (drawn on hover, present in the page all along). */
+	expressionSwitch: boolean;
+	/** What n8n shows in place of the input once the model defines the parameter, if it does. */
+	definedByModel?: string;
+}
+
+/** An edge into a canvas node: where it comes from and its connection type (main, ai_tool, …). */
+export interface CanvasEdge {
+	source: string;
+	type: string;
+}
+
+/**
+ * Within a parameter's label, the element holding its name: the first text. The label also holds
+ * the parameter's switches (Fixed / Expression), whose text shows while the pointer is over it.
+ */
+const LABEL_NAME = 'span.n8n-text';
+
+/**
+ * CSS for the open node's row of parameter `name` (its label, switches and input); rows of a
+ * collection's fields sit inside the collection's row, so the label must be the row's own.
+ */
+function parameterItem(name: string): string {
+	return `${NDV} ${byTestId('parameter-item')}:has(> * > ${byTestId('input-label')} label[for="${name}"])`;
 }
 
 export interface NodeCredentialField {
@@ -137,6 +170,24 @@ export class Editor extends BrowserPage {
 		await this.page.waitForSelector(`${NDV} ${byTestId('node-parameters')}`, { visible: true });
 	}
 
+	/**
+	 * Opens the picker from the "+" under a canvas node's input of `connectionType` (e.g. an AI
+	 * Agent's Tool connector, `ai_tool`); returns the title the picker shows (e.g. "Tools").
+	 */
+	async openInputPicker(nodeName: string, connectionType: string): Promise<string> {
+		await this.click(`${byTestId('canvas-node-input-handle')}[data-node-name="${nodeName}"][data-connection-type="${connectionType}"] ${byTestId('canvas-handle-plus-wrapper')}`);
+		// The panel slides in over the one the picker showed last: wait for the panel of this connection type.
+		const panel = `${NODE_CREATOR} .nodes-list-panel-${connectionType}`;
+		await this.page.waitForSelector(`${panel} ${SEARCH_BAR}`, { visible: true });
+		return (await this.textOf(`${panel} ${byTestId('nodes-list-header')}`))?.trim() ?? '';
+	}
+
+	/** Picks an entry that has no actions to choose (as the Tools picker lists Svc Tool): n8n adds the node and opens it. */
+	async addFromPicker(name: string): Promise<void> {
+		await this.click(entryOf(name));
+		await this.page.waitForSelector(`${NDV} ${byTestId('node-parameters')}`, { visible: true });
+	}
+
 	/** Adds a node from the picker by its type (e.g. n8n-nodes-base.manualTrigger) after searching `term`. */
 	async addNode(term: string, nodeType: string): Promise<void> {
 		await this.openNodeCreator();
@@ -170,7 +221,8 @@ export class Editor extends BrowserPage {
 	/** Picks `option` in a parameter's dropdown; returns once the parameter shows it. */
 	async chooseOption(parameter: string, option: string): Promise<void> {
 		await this.click(byTestId(`parameter-input-${parameter}`));
-		await this.clickText('li.el-select-dropdown__item[role="option"]', option);
+		// By the option's name alone: options with a description (operations) show it under the name.
+		await this.clickText('li.el-select-dropdown__item[role="option"] .option-headline', option);
 		await this.page.waitForFunction(
 			(css: string, wanted: string) => {
 				const input = document.querySelector(css);
@@ -180,6 +232,51 @@ export class Editor extends BrowserPage {
 			`${byTestId(`parameter-input-${parameter}`)} input`,
 			option,
 		);
+	}
+
+	/** Adds the field shown as `field` (e.g. "Email") to the collection parameter `collection` (e.g. filters). */
+	async addCollectionField(collection: string, field: string): Promise<void> {
+		const option = `li${byTestId('collection-parameter-option')}`;
+		await this.click(`${parameterItem(collection)} ${byTestId('collection-parameter-add')}`);
+		await this.clickText(option, field);
+		// The list fades out over the new field for a moment: a click meant for the field would land on it.
+		await this.page.waitForFunction((css: string) => !Array.from(document.querySelectorAll(css)).some((item) => item instanceof HTMLElement && item.checkVisibility()), {}, option);
+		await this.page.waitForFunction(
+			(css: string, label: string) => Array.from(document.querySelectorAll(css)).some((name) => name.textContent?.trim() === label),
+			{},
+			`${parameterItem(collection)} ${byTestId('parameter-item')} label ${LABEL_NAME}`,
+			field,
+		);
+	}
+
+	/** What the open node shows for parameter `name`, once its row is on screen. */
+	async parameterControls(name: string): Promise<ParameterControls> {
+		const item = await this.page.waitForSelector(parameterItem(name), { visible: true });
+		if (!item) throw new Error(`The open node shows no parameter ${name}`);
+		return await item.evaluate(
+			(el, parameter: string, labelName: string) => {
+				const override = el.querySelector('[data-test-id="fromAI-override-field"]');
+				const controls = {
+					label: el.querySelector(`label[for="${parameter}"] ${labelName}`)?.textContent?.trim() ?? '',
+					modelFill: el.querySelector('[data-test-id="from-ai-override-button"]') !== null,
+					expressionSwitch: el.querySelector(`[data-test-id="${parameter}-parameter-input-options-container"] [data-test-id="radio-button-expression"]`) !== null,
+				};
+				return override instanceof HTMLElement ? { ...controls, definedByModel: override.innerText.trim() } : controls;
+			},
+			name,
+			LABEL_NAME,
+		);
+	}
+
+	/** Clicks parameter `name`'s "Let the model define this parameter" button; returns once n8n shows the parameter as the model's. */
+	async letModelDefine(name: string): Promise<void> {
+		await this.click(`${parameterItem(name)} ${byTestId('from-ai-override-button')}`);
+		await this.page.waitForSelector(`${parameterItem(name)} ${byTestId('fromAI-override-field')}`, { visible: true });
+	}
+
+	/** A screenshot of the open node's parameters column alone (no test id: n8n's class for it). */
+	async screenshotParameters(name: string): Promise<void> {
+		await this.screenshotOf(`${NDV} .node-settings`, name);
 	}
 
 	/** "Execute step" in the open node; on a trigger node this is "Listen for test event". */
@@ -266,6 +363,23 @@ export class Editor extends BrowserPage {
 	/** The subtitle under a canvas node (the operation line); its element has no test id, only a CSS-module class with this prefix. */
 	async canvasSubtitle(nodeSelector: string): Promise<string> {
 		return (await this.textOf(`${nodeSelector} [class*="_subtitle_"]`))?.trim() ?? '';
+	}
+
+	/** The type of the canvas node named `name` (e.g. n8n-nodes-svc.svcTool), once it is on the canvas. */
+	async canvasNodeType(name: string): Promise<string> {
+		const node = await this.page.waitForSelector(canvasNode(name), { visible: true });
+		return (await node?.evaluate((el) => el.getAttribute('data-node-type'))) ?? '';
+	}
+
+	/** The edges the canvas draws into node `target`. */
+	async edgesInto(target: string): Promise<CanvasEdge[]> {
+		return await this.page.$$eval(`${byTestId('edge')}[data-target-node-name="${target}"]`, (edges) =>
+			edges.map((edge) => ({
+				source: edge.getAttribute('data-source-node-name') ?? '',
+				// The edge's group is keyed "[<source id>/outputs/<type>/<index>][<target id>/inputs/<type>/<index>]".
+				type: /\/outputs\/([^/]+)\//.exec(edge.closest('.vue-flow__edge')?.getAttribute('data-id') ?? '')?.[1] ?? '',
+			})),
+		);
 	}
 
 	/** Waits until the canvas shows `count` nodes; returns the names of those with an issue marker. */

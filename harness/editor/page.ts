@@ -24,6 +24,13 @@ export class BrowserPage {
 		await this.page.screenshot({ path: join(this.screenshotDir, `${name}.png`) });
 	}
 
+	/** A screenshot of the first element matching `selector` alone (e.g. one panel), as `<name>.png`. */
+	async screenshotOf(selector: string, name: string): Promise<void> {
+		const element = await this.page.waitForSelector(selector, { visible: true });
+		if (!element) throw new Error(`Nothing matches ${selector} for screenshot ${name}`);
+		await element.screenshot({ path: join(this.screenshotDir, `${name}.png`) });
+	}
+
 	// -----------------------------------------------------------------------------------------
 	// Reading and acting on the page
 

@@ -11,6 +11,7 @@ import type { Browser } from 'puppeteer-core';
 
 import type { Lead } from '../../nodes/Svc/contract';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
+import { ALLOW_TOOL_USE, ALLOW_TOOL_USE_LABEL } from '../../nodes/Svc/actions/tool';
 import { Svc } from '../../nodes/Svc/Svc.node';
 import { SvcEventTrigger } from '../../nodes/Svc/SvcEventTrigger.node';
 import { upsertLead } from '../../sandbox/operations';
@@ -24,13 +25,21 @@ import type { Environment } from '../../harness/environment';
 import { loadExample, nodeOutput, startEnvironment } from '../../harness/environment';
 import { until } from '../../harness/wait';
 import type { PickerEntry } from '../../harness/editor/n8n-editor';
-import { byTestId, CREDENTIAL_TEST, Editor, SVC_NAME, SVC_TRIGGER_NAME } from '../../harness/editor/n8n-editor';
+import { byTestId, CREDENTIAL_TEST, Editor, SVC_NAME, SVC_TOOL_NAME, SVC_TRIGGER_NAME } from '../../harness/editor/n8n-editor';
 
 const SCREENSHOTS = join(__dirname, '..', '..', '.tmp', 'editor');
 /** What the issue asks the node picker to find the package by. */
 const SEARCH_TERMS = ['lead', 'campaign', 'consent', 'conversation', 'dispatch', 'webhook', 'svc'];
 const ACTION_DESCRIPTION = new Svc().description.description;
 const TRIGGER_DESCRIPTION = new SvcEventTrigger().description.description;
+/** What the issue asks an agent's Tools picker to find Svc Tool by. */
+const TOOL_SEARCH_TERMS = ['svc', 'lead'];
+const AGENT_TYPE = '@n8n/n8n-nodes-langchain.agent';
+/** The names n8n gives the nodes it adds. */
+const AGENT_NAME = 'AI Agent';
+const MANUAL_TRIGGER_NAME = 'When clicking ‘Execute workflow’';
+/** What n8n shows in place of a parameter's input once the model defines it. */
+const DEFINED_BY_MODEL = 'Defined automatically by the model';
 
 // Each step clicks through pages that take 8–10 s to load on 2 cores.
 jest.setTimeout(180_000);
@@ -303,5 +312,58 @@ describe('n8n editor in a real browser', () => {
 			if (found.length > 0) problems[file] = found;
 		}
 		expect(problems).toEqual({});
+	});
+
+	step('08-agent-tool-picker', 'an AI Agent\'s Tool connector opens the Tools picker, which lists Svc Tool for "svc" and "lead", with the node\'s description', async () => {
+		await editor.newWorkflow();
+		await editor.addNode('manual', 'n8n-nodes-base.manualTrigger');
+		await editor.addNode('AI Agent', AGENT_TYPE);
+		// n8n opens the agent it adds; its connectors are on the canvas.
+		await editor.closeNode();
+		expect(await editor.openInputPicker(AGENT_NAME, 'ai_tool')).toBe('Tools');
+		const listed: Record<string, boolean> = {};
+		for (const term of TOOL_SEARCH_TERMS) listed[term] = await editor.searchListsSvc(term, SVC_TOOL_NAME);
+		expect(listed).toEqual(Object.fromEntries(TOOL_SEARCH_TERMS.map((term) => [term, true])));
+		// 'lead' is searched last, so its results are on screen (and in this step's screenshot).
+		expect(await editor.svcEntry(SVC_TOOL_NAME)).toEqual({ name: SVC_TOOL_NAME, description: ACTION_DESCRIPTION });
+	});
+
+	step('08-agent-tool-model-fill', 'Svc Tool picked for the agent opens as Lead → Create or Update; a lead\'s email filter and its ID offer "Let the model define this parameter", and the email, given to the model, says so', async () => {
+		// The Tools picker the previous step left open: the tool has no action to choose, n8n adds it at once.
+		await editor.addFromPicker(SVC_TOOL_NAME);
+		expect({ resource: await editor.parameterText('resource'), operation: await editor.parameterText('operation') }).toEqual({ resource: 'Lead', operation: 'Create or Update' });
+
+		await editor.chooseOption('operation', 'Get Many');
+		await editor.addCollectionField('filters', 'Email');
+		expect(await editor.parameterControls('email')).toEqual({ label: 'Email', modelFill: true, expressionSwitch: true });
+		await editor.letModelDefine('email');
+		expect(await editor.parameterControls('email')).toEqual({ label: 'Email', modelFill: false, expressionSwitch: false, definedByModel: DEFINED_BY_MODEL });
+		await editor.screenshot('08-agent-tool-email-by-model');
+
+		await editor.chooseOption('operation', 'Get');
+		expect(await editor.parameterControls('leadId')).toEqual({ label: 'Lead', modelFill: true, expressionSwitch: true });
+	});
+
+	step('08-agent-tool-protected', 'the tool at Campaign → Dispatch: "Allow Use by AI" is shown with no model-fill button and no expression switch, the campaign offers both and can be left to the model; on the canvas the tool feeds the agent\'s Tool input', async () => {
+		await editor.chooseOption('resource', 'Campaign');
+		await editor.chooseOption('operation', 'Dispatch');
+		expect(await editor.parameterControls(ALLOW_TOOL_USE)).toEqual({ label: ALLOW_TOOL_USE_LABEL, modelFill: false, expressionSwitch: false });
+		expect(await editor.parameterControls('campaignId')).toEqual({ label: 'Campaign', modelFill: true, expressionSwitch: true });
+		await editor.letModelDefine('campaignId');
+		expect(await editor.parameterControls('campaignId')).toEqual({ label: 'Campaign', modelFill: false, expressionSwitch: false, definedByModel: DEFINED_BY_MODEL });
+		// The switch stays as it was, for a person to set.
+		expect(await editor.parameterControls(ALLOW_TOOL_USE)).toEqual({ label: ALLOW_TOOL_USE_LABEL, modelFill: false, expressionSwitch: false });
+		// The parameters column alone, as the docs show it.
+		await editor.screenshotParameters('08-agent-tool-panel');
+		await editor.closeNode();
+
+		// n8n names a tool after its operation.
+		const tool = 'Dispatch a campaign in Svc';
+		expect(await editor.canvasNodeType(tool)).toBe('n8n-nodes-svc.svcTool');
+		const edges = await editor.edgesInto(AGENT_NAME);
+		expect(edges.sort((a, b) => a.type.localeCompare(b.type))).toEqual([
+			{ source: tool, type: 'ai_tool' },
+			{ source: MANUAL_TRIGGER_NAME, type: 'main' },
+		]);
 	});
 });
