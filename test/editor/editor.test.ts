@@ -1,7 +1,8 @@
 /**
  * `npm run test:editor`: n8n's real editor in a real Chromium, set up as `npm run dev` does (the
  * sandbox, n8n 2.41.1 with the UI over https, the packed package, the "Svc sandbox" credential,
- * the examples dev imports), on free ports. Each step asserts what the page shows and, where it
+ * the scripted chat model and its credential for the AI agent example, the examples dev imports),
+ * on free ports. Each step asserts what the page shows and, where it
  * matters, what the sandbox received; each leaves a screenshot in .tmp/editor/ named after it.
  */
 import { rm } from 'node:fs/promises';
@@ -16,13 +17,16 @@ import { Svc } from '../../nodes/Svc/Svc.node';
 import { SvcEventTrigger } from '../../nodes/Svc/SvcEventTrigger.node';
 import { upsertLead } from '../../sandbox/operations';
 import type { RecordedRequest } from '../../sandbox';
+import { qualifyLeadScript, SCRIPTED_MODEL_CREDENTIAL_ID, SCRIPTED_MODEL_CREDENTIAL_NAME, scriptedModelCredentialData } from '../../harness/agent-example';
 import { launchBrowser } from '../../harness/browser';
 import { devExamples } from '../../harness/dev-examples';
 import type { WorkflowRecord } from '../../harness/n8n/api';
 import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD } from '../../harness/n8n/process';
-import { getExecution, importWorkflow, listExecutions } from '../../harness/n8n/api';
+import { getExecution, importCredential, importWorkflow, listExecutions } from '../../harness/n8n/api';
 import type { Environment } from '../../harness/environment';
 import { loadExample, nodeOutput, startEnvironment } from '../../harness/environment';
+import type { ScriptedModel } from '../../harness/scripted-model';
+import { startScriptedModel } from '../../harness/scripted-model';
 import { until } from '../../harness/wait';
 import type { PickerEntry } from '../../harness/editor/n8n-editor';
 import { byTestId, CREDENTIAL_TEST, Editor, SVC_NAME, SVC_TOOL_NAME, SVC_TRIGGER_NAME } from '../../harness/editor/n8n-editor';
@@ -45,6 +49,8 @@ const DEFINED_BY_MODEL = 'Defined automatically by the model';
 jest.setTimeout(180_000);
 
 let env: Environment;
+/** The chat model behind the AI agent example's credential, as `npm run dev` starts it. */
+let model: ScriptedModel;
 let browser: Browser;
 let editor: Editor;
 /** The examples as `npm run dev` (without --queue) imports them, by file name. */
@@ -53,6 +59,8 @@ const examples = new Map<string, WorkflowRecord>();
 beforeAll(async () => {
 	await rm(SCREENSHOTS, { recursive: true, force: true });
 	env = await startEnvironment({ ui: true });
+	model = await startScriptedModel({ turns: qualifyLeadScript() });
+	await importCredential(env.n8n, { id: SCRIPTED_MODEL_CREDENTIAL_ID, name: SCRIPTED_MODEL_CREDENTIAL_NAME, type: 'openAiApi', data: scriptedModelCredentialData(model.url) });
 	for (const file of devExamples(false)) examples.set(file, await importWorkflow(env.n8n, loadExample(file, env.credential)));
 	browser = await launchBrowser();
 	editor = await Editor.open(browser, env.n8n.baseUrl, SCREENSHOTS);
@@ -61,6 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await browser?.close();
 	await env?.stop();
+	await model?.close();
 });
 
 /** A test that leaves the screenshot `<name>.png` of how the page looked at its end, passed or failed. */
