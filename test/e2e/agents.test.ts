@@ -54,7 +54,18 @@ const TOOLS: Record<string, INodeParameters> = {
 		leadId: byId(fromAI('leadId', 'The id of the lead, e.g. lead_0001')),
 		note: fromAI('note', 'Why the lead is handed over'),
 	},
+	// 'Allow Use by AI' is not switched on: the tool refuses, whatever the model confirms.
+	'Dispatch Campaign': {
+		resource: 'campaign',
+		operation: 'dispatch',
+		campaignId: byId(fromAI('campaignId', 'The id of the campaign, e.g. cmp_0001')),
+		confirmDispatch: fromAI('confirm', 'Whether to really send', 'boolean'),
+	},
 };
+
+/** The refusal of a protected operation while 'Allow Use by AI' is off: the cause, and the fix only a person can make. */
+const REFUSAL = /^Campaign Dispatch is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot/;
+const REFUSAL_FIX = /Nothing was sent to the service\. To let the model dispatch a campaign, a person opens this tool node in the editor and switches on 'Allow Use by AI'\./;
 
 function offered(request: ChatRequest, name: string): OfferedTool['function'] {
 	const tool = request.tools?.find((candidate) => candidate.function.name === name);
@@ -62,7 +73,7 @@ function offered(request: ChatRequest, name: string): OfferedTool['function'] {
 	return tool.function;
 }
 
-/** A tool result that is the node's error item ({ error, description }, with On Error: Continue), as one text. */
+/** A tool result that is the node's error item ({ error, description }: as a tool the node answers a failure instead of throwing), as one text. */
 function errorText(result: ToolResult): string {
 	const items = JSON.parse(result.content) as Array<{ error?: string; description?: string }>;
 	expect(items).toEqual([{ error: expect.any(String) as unknown, description: expect.any(String) as unknown }]);
@@ -140,15 +151,14 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 				},
 				settings: { executionOrder: 'v1' },
 			};
-			// "On Error: Continue" (onError continueRegularOutput): the node then returns the error as an item, message and description.
-			const continuing = (node: WorkflowNodeInput): WorkflowNodeInput => ({ ...node, onError: 'continueRegularOutput' });
+			// n8n's default settings on every tool (no "On Error: Continue"): the tool itself answers a failure as an item.
 			const tools = [
 				svcTool('Find Lead', TOOLS['Find Lead']),
 				svcTool('Get Lead', TOOLS['Get Lead']),
+				svcTool('Save Lead', TOOLS['Save Lead']),
 				svcTool('Hand To Assistant', TOOLS['Hand To Assistant']),
-				continuing(svcTool('Look Up Lead', TOOLS['Get Lead'])),
-				continuing(svcTool('Save Lead', TOOLS['Save Lead'])),
-				continuing(svcTool('Hand Over With Read Key', TOOLS['Hand To Assistant'], readOnly)),
+				svcTool('Hand Over With Read Key', TOOLS['Hand To Assistant'], readOnly),
+				svcTool('Dispatch Campaign', TOOLS['Dispatch Campaign']),
 			];
 			workflow = await importWorkflow(env.n8n, withTools(base, 'Agent', tools));
 			await activate(env.n8n, workflow.id);
@@ -184,7 +194,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 
 			const first = result.chats[0].request;
 			expect(first.stream).not.toBe(true);
-			expect((first.tools ?? []).map((tool) => tool.function.name).sort()).toEqual(['Find_Lead', 'Get_Lead', 'Hand_Over_With_Read_Key', 'Hand_To_Assistant', 'Look_Up_Lead', 'Save_Lead']);
+			expect((first.tools ?? []).map((tool) => tool.function.name).sort()).toEqual(['Dispatch_Campaign', 'Find_Lead', 'Get_Lead', 'Hand_Over_With_Read_Key', 'Hand_To_Assistant', 'Save_Lead']);
 			for (const tool of first.tools ?? []) expect(tool.function.description?.length).toBeGreaterThan(10);
 			const find = offered(first, 'Find_Lead');
 			expect(find.parameters).toMatchObject({ type: 'object', properties: { email: { type: 'string', description: 'The email address of the lead' } }, required: ['email'] });
@@ -212,59 +222,48 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 			expect(result.output).toEqual(expect.stringContaining(lead.id));
 		});
 
-		it("with n8n's defaults a failing tool gives the model only the error's message on 2.x, and ends the run on 1.x; never the key", async () => {
-			const result = await ask('Get lead lead_9999.', [callTool('Get_Lead', { leadId: 'lead_9999' }), answer((request) => lastToolResult(request))]);
-			expect(requests().map((request) => [request.route, request.status])).toEqual([['GET /v1/leads/{lead_id}', 404]]);
-			if (version === 'v2') {
-				// n8n 2.41 (WorkflowExecute, an ai_tool node's error): the tool result is { error: message }; the description is dropped.
-				expect(result.status).toBe(200);
-				const [missing] = toolResults(result.chats[1].request);
-				expect(JSON.parse(missing.content)).toEqual([{ error: 'The resource was not found (404)' }]);
-			} else {
-				// n8n 1.123 stops the workflow at a tool that throws: the model never hears of it.
-				expect(result.status).toBe(500);
-				expect(result.chats).toHaveLength(1);
-				const [last] = await listExecutions(env.n8n, workflow.id, { includeData: true });
-				expect(last.status).toBe('error');
-				expect(last.data?.resultData.error?.message).toBe('The resource was not found (404)');
-			}
+		/** The agent's run: answered, finished as a success, the model's final answer returned; the key in neither the model's requests nor the execution. */
+		async function expectRunCompleted(result: Awaited<ReturnType<typeof ask>>, turns: number): Promise<void> {
+			expect(result.status).toBe(200);
+			expect(result.chats.map((chat) => chat.status)).toEqual(new Array<number>(turns).fill(200));
+			const [last] = await listExecutions(env.n8n, workflow.id, { includeData: true });
+			expect(last.status).toBe('success');
 			const everything = JSON.stringify(model.chats()) + (await executionText(workflow.id));
 			for (const secret of SECRETS) expect(everything).not.toContain(secret);
-		});
+		}
 
-		it('with "On Error: Continue" on the tool, a missing id (404) and a key without the scope (403) reach the model as short text naming cause and fix, never the key', async () => {
-			const result = await ask('Look up lead_9999, then hand lead_0001 over.', [
-				callTool('Look_Up_Lead', { leadId: 'lead_9999' }),
+		it("with n8n's defaults, a missing id (404) and a key without the scope (403) reach the model as short text naming cause and fix, and the run goes on to the answer", async () => {
+			const result = await ask('Get lead_9999, then hand lead_0001 over.', [
+				callTool('Get_Lead', { leadId: 'lead_9999' }),
 				callTool('Hand_Over_With_Read_Key', { leadId: 'lead_0001', note: 'try' }),
-				answer((request) => toolResults(request).map((tool) => tool.content).join(' | ')),
+				answer((request) => `Could not: ${toolResults(request).map((tool) => tool.content).join(' | ')}`),
 			]);
-			expect(result.status).toBe(200);
+			await expectRunCompleted(result, 3);
 			const [missing, forbidden] = toolResults(result.chats[2].request).map(errorText);
-			expect(missing).toMatch(/not found \(404\)/);
-			expect(missing).toMatch(/check the ID/);
+			expect(missing).toBe('The resource was not found (404) GET /v1/leads/{lead_id}: check the ID. The service said: No lead with id "lead_9999"');
 			expectCleanError(missing);
-			expect(forbidden).toMatch(/lacks the scope "conversations:write"/);
-			expect(forbidden).toMatch(/Settings > API keys/);
+			expect(forbidden).toMatch(/^The API key lacks the scope "conversations:write" that this operation needs \(403\) /);
+			expect(forbidden).toMatch(/In Settings > API keys create or edit a key with that scope and use it in the Svc API credential\./);
 			expectCleanError(forbidden);
+			expect(result.output).toEqual(expect.stringMatching(/^Could not: .*not found \(404\).*check the ID.* \| .*conversations:write/));
 			expect(requests().map((request) => [request.route, request.status])).toEqual([
 				['GET /v1/leads/{lead_id}', 404],
 				[TAKEOVER_ROUTE, 403],
 			]);
-			const everything = JSON.stringify(model.chats()) + (await executionText(workflow.id));
-			for (const secret of SECRETS) expect(everything).not.toContain(secret);
 		});
 
-		it('with "On Error: Continue", a 422 and a 429 that outlasts the retries reach the model explained', async () => {
+		it("with n8n's defaults, a 422 and a 429 that outlasts the retries reach the model explained", async () => {
 			env.sandbox.state.faults.set([
 				{ route: 'POST /v1/leads', errorRate: 1, errorStatuses: [422] },
 				{ route: 'GET /v1/leads/{lead_id}', rateLimitedRate: 1, retryAfterSeconds: 0 },
 			]);
 			const result = await ask('Save a lead, then read lead_0001.', [
 				callTool('Save_Lead', { email: 'invalid.lead@example.com', firstName: 'Invalid' }),
-				callTool('Look_Up_Lead', { leadId: 'lead_0001' }),
+				callTool('Get_Lead', { leadId: 'lead_0001' }),
 				answer('Both failed.'),
 			]);
-			expect(result.status).toBe(200);
+			await expectRunCompleted(result, 3);
+			expect(result.output).toBe('Both failed.');
 			const [unprocessable, limited] = toolResults(result.chats[2].request).map(errorText);
 			expect(unprocessable).toMatch(/could not accept the data \(422\)/);
 			expect(unprocessable).toMatch(/Fix the value/);
@@ -273,6 +272,19 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 			expect(limited).toMatch(/run the workflow again later/);
 			expectCleanError(limited);
 			expect(requests().filter((request) => request.route === 'GET /v1/leads/{lead_id}')).toHaveLength(10);
+		});
+
+		it('a dispatch the model confirms is refused with the cause and what a person must do; nothing reaches the service and the run goes on', async () => {
+			touchCampaign(env.sandbox.state, 'cmp_0002', { status: 'approved' });
+			const dispatches = env.sandbox.state.stats.snapshot().dispatches;
+			const result = await ask('Send campaign cmp_0002 now.', [callTool('Dispatch_Campaign', { campaignId: 'cmp_0002', confirm: true }), answer((request) => lastToolResult(request))]);
+			await expectRunCompleted(result, 2);
+			const refusal = errorText(toolResults(result.chats[1].request)[0]);
+			expect(refusal).toMatch(REFUSAL);
+			expect(refusal).toMatch(REFUSAL_FIX);
+			expectCleanError(refusal);
+			expect(requests()).toEqual([]);
+			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(dispatches);
 		});
 	});
 
@@ -359,12 +371,14 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 				outcomes.push(await mcp.callTool('Get_Lead', args).catch((error: unknown) => error as Error));
 			}
 			const [missing, wrong] = outcomes.map((outcome) => (outcome instanceof Error ? outcome.message : resultText(outcome)));
+			// n8n's own check of the tool's arguments, before the node runs: an MCP error result.
 			expect(missing).toMatch(/leadId/);
 			expectCleanError(missing);
-			expect(wrong).toMatch(/not found \(404\)/);
-			expect(wrong).toMatch(/check the ID/);
+			expect(outcomes[0]).toMatchObject({ isError: true });
+			// The node's answer to a 404: a normal result whose text is its error item, cause and fix.
+			expect(JSON.parse(wrong)).toEqual([{ error: 'The resource was not found (404)', description: 'GET /v1/leads/{lead_id}: check the ID. The service said: No lead with id "lead_9999"' }]);
 			expectCleanError(wrong);
-			expect(outcomes).toMatchObject([{ isError: true }, { isError: true }]);
+			expect((outcomes[1] as CallToolResult).isError ?? false).toBe(false);
 			expect(requests().map((request) => request.route)).toEqual(['GET /v1/leads/{lead_id}']);
 			const everything = await executionText(workflow.id);
 			for (const secret of SECRETS) expect(everything).not.toContain(secret);
@@ -454,8 +468,13 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 			];
 			for (const [name, args] of calls) {
 				const result = await mcp.callTool(name, args);
-				expect({ name, isError: result.isError }).toEqual({ name, isError: true });
-				expect(resultText(result)).toMatch(/Allow Use by AI|allowToolUse/);
+				// Answered as the tool's error item, in a normal result: the refusal and what a person must do.
+				expect({ name, isError: result.isError ?? false }).toEqual({ name, isError: false });
+				const items = JSON.parse(resultText(result)) as Array<{ error: string; description: string }>;
+				expect(items).toEqual([{ error: expect.stringMatching(/is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot$/) as unknown, description: expect.any(String) as unknown }]);
+				expect(items[0].description).toMatch(/Nothing was sent to the service\. To let the model .+, a person opens this tool node in the editor and switches on 'Allow Use by AI'\.$/);
+				if (name === 'Dispatch_Campaign') expect(items[0].error).toMatch(REFUSAL);
+				if (name === 'Dispatch_If_Allowed') expect(items[0].description).toMatch(/holds an expression/);
 				expectCleanError(resultText(result));
 			}
 			expect(requests()).toEqual([]);

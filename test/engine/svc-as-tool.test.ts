@@ -12,7 +12,7 @@ import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { Svc } from '../../nodes/Svc/Svc.node';
 import { TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT } from '../../nodes/Svc/actions/tool';
 import { aiToolNodeType, outputOf, runWorkflow, shutdownEngine, startNode } from '../../harness/engine';
-import { FULL_KEY, NO_SENSITIVE_KEY, requestsTo, runSvc, useSandbox } from '../../harness/engine/svc';
+import { FULL_KEY, NO_SENSITIVE_KEY, READ_ONLY_KEY, requestsTo, runSvc, useSandbox } from '../../harness/engine/svc';
 import { SVC_NODE_TYPE } from '../../harness/project';
 import type { Sandbox } from '../../sandbox';
 
@@ -131,6 +131,22 @@ async function callTool(box: Sandbox, parameters: INodeParameters, calls: IDataO
 	return outputOf(run, 'Caller').map((item) => item.json as unknown as ToolCall);
 }
 
+/**
+ * The item a failed call answers as a tool (what "On Error: Continue" gives a plain node): the
+ * tool does not throw, so the model gets the cause and the fix, not only a message.
+ */
+interface ErrorItem {
+	error: string;
+	description?: string;
+}
+
+/** The one error item a call answered, after checking that nothing was thrown. */
+function errorItemOf(call: ToolCall): ErrorItem {
+	expect(call.error).toBeUndefined();
+	expect(call.result).toEqual([{ error: expect.any(String) as unknown, description: expect.any(String) as unknown }]);
+	return (call.result as ErrorItem[])[0];
+}
+
 const DISPATCH_ROUTE = 'POST /v1/campaigns/{campaign_id}/dispatch';
 const campaign = (value: string) => ({ __rl: true, mode: 'id', value });
 
@@ -162,13 +178,14 @@ const NOT_ALLOWED: Array<[string, INodeParameters, RegExp]> = [
 
 describe('as an AI tool, Dispatch and Webhook Subscription Create/Delete need a person\'s switch', () => {
 	describe.each(PROTECTED)('$label', ({ parameters, refusal }) => {
-		it.each(NOT_ALLOWED)('is refused before any request when Allow Use by AI is %s', async (_case, allow, cause) => {
+		it.each(NOT_ALLOWED)('is refused before any request when Allow Use by AI is %s: an error item with the cause and the fix', async (_case, allow, cause) => {
 			// The model says yes to everything it is asked: that changes nothing.
 			const [call] = await callTool(sandbox(), { ...parameters, ...allow, confirmDispatch: "={{ $fromAI('confirm', '', 'boolean') }}" }, [{ allow: true, confirm: true }]);
-			expect(call.result).toBeUndefined();
-			expect(call.error).toMatch(refusal);
-			expect(call.error).toMatch(cause);
-			expect(call.error).toContain('Nothing was sent to the service');
+			const item = errorItemOf(call);
+			expect(item.error).toMatch(refusal);
+			expect(item.description).toMatch(cause);
+			expect(item.description).toContain('Nothing was sent to the service.');
+			expect(item.description).toMatch(/a person opens this tool node in the editor and switches on 'Allow Use by AI'\.$/);
 			expect(sandbox().state.requests.all()).toHaveLength(0);
 		});
 	});
@@ -197,7 +214,8 @@ describe('as an AI tool, Dispatch and Webhook Subscription Create/Delete need a 
 
 	it('the same holds when an AI Agent 3.x has the engine run the tool', async () => {
 		const refused = await callToolThroughEngine(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: "={{ $fromAI('allow', '', 'boolean') }}" }, { allow: true });
-		expect(refused.error).toMatch(PROTECTED[0].refusal);
+		expect(refused.error).toBeNull();
+		expect(refused.items).toEqual([{ error: expect.stringMatching(PROTECTED[0].refusal) as unknown, description: expect.stringMatching(/holds an expression.*Nothing was sent to the service\./) as unknown }]);
 		expect(sandbox().state.requests.all()).toHaveLength(0);
 		const allowed = await callToolThroughEngine(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: true });
 		expect(allowed.error).toBeNull();
@@ -250,6 +268,7 @@ describe('reads answer compactly as a tool', () => {
 	it(`a model-filled limit is capped at ${TOOL_MAX_LIMIT}`, async () => {
 		const [call] = await callTool(sandbox(), { resource: 'campaign', operation: 'getAll', limit: "={{ $fromAI('Limit', '', 'number') }}" }, [{ Limit: 100000 }]);
 		expect(call.error).toBeUndefined();
+		expect(call.result).not.toContainEqual(expect.objectContaining({ error: expect.anything() as unknown }));
 		const pages = requestsTo(sandbox(), 'GET /v1/campaigns');
 		expect(pages.length).toBeGreaterThan(0);
 		for (const page of pages) expect(Number(page.query.limit ?? 0)).toBeLessThanOrEqual(TOOL_MAX_LIMIT);
@@ -265,7 +284,51 @@ describe('reads answer compactly as a tool', () => {
 
 	it('Map Automatically is refused on the tool, before any request', async () => {
 		const [call] = await callTool(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' });
-		expect(call.error).toMatch(/^Map Automatically is not available when this node runs as an AI tool/);
+		expect(errorItemOf(call).error).toMatch(/^Map Automatically is not available when this node runs as an AI tool/);
 		expect(sandbox().state.requests.all()).toHaveLength(0);
+	});
+});
+
+describe('a service error answers the model as an item, with the cause and the fix', () => {
+	const unknownLead = { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: 'lead_9999' } };
+	const upsert = { resource: 'lead', operation: 'upsert', inputMode: 'defineBelow', email: "={{ $fromAI('Email', '', 'string') }}" };
+	/** Neither the key nor its secret part (after the `svc_live_` prefix) anywhere. */
+	const expectNoKey = (value: unknown, key: string) => {
+		const text = JSON.stringify(value);
+		expect(text).not.toContain(key);
+		expect(text).not.toContain(key.slice(9));
+	};
+
+	it('404 on Lead Get of an unknown ID, called as the MCP Server Trigger does', async () => {
+		const [call] = await callTool(sandbox(), unknownLead);
+		const item = errorItemOf(call);
+		expect(item.error).toBe('The resource was not found (404)');
+		expect(item.description).toBe('GET /v1/leads/{lead_id}: check the ID. The service said: No lead with id "lead_9999"');
+		expectNoKey(call, FULL_KEY);
+		expect(requestsTo(sandbox(), 'GET /v1/leads/{lead_id}')).toHaveLength(1);
+	});
+
+	it('404 through the engine, as the AI Agent 3.x runs it: an answer, not an error', async () => {
+		const answer = await callToolThroughEngine(sandbox(), unknownLead);
+		expect(answer.error).toBeNull();
+		expect(answer.items).toEqual([{ error: 'The resource was not found (404)', description: expect.stringContaining('check the ID.') as unknown }]);
+		expectNoKey(answer, FULL_KEY);
+	});
+
+	it('403 with a key lacking leads:write names the scope and where to grant it', async () => {
+		const [call] = await callTool(sandbox(), upsert, [{ Email: 'ada@example.com' }], READ_ONLY_KEY);
+		const item = errorItemOf(call);
+		expect(item.error).toBe('The API key lacks the scope "leads:write" that this operation needs (403)');
+		expect(item.description).toMatch(/requires the scope leads:write.*In Settings > API keys create or edit a key with that scope and use it in the Svc API credential\./);
+		expectNoKey(call, READ_ONLY_KEY);
+	});
+
+	it('the plain node still throws the same errors unless On Error: Continue', async () => {
+		const notFound = await runSvc(sandbox(), unknownLead);
+		expect(notFound.output).toEqual([]);
+		expect(notFound.error?.message).toBe('The resource was not found (404)');
+		expect(notFound.error?.description).toContain('check the ID.');
+		const forbidden = await runSvc(sandbox(), { ...upsert, email: 'ada@example.com' }, { apiKey: READ_ONLY_KEY });
+		expect(forbidden.error?.message).toBe('The API key lacks the scope "leads:write" that this operation needs (403)');
 	});
 });

@@ -91,16 +91,25 @@ function findOperation(resourceName: string, operationName: string): { resource:
 /**
  * As an AI tool, an operation a model must not start alone runs only when a person switched on
  * "Allow Use by AI" in the node. Read from the node as stored, never resolved: an expression there
- * (`$fromAI(...)`) counts as off.
+ * (`$fromAI(...)`) counts as off. Returns the refusal, or undefined when allowed.
  */
-function refuseUnlessAllowed(ctx: IExecuteFunctions, resource: Resource, operation: Operation): void {
+function toolRefusal(ctx: IExecuteFunctions, resource: Resource, operation: Operation): NodeOperationError | undefined {
 	const permission = toolUsePermission(ctx.getNode().parameters);
-	if (permission.allowed) return;
+	if (permission.allowed) return undefined;
 	const name = `${resource.option.name} ${operation.option.name}`;
-	throw new NodeOperationError(ctx.getNode(), `${name} is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot`, {
+	return new NodeOperationError(ctx.getNode(), `${name} is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot`, {
 		level: 'warning',
 		description: `${permission.cause} Nothing was sent to the service. To let the model ${operation.option.action.toLowerCase()}, a person opens this tool node in the editor and switches on 'Allow Use by AI'.`,
 	});
+}
+
+/**
+ * A failed item as output: what Continue On Fail gives, and what a tool answers the model. n8n's
+ * AI Agent passes a thrown error's message alone to the model (2.41) or ends the whole run (1.123),
+ * so as a tool the node answers with the cause and the fix instead of throwing.
+ */
+function errorItem(error: NodeError, itemIndex: number): INodeExecutionData {
+	return { json: { error: error.message, ...(error.description ? { description: error.description } : {}) }, pairedItem: { item: itemIndex } };
 }
 
 function clampConcurrency(value: unknown): number {
@@ -125,7 +134,8 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 	}
 	const { operation } = found;
 	const asTool = runsAsTool(this.getNode());
-	if (asTool && operation.needsPersonAsTool) refuseUnlessAllowed(this, found.resource, operation);
+	const refusal = asTool && operation.needsPersonAsTool ? toolRefusal(this, found.resource, operation) : undefined;
+	if (refusal) return [items.map((_item, itemIndex) => errorItem(refusal, itemIndex))];
 	const options = this.getNodeParameter('options', 0, {});
 	const gate = new RequestGate({ maxRequestsPerSecond: Number(options.maxRequestsPerSecond ?? 0) || undefined });
 	const timeoutMs = Math.max(1, Number(options.timeoutSeconds ?? 30)) * 1000;
@@ -157,13 +167,8 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 			results[itemIndex] = itemsOf(await operation.execute(context), itemIndex);
 		} catch (caught) {
 			const error = asNodeError(this, caught, itemIndex, client);
-			if (!this.continueOnFail()) throw error;
-			results[itemIndex] = [
-				{
-					json: { error: error.message, ...(error.description ? { description: error.description } : {}) },
-					pairedItem: { item: itemIndex },
-				},
-			];
+			if (!asTool && !this.continueOnFail()) throw error;
+			results[itemIndex] = [errorItem(error, itemIndex)];
 		}
 	});
 	if (hints.size > 0) {
