@@ -323,6 +323,16 @@ describe('a service error answers the model as an item, with the cause and the f
 		expectNoKey(call, READ_ONLY_KEY);
 	});
 
+	it('a malformed API key answers the model before any request, without the key', async () => {
+		const malformed = 'svc_live_short';
+		const [call] = await callTool(sandbox(), unknownLead, [{}], malformed);
+		const item = errorItemOf(call);
+		expect(item.error).toMatch(/not in an accepted format/);
+		expect(item.description).toBe('Edit the Svc API credential of this node.');
+		expect(JSON.stringify(call)).not.toContain(malformed);
+		expect(sandbox().state.requests.all()).toHaveLength(0);
+	});
+
 	it('the plain node still throws the same errors unless On Error: Continue', async () => {
 		const notFound = await runSvc(sandbox(), unknownLead);
 		expect(notFound.output).toEqual([]);

@@ -139,7 +139,15 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 	const options = this.getNodeParameter('options', 0, {});
 	const gate = new RequestGate({ maxRequestsPerSecond: Number(options.maxRequestsPerSecond ?? 0) || undefined });
 	const timeoutMs = Math.max(1, Number(options.timeoutSeconds ?? 30)) * 1000;
-	const client = await SvcClient.connect(this, { gate, timeoutMs });
+	let client: SvcClient;
+	try {
+		client = await SvcClient.connect(this, { gate, timeoutMs });
+	} catch (caught) {
+		const error = caught instanceof NodeError ? caught : new NodeOperationError(this.getNode(), caught instanceof Error ? caught : String(caught));
+		// A credential the node refuses (its message holds no key) answers the model too.
+		if (!asTool) throw error;
+		return [items.map((_item, itemIndex) => errorItem(error, itemIndex))];
+	}
 
 	const executionId = this.getExecutionId() ?? '';
 	const nodeId = this.getNode().id ?? this.getNode().name;
