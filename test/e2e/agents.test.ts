@@ -39,7 +39,7 @@ const byId = (value: string): INodeParameters => ({ __rl: true, mode: 'id', valu
 
 /** The Svc tools the agent and the MCP server are given, by node name. */
 const TOOLS: Record<string, INodeParameters> = {
-	'Find Lead': { resource: 'lead', operation: 'getAll', returnAll: false, limit: 1, filters: { email: fromAI('email', 'The email address of the lead') } },
+	'Find Lead': { resource: 'lead', operation: 'getAll', maxResults: 1, filters: { email: fromAI('email', 'The email address of the lead') } },
 	'Get Lead': { resource: 'lead', operation: 'get', leadId: byId(fromAI('leadId', 'The id of the lead, e.g. lead_0001')) },
 	'Save Lead': {
 		resource: 'lead',

@@ -265,8 +265,8 @@ describe('reads answer compactly as a tool', () => {
 		expect(requestsTo(sandbox(), 'GET /v1/leads')[0].query.limit).toBe(String(TOOL_DEFAULT_LIMIT));
 	});
 
-	it(`a model-filled limit is capped at ${TOOL_MAX_LIMIT}`, async () => {
-		const [call] = await callTool(sandbox(), { resource: 'campaign', operation: 'getAll', limit: "={{ $fromAI('Limit', '', 'number') }}" }, [{ Limit: 100000 }]);
+	it(`a model-filled Max Results is capped at ${TOOL_MAX_LIMIT}`, async () => {
+		const [call] = await callTool(sandbox(), { resource: 'campaign', operation: 'getAll', maxResults: "={{ $fromAI('Max_Results', '', 'number') }}" }, [{ Max_Results: 100000 }]);
 		expect(call.error).toBeUndefined();
 		expect(call.result).not.toContainEqual(expect.objectContaining({ error: expect.anything() as unknown }));
 		const pages = requestsTo(sandbox(), 'GET /v1/campaigns');

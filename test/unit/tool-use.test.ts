@@ -107,11 +107,13 @@ describe('compact reads on the tool, the plain node unchanged', () => {
 		const [resource, operation] = key.split(':');
 		const onTool = filled(tool, { resource, operation });
 		expect(onTool).not.toHaveProperty('returnAll');
-		expect(onTool.limit).toBe(TOOL_DEFAULT_LIMIT);
-		const limit = tool.description.properties.find((property) => property.name === 'limit' && property.displayOptions?.show?.['@tool']?.[0] === true);
-		expect(limit?.typeOptions?.maxValue).toBe(TOOL_MAX_LIMIT);
+		expect(onTool).not.toHaveProperty('limit');
+		expect(onTool.maxResults).toBe(TOOL_DEFAULT_LIMIT);
+		const maxResults = tool.description.properties.find((property) => property.name === 'maxResults');
+		expect(maxResults?.typeOptions?.maxValue).toBe(TOOL_MAX_LIMIT);
 		const onPlain = filled(plain, { resource, operation });
 		expect(onPlain).toMatchObject({ returnAll: false, limit: 50 });
+		expect(onPlain).not.toHaveProperty('maxResults');
 	});
 
 	it.each(['lead:get', 'lead:getAll', 'conversation:getMessages'])('%s: Simplify on by default on the tool, off on the plain node', (key) => {

@@ -50,8 +50,9 @@ export const idempotencyKeyOption: INodeProperties = {
 };
 
 /**
- * Return All / Limit on the plain node; on the AI tool only a Limit, default TOOL_DEFAULT_LIMIT and at
- * most TOOL_MAX_LIMIT, so a tool's answer stays small enough for a model's context.
+ * Return All / Limit on the plain node; on the AI tool only Max Results, default TOOL_DEFAULT_LIMIT
+ * and at most TOOL_MAX_LIMIT, so a tool's answer stays small enough for a model's context. Not
+ * named "limit": n8n's node rules hold a Limit to the list default of 50 beside Return All.
  */
 export const returnAllAndLimit: INodeProperties[] = [
 	...plainOnly([
@@ -74,8 +75,8 @@ export const returnAllAndLimit: INodeProperties[] = [
 	]),
 	...toolOnly([
 		{
-			displayName: 'Limit',
-			name: 'limit',
+			displayName: 'Max Results',
+			name: 'maxResults',
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: TOOL_MAX_LIMIT },
 			default: TOOL_DEFAULT_LIMIT,

@@ -9,17 +9,17 @@ import { locatorValue } from './locators';
 import { TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT } from './tool';
 import type { OperationContext } from './types';
 
-/** How many items a tool's list returns: its Limit (a model may fill it), at least 1 and at most TOOL_MAX_LIMIT. */
+/** How many items a tool's list returns: its Max Results (a model may fill it), at least 1 and at most TOOL_MAX_LIMIT. */
 function toolLimit(value: unknown): number {
 	const number = Math.floor(Number(value));
 	if (!Number.isFinite(number) || number < 1) return TOOL_DEFAULT_LIMIT;
 	return Math.min(number, TOOL_MAX_LIMIT);
 }
 
-/** Reads a list endpoint page by page, honouring Return All / Limit; as an AI tool, never more than TOOL_MAX_LIMIT items. */
+/** Reads a list endpoint page by page, honouring Return All / Limit; as an AI tool, Max Results, never more than TOOL_MAX_LIMIT items. */
 export async function readList(op: OperationContext, endpoint: EndpointName, spec: RequestSpec = {}): Promise<IDataObject[]> {
 	if (op.asTool) {
-		const max = toolLimit(op.parameter<unknown>('limit', TOOL_DEFAULT_LIMIT));
+		const max = toolLimit(op.parameter<unknown>('maxResults', TOOL_DEFAULT_LIMIT));
 		return await op.client.paginate<IDataObject>(endpoint, { ...spec, max, itemIndex: op.itemIndex });
 	}
 	const returnAll = op.parameter('returnAll', false);

@@ -71,12 +71,13 @@ export function buildProperties(): INodeProperties[] {
  * this parameter's value instead (NodeHelpers.getToolDescriptionForNode).
  */
 function toolProperties(operation: Operation): INodeProperties[] {
+	const { toolDescription } = operation;
 	const description: INodeProperties = {
 		displayName: 'Tool Description',
 		name: 'toolDescription',
 		type: 'string',
 		typeOptions: { rows: 4 },
-		default: operation.toolDescription,
+		default: toolDescription,
 		description: 'What the AI model is told about this tool: what it does, what to pass and what comes back. Written for this operation; edit it to fit your agent.',
 	};
 	return toolOnly(operation.needsPersonAsTool ? [description, allowToolUseProperty] : [description]);

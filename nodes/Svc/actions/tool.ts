@@ -64,7 +64,7 @@ export function toolUsePermission(parameters: INodeParameters): ToolUsePermissio
 }
 
 /** How a list's tool description states its size. */
-export const TOOL_LIMIT_TEXT = `Limit caps the number of results (default ${TOOL_DEFAULT_LIMIT}, at most ${TOOL_MAX_LIMIT}).`;
+export const TOOL_LIMIT_TEXT = `Max Results caps the number of results (default ${TOOL_DEFAULT_LIMIT}, at most ${TOOL_MAX_LIMIT}).`;
 
 /** How a protected operation's tool description tells the model it may be switched off. */
 export function personMustAllowText(refusal: string): string {
