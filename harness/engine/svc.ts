@@ -32,18 +32,23 @@ export interface SvcRun {
 	hints: NodeExecutionHint[];
 }
 
-/** Runs Start → Svc in n8n's engine against the sandbox. */
-export async function runSvc(sandbox: Sandbox, parameters: INodeParameters, options: SvcRunOptions = {}): Promise<SvcRun> {
-	const node: INode = {
+/** A Svc node named "Svc" with the sandbox credential: the plain node, or its AI tool copy by type. */
+export function svcNode(parameters: INodeParameters, type = SVC_NODE_TYPE, settings: Partial<INode> = {}): INode {
+	return {
 		id: 'svc-node-1',
 		name: 'Svc',
-		type: SVC_NODE_TYPE,
+		type,
 		typeVersion: 1,
 		position: [200, 0],
 		parameters,
 		credentials: { svcApi: { id: '1', name: 'Svc account' } },
-		...options.settings,
+		...settings,
 	};
+}
+
+/** Runs Start → Svc in n8n's engine against the sandbox. */
+export async function runSvc(sandbox: Sandbox, parameters: INodeParameters, options: SvcRunOptions = {}): Promise<SvcRun> {
+	const node = svcNode(parameters, SVC_NODE_TYPE, options.settings);
 	const run = await runWorkflow({
 		nodes: [startNode(), node],
 		connections: chain('Start', 'Svc'),

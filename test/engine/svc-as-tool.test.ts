@@ -12,7 +12,7 @@ import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { Svc } from '../../nodes/Svc/Svc.node';
 import { TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT } from '../../nodes/Svc/actions/tool';
 import { aiToolNodeType, outputOf, runWorkflow, shutdownEngine, startNode } from '../../harness/engine';
-import { FULL_KEY, NO_SENSITIVE_KEY, READ_ONLY_KEY, requestsTo, runSvc, useSandbox } from '../../harness/engine/svc';
+import { FULL_KEY, NO_SENSITIVE_KEY, READ_ONLY_KEY, requestsTo, runSvc, svcNode, useSandbox } from '../../harness/engine/svc';
 import { SVC_NODE_TYPE } from '../../harness/project';
 import type { Sandbox } from '../../sandbox';
 
@@ -85,50 +85,37 @@ const agentType: INodeType = {
 	},
 };
 
-/** Runs Start → Agent with the Svc tool connected to it; the agent asks the engine for one tool call. */
-async function callToolThroughEngine(box: Sandbox, parameters: INodeParameters, args: IDataObject = {}): Promise<{ error: string | null; items: IDataObject[] }> {
-	const tool: INode = { id: 'svc-tool-1', name: 'Svc', type: SVC_TOOL_TYPE, typeVersion: 1, position: [200, 200], parameters, credentials: { svcApi: { id: '1', name: 'Svc account' } } };
-	const agent: INode = { id: 'agent-1', name: 'Agent', type: AGENT_TYPE, typeVersion: 1, position: [200, 0], parameters: {} };
+/**
+ * Runs Start → `consumer` with the Svc tool on the consumer's ai_tool input, one item per entry of
+ * `args`; returns the consumer's output.
+ */
+async function runUnder(consumer: { name: string; type: string; nodeType: INodeType }, box: Sandbox, parameters: INodeParameters, args: IDataObject[], apiKey = FULL_KEY): Promise<IDataObject[]> {
+	const node: INode = { id: `${consumer.name}-1`, name: consumer.name, type: consumer.type, typeVersion: 1, position: [200, 0], parameters: {} };
 	const run = await runWorkflow({
-		nodes: [startNode(), agent, tool],
+		nodes: [startNode(), node, svcNode(parameters, SVC_TOOL_TYPE)],
 		connections: {
-			Start: { main: [[{ node: 'Agent', type: NodeConnectionTypes.Main, index: 0 }]] },
-			Svc: { ai_tool: [[{ node: 'Agent', type: NodeConnectionTypes.AiTool, index: 0 }]] },
+			Start: { main: [[{ node: consumer.name, type: NodeConnectionTypes.Main, index: 0 }]] },
+			Svc: { ai_tool: [[{ node: consumer.name, type: NodeConnectionTypes.AiTool, index: 0 }]] },
 		},
-		nodeTypes: { [SVC_TOOL_TYPE]: aiToolNodeType(new Svc()), [AGENT_TYPE]: agentType },
+		nodeTypes: { [SVC_TOOL_TYPE]: aiToolNodeType(new Svc()), [consumer.type]: consumer.nodeType },
 		credentialTypes: [new SvcApi()],
-		credentials: { svcApi: { apiKey: FULL_KEY, baseUrl: box.url } },
-		items: [{ json: { args } }],
+		credentials: { svcApi: { apiKey, baseUrl: box.url } },
+		items: args.map((call) => ({ json: { args: call } })),
 	});
 	if (run.data.resultData.error) throw run.data.resultData.error;
-	return outputOf(run, 'Agent')[0].json as { error: string | null; items: IDataObject[] };
+	return outputOf(run, consumer.name).map((item) => item.json);
+}
+
+/** Runs Start → Agent with the Svc tool connected to it; the agent asks the engine for one tool call. */
+async function callToolThroughEngine(box: Sandbox, parameters: INodeParameters, args: IDataObject = {}): Promise<{ error: string | null; items: IDataObject[] }> {
+	const [answer] = await runUnder({ name: 'Agent', type: AGENT_TYPE, nodeType: agentType }, box, parameters, [args]);
+	return answer as { error: string | null; items: IDataObject[] };
 }
 
 /** Runs Start → Caller with the Svc tool connected to the Caller, calling it once per entry of `calls`. */
 async function callTool(box: Sandbox, parameters: INodeParameters, calls: IDataObject[] = [{}], apiKey = FULL_KEY): Promise<ToolCall[]> {
-	const tool: INode = {
-		id: 'svc-tool-1',
-		name: 'Svc',
-		type: SVC_TOOL_TYPE,
-		typeVersion: 1,
-		position: [200, 200],
-		parameters,
-		credentials: { svcApi: { id: '1', name: 'Svc account' } },
-	};
-	const caller: INode = { id: 'caller-1', name: 'Caller', type: CALLER_TYPE, typeVersion: 1, position: [200, 0], parameters: {} };
-	const run = await runWorkflow({
-		nodes: [startNode(), caller, tool],
-		connections: {
-			Start: { main: [[{ node: 'Caller', type: NodeConnectionTypes.Main, index: 0 }]] },
-			Svc: { ai_tool: [[{ node: 'Caller', type: NodeConnectionTypes.AiTool, index: 0 }]] },
-		},
-		nodeTypes: { [SVC_TOOL_TYPE]: aiToolNodeType(new Svc()), [CALLER_TYPE]: callerType },
-		credentialTypes: [new SvcApi()],
-		credentials: { svcApi: { apiKey, baseUrl: box.url } },
-		items: calls.map((args) => ({ json: { args } })),
-	});
-	if (run.data.resultData.error) throw run.data.resultData.error;
-	return outputOf(run, 'Caller').map((item) => item.json as unknown as ToolCall);
+	const answers = await runUnder({ name: 'Caller', type: CALLER_TYPE, nodeType: callerType }, box, parameters, calls, apiKey);
+	return answers.map((answer) => answer as unknown as ToolCall);
 }
 
 /**

@@ -113,6 +113,11 @@ function errorItem(error: NodeError, itemIndex: number): INodeExecutionData {
 	return { json: { error: error.message, ...(error.description ? { description: error.description } : {}) }, pairedItem: { item: itemIndex } };
 }
 
+/** The same failure as every input item's answer: for what fails before any item runs. */
+function everyItemFailed(items: INodeExecutionData[], error: NodeError): INodeExecutionData[][] {
+	return [items.map((_item, itemIndex) => errorItem(error, itemIndex))];
+}
+
 function clampConcurrency(value: unknown): number {
 	const number = Math.floor(Number(value));
 	if (!Number.isFinite(number) || number < 1) return DEFAULT_CONCURRENCY;
@@ -136,7 +141,7 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 	const { operation } = found;
 	const asTool = runsAsTool(this.getNode());
 	const refusal = asTool && operation.needsPersonAsTool ? toolRefusal(this, found.resource, operation) : undefined;
-	if (refusal) return [items.map((_item, itemIndex) => errorItem(refusal, itemIndex))];
+	if (refusal) return everyItemFailed(items, refusal);
 	const options = this.getNodeParameter('options', 0, {});
 	const gate = new RequestGate({ maxRequestsPerSecond: Number(options.maxRequestsPerSecond ?? 0) || undefined });
 	const timeoutMs = Math.max(1, Number(options.timeoutSeconds ?? 30)) * 1000;
@@ -147,7 +152,7 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 		const error = caught instanceof NodeError ? caught : new NodeOperationError(this.getNode(), caught instanceof Error ? caught : String(caught));
 		// A credential the node refuses (its message holds no key) answers the model too.
 		if (!asTool) throw error;
-		return [items.map((_item, itemIndex) => errorItem(error, itemIndex))];
+		return everyItemFailed(items, error);
 	}
 
 	const executionId = this.getExecutionId() ?? '';
