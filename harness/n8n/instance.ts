@@ -34,6 +34,10 @@ export interface N8nInstance {
 	stop(options?: { keepUserFolder?: boolean }): Promise<void>;
 	/** Stops and starts again on the same user folder (DB, static data, package), port and certificate; returns the new instance. */
 	restart(): Promise<N8nInstance>;
+	/** SIGKILL to the server and its task runner at once, as a crash or an out-of-memory kill ends them. */
+	kill(): Promise<void>;
+	/** How the server process ended, once it has (killed, crashed or stopped). */
+	exited(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
 	/**
 	 * Starts a queue-mode process (`n8n worker` or `n8n webhook`) with this instance's settings
 	 * (DB, Redis, encryption key, TLS) and its own user folder holding the package; returns once

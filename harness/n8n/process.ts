@@ -176,6 +176,8 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		startProcess,
 		log: async () => await readFile(logFile, 'utf8'),
 		stop,
+		kill: async () => await group.kill(),
+		exited: () => group.exited(),
 		restart: async () => {
 			await stop({ keepUserFolder: true });
 			// The package is already in the user folder: no second copy.

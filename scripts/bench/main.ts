@@ -4,7 +4,7 @@
  * Prints every table with its targets (met or not) and writes it as markdown to
  * .tmp/bench-latest.md, every run to .tmp/bench-latest.json.
  *
- *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,t,f,f-queue] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…]
+ *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,t,f,f-settings,f-queue] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…] [--memory-limit-mb=N]
  *
  *   (a) 10,000 upserts, no server latency: per-item cost of the Svc node against a floor fixture
  *       (n8n's request helper and nothing else), the HTTP Request node and a raw client
@@ -17,6 +17,8 @@
  *       Request Tool making the same call, through an MCP Server Trigger
  *   (f) a burst of 5,000 signed deliveries (500 repeats) into the Svc Trigger and into the peer
  *       workflow users build without this package, each in a fresh n8n
+ *   (f-settings) the same burst into the Svc Trigger under each expression-engine setting an
+ *       operator can choose (defaults, pool size 2 and 4, lazy isolates, the legacy engine)
  *   (f-queue) the same kind of burst (2,000 deliveries unless --queue-deliveries) in queue mode,
  *       1 then 2 webhook processors behind nginx
  *
@@ -36,8 +38,8 @@ import { runActionScenarios, type ActionResults } from './action/session';
 import { tableA, tableB, tableC, tableD, tableE, tableK } from './action/tables';
 import { CONCURRENCY } from './action/runner';
 import type { BurstRun } from './burst/measure';
-import { scenarioF, scenarioFQueue } from './burst/scenarios';
-import { tableF, tableFQueue } from './burst/tables';
+import { scenarioF, scenarioFQueue, scenarioFSettings } from './burst/scenarios';
+import { tableF, tableFQueue, tableFSettings } from './burst/tables';
 import { scenarioT, type ToolAnswer } from './tools/answers';
 import { tableT } from './tools/table';
 import { describeMachine, type Machine } from './machine';
@@ -104,7 +106,7 @@ async function main(argv: string[]): Promise<void> {
 	const sandbox = await startSandbox({ allowLoopbackWebhooks: true, trustedCa: tls.caPem });
 	let action: ActionResults | undefined;
 	let toolAnswers: ToolAnswer[] | undefined;
-	const bursts: { single?: BurstRun[]; queue?: BurstRun[] } = {};
+	const bursts: { single?: BurstRun[]; settings?: BurstRun[]; queue?: BurstRun[] } = {};
 	try {
 		if (ACTION_SCENARIOS.some((id) => chosen.has(id))) {
 			action = await runActionScenarios({ settings, runtime, tarball, sandbox, apiKey: API_KEY, phases });
@@ -113,6 +115,7 @@ async function main(argv: string[]): Promise<void> {
 		if (chosen.has('t')) toolAnswers = await phases.run('(t) bytes per tool answer', async () => await scenarioT({ runtime, tarball, sandbox, apiKey: API_KEY }));
 		const burstContext = { settings, runtime, tarball, tls, sandbox, apiKey: API_KEY };
 		if (chosen.has('f')) bursts.single = await phases.run(`(f) burst of ${settings.burst.deliveries} deliveries, single main`, async () => await scenarioF(burstContext));
+		if (chosen.has('f-settings')) bursts.settings = await phases.run(`(f-settings) burst of ${settings.burst.deliveries} deliveries under each engine setting`, async () => await scenarioFSettings(burstContext));
 		if (chosen.has('f-queue')) bursts.queue = await phases.run(`(f-queue) burst of ${settings.queueBurst.deliveries} deliveries, queue mode`, async () => await scenarioFQueue(burstContext));
 	} finally {
 		await sandbox.close();
@@ -125,6 +128,7 @@ async function main(argv: string[]): Promise<void> {
 	if (action?.k) tables.push(tableK(action.k));
 	if (toolAnswers) tables.push(tableT(toolAnswers));
 	if (bursts.single) tables.push(tableF(bursts.single, settings.burst, settings.burstEnv));
+	if (bursts.settings) tables.push(tableFSettings(bursts.settings, settings.burst));
 	if (bursts.queue) tables.push(tableFQueue(bursts.queue, settings.queueBurst));
 	const problems = action && action.problems.length > 0 ? ['#### Problems seen', '', ...action.problems.map((problem) => `- ${problem}`), ''].join('\n') : '';
 	const markdown = [header(host, settings, phases), ...tables.map(markdownTable), problems, phases.markdown()].filter(Boolean).join('\n');

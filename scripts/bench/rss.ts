@@ -57,6 +57,12 @@ export interface RssPeak {
 	samples: number;
 }
 
+/** A memory limit the sampler enforces: `reached` is called once, at the first sample above it. */
+export interface RssLimit {
+	totalKb: number;
+	reached(): void;
+}
+
 /** Samples a process and its descendants every `intervalMs` until stop(). */
 export class RssSampler {
 	private timer: NodeJS.Timeout | undefined;
@@ -66,6 +72,7 @@ export class RssSampler {
 	constructor(
 		private readonly pid: number,
 		private readonly intervalMs = 100,
+		private limit?: RssLimit,
 	) {}
 
 	start(): void {
@@ -91,5 +98,10 @@ export class RssSampler {
 		this.peak.peakMainKb = Math.max(this.peak.peakMainKb, main);
 		this.peak.peakChildrenKb = Math.max(this.peak.peakChildrenKb, children);
 		this.peak.peakTotalKb = Math.max(this.peak.peakTotalKb, main + children);
+		if (this.limit && main + children > this.limit.totalKb) {
+			const { reached } = this.limit;
+			this.limit = undefined;
+			reached();
+		}
 	}
 }

@@ -1,8 +1,9 @@
 /** What one `npm run bench` measures, from its command line. */
+import { totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 
 /** Every scenario, in the order they run and print. */
-export const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'k', 't', 'f', 'f-queue'] as const;
+export const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'k', 't', 'f', 'f-settings', 'f-queue'] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
 
 export interface BurstSettings {
@@ -38,6 +39,11 @@ export interface Settings {
 	tarball?: string;
 	/** n8n settings the bursts' n8n processes run with, beside their defaults (to measure what one changes). */
 	burstEnv: Record<string, string>;
+	/**
+	 * A burst's n8n (single main) is killed above this RSS, as a container's memory limit would:
+	 * by default half the machine's memory, before the kernel has to pick what to kill.
+	 */
+	memoryLimitKb: number;
 	quick: boolean;
 }
 
@@ -83,6 +89,7 @@ export function settingsFrom(argv: string[]): Settings {
 			tarball: { type: 'string' },
 			'queue-deliveries': { type: 'string' },
 			'burst-env': { type: 'string' },
+			'memory-limit-mb': { type: 'string' },
 		},
 	});
 	const quick = values.quick ?? false;
@@ -104,6 +111,7 @@ export function settingsFrom(argv: string[]): Settings {
 		build: !(values['no-build'] ?? false) && values.tarball === undefined,
 		tarball: values.tarball,
 		burstEnv: environmentList(values['burst-env']),
+		memoryLimitKb: 1024 * wholeNumber('memory-limit-mb', values['memory-limit-mb'], Math.round(totalmem() / 1024 / 1024 / 2)),
 		quick,
 	};
 }

@@ -10,7 +10,7 @@ import type { ExecutionRecord } from '../../../harness/n8n/api';
 import { listExecutions, UNFINISHED } from '../../../harness/n8n/api';
 import type { N8nInstance } from '../../../harness/n8n/instance';
 import { SEEN_EVENTS_MAX_COUNT } from '../../../nodes/Svc/trigger/seenEvents';
-import { cpuSplit, cpuSplitSnapshot } from '../cpu';
+import { CpuSplitTracker } from '../cpu';
 import { waitUntilSettled, type Settled } from '../executions';
 import { RssSampler } from '../rss';
 import type { BurstSettings } from '../settings';
@@ -30,8 +30,10 @@ export interface DeliveryRoute {
 export interface BurstTarget {
 	/** e.g. "single main, SQLite" or "queue, 2 webhook processors". */
 	setting: string;
-	/** The main: activation and executions. */
+	/** The main: activation and executions. Replaced by a restarted one when it ended during the run. */
 	n8n: N8nInstance;
+	/** The main is killed when it and its task runner hold more (RSS, KB), as a container's limit would. */
+	memoryLimitKb?: number;
 	/** The n8n processes whose memory and CPU count, each with its task runner. */
 	processes: Array<{ label: string; pid: number }>;
 	/** n8n's database size in bytes. */
@@ -47,6 +49,10 @@ export interface BurstRun {
 	distinctEvents: number;
 	/** Deliveries answered 2xx per second, from the first send to the last 2xx answer. */
 	acceptedPerSecond: number;
+	/** Distinct events that reached the end node, per second from the first send until every execution ended. */
+	eventsThroughPerSecond: number;
+	/** How the main n8n ended during the run, if it did (it was then restarted to count its executions). */
+	n8nEnded?: string;
 	answerP50Ms: number;
 	answerP99Ms: number;
 	answerMaxMs: number;
@@ -168,33 +174,73 @@ function repeatsOnAnotherProcessor(routes: DeliveryRoute[]): number {
 	return elsewhere;
 }
 
-/** Sets the receiver up, fires the burst at it, waits for every execution, and takes it down again. */
+/** Why the main n8n ended: the bench's memory limit, or what the process reported. */
+function endOf(n8n: N8nInstance, killedForMemory: { kb: number; afterMs: number } | undefined): string {
+	if (killedForMemory) return `killed at the memory limit (${fmt(killedForMemory.kb / 1024 / 1024)} GB), ${fmt(killedForMemory.afterMs / 1000)} s into the burst`;
+	const exit = n8n.exited();
+	return `ended by itself (${exit?.signal ?? `exit code ${String(exit?.code)}`})`;
+}
+
+/** Waits for the executions to end, or returns undefined if the main n8n ends first. */
+async function settledOrEnded(n8n: N8nInstance, workflowId: string): Promise<Settled | undefined> {
+	if (n8n.exited()) return undefined;
+	try {
+		return await waitUntilSettled(n8n, workflowId, { quietMs: 3_000, timeoutMs: SETTLE_TIMEOUT_MS });
+	} catch (error) {
+		if (n8n.exited()) return undefined;
+		throw error;
+	}
+}
+
+/**
+ * Sets the receiver up, fires the burst at it, waits for every execution, and takes it down again.
+ * If the main n8n ends during the run (killed at the memory limit, or crashed), the figures are
+ * those until then, and a restarted n8n counts what its executions did.
+ */
 export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: Omit<ReceiverSetup, 'n8n'>, burst: BurstSettings): Promise<BurstRun> {
 	// Every burst starts from the same sandbox: no subscriptions, no earlier attempts, the seeded data.
 	setup.sandbox.state.reset();
 	const receiver = await setUpReceiver(kind, { ...setup, n8n: target.n8n });
 	try {
+		const main = target.n8n;
 		const databaseBefore = await target.databaseBytes();
-		const samplers = target.processes.map(({ label, pid }) => ({ label, sampler: new RssSampler(pid) }));
-		const labels = new Map(target.processes.map(({ label, pid }) => [pid, label]));
-		const cpuBefore = cpuSplitSnapshot(labels, 'benchmark (sender, sandbox)');
+		const startedAt = Date.now();
+		let killedForMemory: { kb: number; afterMs: number } | undefined;
+		const memoryLimit = target.memoryLimitKb === undefined ? undefined : {
+			totalKb: target.memoryLimitKb,
+			reached: () => {
+				killedForMemory = { kb: target.memoryLimitKb ?? 0, afterMs: Date.now() - startedAt };
+				void main.kill();
+			},
+		};
+		const samplers = target.processes.map(({ label, pid }) => ({ label, sampler: new RssSampler(pid, 100, pid === main.pid ? memoryLimit : undefined) }));
+		const cpu = new CpuSplitTracker(new Map(target.processes.map(({ label, pid }) => [pid, label])), 'benchmark (sender, sandbox)');
 		for (const { sampler } of samplers) sampler.start();
+		cpu.start();
 		let fired: BurstResult;
-		let settled: Settled;
+		let settled: Settled | undefined;
 		let peaks: Array<[string, number]>;
+		let cpuSeconds: Array<[string, number]>;
 		try {
 			fired = await fireBurst(setup.sandbox.state, { ...burst, seed: 1 });
-			settled = await waitUntilSettled(target.n8n, receiver.workflowId, { quietMs: 3_000, timeoutMs: SETTLE_TIMEOUT_MS });
+			settled = await settledOrEnded(main, receiver.workflowId);
 		} finally {
 			// Stopped even when the burst throws, so no interval outlives it.
 			peaks = samplers.map(({ label, sampler }) => [label, sampler.stop().peakTotalKb]);
+			cpuSeconds = cpu.stop();
 		}
 		const totalMs = Date.now() - fired.startedAt;
-		const cpuSeconds = cpuSplit(cpuBefore, cpuSplitSnapshot(labels, 'benchmark (sender, sandbox)'));
+		const n8nEnded = settled ? undefined : endOf(main, killedForMemory);
+		if (!settled) {
+			// n8n marks the executions it had not ended as crashed when it starts again.
+			target.n8n = await main.restart();
+			settled = await waitUntilSettled(target.n8n, receiver.workflowId, { quietMs: 3_000, timeoutMs: SETTLE_TIMEOUT_MS });
+		}
 		const databaseGrowthBytes = (await target.databaseBytes()) - databaseBefore;
 		const routes = await target.routes?.();
 		const executions = await listExecutions(target.n8n, receiver.workflowId, { includeData: true });
 		const runs = runsPerEvent(executions);
+		const lost = fired.events.filter((event) => !runs.has(event.id)).length;
 		const beyond = repeatsBeyond(fired, SEEN_EVENTS_MAX_COUNT);
 		const extraRuns = (index: number): number => Math.max(0, (runs.get(fired.events[index].id) ?? 0) - 1);
 		const run: BurstRun = {
@@ -203,12 +249,14 @@ export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: 
 			deliveries: burst.deliveries,
 			distinctEvents: fired.events.length,
 			...deliveryFigures(fired, burst.deliveries),
+			eventsThroughPerSecond: ((fired.events.length - lost) / totalMs) * 1000,
+			n8nEnded,
 			attempts: fired.attempts.length,
 			executionsStarted: executions.length,
 			executionsUnfinished: settled.unfinished,
 			executionsFailed: executions.filter((execution) => execution.status !== 'success' && !UNFINISHED.includes(execution.status)).length,
 			executionErrors: errorsOf(executions),
-			lost: fired.events.filter((event) => !runs.has(event.id)).length,
+			lost,
 			doubled: fired.events.reduce((sum, _event, index) => sum + extraRuns(index), 0),
 			doubledWithinWindow: fired.events.reduce((sum, _event, index) => sum + (beyond.events.has(index) ? 0 : extraRuns(index)), 0),
 			repeatsBeyondWindow: beyond.deliveries,
@@ -221,10 +269,10 @@ export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: 
 			totalMs,
 		};
 		console.log(
-			`  ${target.setting}, ${RECEIVER_LABEL[kind]}: ${fmt(run.acceptedPerSecond)} accepted/s, p50 ${fmt(run.answerP50Ms)} ms, p99 ${fmt(run.answerP99Ms)} ms, ${count(run.executionsStarted)} executions, lost ${run.lost}, doubled ${run.doubled}, retried ${run.retriedDeliveries}, ${fmt(totalMs / 1000)} s`,
+			`  ${target.setting}, ${RECEIVER_LABEL[kind]}: ${fmt(run.acceptedPerSecond)} accepted/s, p50 ${fmt(run.answerP50Ms)} ms, p99 ${fmt(run.answerP99Ms)} ms, ${count(run.executionsStarted)} executions, lost ${run.lost}, doubled ${run.doubled}, retried ${run.retriedDeliveries}, ${fmt(totalMs / 1000)} s${n8nEnded ? `; n8n ${n8nEnded}` : ''}`,
 		);
 		return run;
 	} finally {
-		await receiver.stop();
+		await receiver.stop(target.n8n);
 	}
 }

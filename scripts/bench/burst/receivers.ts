@@ -50,8 +50,8 @@ export interface ReceiverSetup {
 export interface Receiver {
 	kind: ReceiverKind;
 	workflowId: string;
-	/** Unpublishes the workflow and leaves no subscription behind. */
-	stop(): Promise<void>;
+	/** Unpublishes the workflow in `n8n` (the main, or the one restarted after it ended) and leaves no subscription behind. */
+	stop(n8n: N8nInstance): Promise<void>;
 }
 
 function svcWorkflow(setup: ReceiverSetup): WorkflowInput {
@@ -98,8 +98,8 @@ async function subscribedReceiver(kind: ReceiverKind, setup: ReceiverSetup, url:
 	return {
 		kind,
 		workflowId: stored.id,
-		stop: async () => {
-			await deactivate(setup.n8n, stored.id);
+		stop: async (n8n) => {
+			await deactivate(n8n, stored.id);
 			subscriptions.delete(subscription.id);
 		},
 	};
@@ -114,7 +114,7 @@ export async function setUpReceiver(kind: ReceiverKind, setup: ReceiverSetup): P
 		const stored = await importWorkflow(n8n, svcWorkflow(setup));
 		await activate(n8n, stored.id);
 		if (subscriptions.size !== 1) throw new Error(`Publishing the Svc Trigger left ${subscriptions.size} subscriptions`);
-		return { kind, workflowId: stored.id, stop: async () => void (await deactivate(n8n, stored.id)) };
+		return { kind, workflowId: stored.id, stop: async (current) => void (await deactivate(current, stored.id)) };
 	}
 	if (kind === 'floor') {
 		const webhookId = randomUUID();

@@ -48,10 +48,6 @@ async function credentialFor(context: BurstContext, n8n: N8nInstance) {
 	return await importCredential(n8n, { name: 'Svc bench', type: 'svcApi', data: { apiKey: context.apiKey, baseUrl: context.sandbox.url } });
 }
 
-/** What every n8n process of a burst runs with: what the receivers need, then `--burst-env`. */
-function burstN8nEnv(context: BurstContext): Record<string, string> {
-	return { ...RECEIVER_ENV, ...context.settings.burstEnv };
-}
 
 /** SQLite's file and its write-ahead log, which holds recent writes until a checkpoint. */
 async function sqliteBytes(n8n: N8nInstance): Promise<number> {
@@ -59,33 +55,61 @@ async function sqliteBytes(n8n: N8nInstance): Promise<number> {
 	return sizes.reduce((sum, size) => sum + size, 0);
 }
 
+/** One burst into one receiver, in a fresh n8n (single main, SQLite) run with `env` beside what the receivers need. */
+async function burstIntoFreshN8n(context: BurstContext, kind: ReceiverKind, env: Record<string, string>, setting: string, run: number): Promise<BurstRun> {
+	// Every receiver's n8n loads the floor fixture, so all of them run with the same node types.
+	const extensions = await buildFloorExtension(join(TMP_DIR, 'bench', 'floor-extension'));
+	const n8n = await startN8n({
+		runtime: context.runtime,
+		packageTarball: context.tarball,
+		protocol: 'https',
+		tls: context.tls,
+		logLevel: 'warn',
+		env: { ...RECEIVER_ENV, ...env, N8N_CUSTOM_EXTENSIONS: extensions },
+		expectNodeTypes: [...PACKAGE_NODE_TYPES, FLOOR_TRIGGER_TYPE],
+	});
+	const target: BurstTarget = {
+		setting,
+		n8n,
+		memoryLimitKb: context.settings.memoryLimitKb,
+		processes: [{ label: 'n8n main + task runner', pid: n8n.pid }],
+		// The user folder stays the same when n8n is restarted.
+		databaseBytes: async () => await sqliteBytes(n8n),
+	};
+	try {
+		const credential = await credentialFor(context, n8n);
+		return await burstInto(kind, target, { sandbox: context.sandbox, credential, webhookBase: n8n.webhookBaseUrl, run }, context.settings.burst);
+	} finally {
+		await keepLog(n8n.logFile, `f-${kind}-${run}`);
+		// The one running now: burstInto replaces an n8n that ended during the run by a restarted one.
+		await target.n8n.stop();
+	}
+}
+
 export async function scenarioF(context: BurstContext): Promise<BurstRun[]> {
 	const runs: BurstRun[] = [];
-	// Every receiver's n8n loads the floor fixture, so all three run with the same node types.
-	const extensions = await buildFloorExtension(join(TMP_DIR, 'bench', 'floor-extension'));
 	for (const [index, kind] of SINGLE_RECEIVERS.entries()) {
-		const n8n = await startN8n({
-			runtime: context.runtime,
-			packageTarball: context.tarball,
-			protocol: 'https',
-			tls: context.tls,
-			logLevel: 'warn',
-			env: { ...burstN8nEnv(context), N8N_CUSTOM_EXTENSIONS: extensions },
-			expectNodeTypes: [...PACKAGE_NODE_TYPES, FLOOR_TRIGGER_TYPE],
-		});
-		try {
-			const target: BurstTarget = {
-				setting: 'single main, SQLite',
-				n8n,
-				processes: [{ label: 'n8n main + task runner', pid: n8n.pid }],
-				databaseBytes: async () => await sqliteBytes(n8n),
-			};
-			const credential = await credentialFor(context, n8n);
-			runs.push(await burstInto(kind, target, { sandbox: context.sandbox, credential, webhookBase: n8n.webhookBaseUrl, run: index + 1 }, context.settings.burst));
-		} finally {
-			await keepLog(n8n.logFile, `f-${kind}`);
-			await n8n.stop();
-		}
+		runs.push(await burstIntoFreshN8n(context, kind, context.settings.burstEnv, 'single main, SQLite', index + 1));
+	}
+	return runs;
+}
+
+/**
+ * The settings an operator can choose for n8n's expression engine, each with what it changes, as
+ * (f-settings) runs the Svc Trigger under them. `--burst-env` does not apply here.
+ */
+export const OPERATOR_SETTINGS: Array<{ name: string; env: Record<string, string> }> = [
+	{ name: "n8n's defaults", env: {} },
+	{ name: 'N8N_EXPRESSION_ENGINE_POOL_SIZE=2', env: { N8N_EXPRESSION_ENGINE_POOL_SIZE: '2' } },
+	{ name: 'N8N_EXPRESSION_ENGINE_POOL_SIZE=4', env: { N8N_EXPRESSION_ENGINE_POOL_SIZE: '4' } },
+	{ name: 'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true', env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } },
+	{ name: 'N8N_EXPRESSION_ENGINE=legacy', env: { N8N_EXPRESSION_ENGINE: 'legacy' } },
+];
+
+export async function scenarioFSettings(context: BurstContext): Promise<BurstRun[]> {
+	const runs: BurstRun[] = [];
+	for (const [index, { name, env }] of OPERATOR_SETTINGS.entries()) {
+		runs.push(await burstIntoFreshN8n(context, 'svc', env, name, index + 1));
 	}
 	return runs;
 }
@@ -101,7 +125,7 @@ export async function scenarioFQueue(context: BurstContext): Promise<BurstRun[]>
 		workers: 2,
 		webhookProcessors: 2,
 		webhookUrl: balancerUrl,
-		env: burstN8nEnv(context),
+		env: { ...RECEIVER_ENV, ...context.settings.burstEnv },
 		logLevel: 'warn',
 		expectNodeTypes: PACKAGE_NODE_TYPES,
 	});

@@ -10,7 +10,9 @@ function measureRows(runs: BurstRun[]): Array<[string, string[]]> {
 	const cells = (show: (run: BurstRun) => string): string[] => runs.map(show);
 	return [
 		['deliveries (distinct events)', cells((run) => `${count(run.deliveries)} (${count(run.distinctEvents)})`)],
+		['n8n ended during the run', cells((run) => run.n8nEnded ?? 'no')],
 		['accepted per second', cells((run) => fmt(run.acceptedPerSecond))],
+		['events through per second (reached the end, until every execution ended)', cells((run) => fmt(run.eventsThroughPerSecond))],
 		['answer time p50', cells((run) => milliseconds(run.answerP50Ms))],
 		['answer time p99', cells((run) => milliseconds(run.answerP99Ms))],
 		['answer time, slowest', cells((run) => milliseconds(run.answerMaxMs))],
@@ -151,6 +153,32 @@ export function tableFQueue(runs: BurstRun[], burst: BurstSettings): Table {
 			...burstNotes(runs, burst),
 			'nginx (Debian\'s package, one worker process) terminates TLS and spreads deliveries round robin over the processors, over kept-alive TLS connections; n8n\'s main registers the trigger\'s webhook URL at nginx. All processes (2 workers with their task runners, main, processors, PostgreSQL, Redis, nginx, the sandbox) share the same cores.',
 			'Doubles are reported, not hidden: a repeat that reaches another processor than the first delivery of its event is checked against static data that the other processor may not have saved yet, or whose save a concurrent one overwrote (the documented static-data limit; see docs/queue-mode.md for the exactly-once example with PostgreSQL).',
+		],
+	};
+}
+
+/** (f-settings): the Svc Trigger's burst under each expression-engine setting an operator can choose. */
+export function tableFSettings(runs: BurstRun[], burst: BurstSettings): Table {
+	return {
+		title: `(f-settings) a burst of ${count(burst.deliveries)} deliveries into the Svc Trigger under each setting of n8n's expression engine (single main, SQLite)`,
+		columns: ['setting', 'accepted/s', 'events through/s', 'p50', 'p99', 'lost', 'doubled (within 2,000)', 'retried', 'n8n CPU', 'CPU per accepted', 'peak RSS', 'n8n ended'],
+		rows: runs.map((run) => [
+			run.setting,
+			fmt(run.acceptedPerSecond),
+			fmt(run.eventsThroughPerSecond),
+			milliseconds(run.answerP50Ms),
+			milliseconds(run.answerP99Ms),
+			count(run.lost),
+			count(run.doubledWithinWindow),
+			count(run.retriedDeliveries),
+			fmt(n8nCpuSeconds(run), 'CPU-s'),
+			milliseconds(cpuMsPerAccepted(run)),
+			mb(run.peakRssKb),
+			run.n8nEnded ?? 'no',
+		]),
+		notes: [
+			...burstNotes(runs, burst),
+			'Each setting runs in a fresh n8n with only that setting changed from the defaults (and what the receivers need); --burst-env does not apply. What each setting costs or risks: docs/performance.md.',
 		],
 	};
 }
