@@ -60,7 +60,7 @@ export interface RssPeak {
 /** A memory limit the sampler enforces: `reached` is called once, at the first sample above it. */
 export interface RssLimit {
 	totalKb: number;
-	reached(): void;
+	reached: () => void;
 }
 
 /** Samples a process and its descendants every `intervalMs` until stop(). */
@@ -99,9 +99,9 @@ export class RssSampler {
 		this.peak.peakChildrenKb = Math.max(this.peak.peakChildrenKb, children);
 		this.peak.peakTotalKb = Math.max(this.peak.peakTotalKb, main + children);
 		if (this.limit && main + children > this.limit.totalKb) {
-			const { reached } = this.limit;
+			const limit = this.limit;
 			this.limit = undefined;
-			reached();
+			limit.reached();
 		}
 	}
 }
