@@ -4,7 +4,7 @@
  * Prints every table with its targets (met or not) and writes it as markdown to
  * .tmp/bench-latest.md, every run to .tmp/bench-latest.json.
  *
- *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,t,f,f-settings,f-queue] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…] [--memory-limit-mb=N]
+ *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,t,f,f-settings,f-queue] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…] [--memory-limit-mb=N] [--receivers=svc,floor,floor-when-done,peer]
  *
  *   (a) 10,000 upserts, no server latency: per-item cost of the Svc node against a floor fixture
  *       (n8n's request helper and nothing else), the HTTP Request node and a raw client
@@ -39,7 +39,7 @@ import { tableA, tableB, tableC, tableD, tableE, tableK } from './action/tables'
 import { CONCURRENCY } from './action/runner';
 import type { BurstRun } from './burst/measure';
 import { scenarioF, scenarioFQueue, scenarioFSettings } from './burst/scenarios';
-import { tableF, tableFQueue, tableFSettings } from './burst/tables';
+import { tableBurstRuns, tableF, tableFQueue } from './burst/tables';
 import { scenarioT, type ToolAnswer } from './tools/answers';
 import { tableT } from './tools/table';
 import { describeMachine, type Machine } from './machine';
@@ -127,8 +127,14 @@ async function main(argv: string[]): Promise<void> {
 	if (required) tables.push(tableE(action?.a, (await stat(tarball)).size / 1024, required));
 	if (action?.k) tables.push(tableK(action.k));
 	if (toolAnswers) tables.push(tableT(toolAnswers));
-	if (bursts.single) tables.push(tableF(bursts.single, settings.burst, settings.burstEnv));
-	if (bursts.settings) tables.push(tableFSettings(bursts.settings, settings.burst));
+	if (bursts.single) {
+		const burstTitle = `(f) a burst of ${settings.burst.deliveries} deliveries into one n8n (single main, SQLite), receivers chosen with --receivers`;
+		tables.push(tableF(bursts.single, settings.burst, settings.burstEnv) ?? tableBurstRuns(burstTitle, bursts.single, settings.burst, 'Targets are shown when every receiver ran.'));
+	}
+	if (bursts.settings) {
+		const settingsTitle = `(f-settings) a burst of ${settings.burst.deliveries} deliveries into the Svc Trigger under each setting of n8n's expression engine (single main, SQLite)`;
+		tables.push(tableBurstRuns(settingsTitle, bursts.settings, settings.burst, 'Each setting runs in a fresh n8n with only that setting changed from the defaults (and what the receivers need); --burst-env does not apply. What each setting costs or risks: docs/performance.md.'));
+	}
 	if (bursts.queue) tables.push(tableFQueue(bursts.queue, settings.queueBurst));
 	const problems = action && action.problems.length > 0 ? ['#### Problems seen', '', ...action.problems.map((problem) => `- ${problem}`), ''].join('\n') : '';
 	const markdown = [header(host, settings, phases), ...tables.map(markdownTable), problems, phases.markdown()].filter(Boolean).join('\n');

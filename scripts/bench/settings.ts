@@ -2,6 +2,8 @@
 import { totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 
+import { RECEIVER_KINDS, type ReceiverKind } from './burst/receivers';
+
 /** Every scenario, in the order they run and print. */
 export const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'k', 't', 'f', 'f-settings', 'f-queue'] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
@@ -29,6 +31,8 @@ export interface Settings {
 	/** The HTTP Request runs of (c) take a minute each and always end the same way: fewer repetitions. */
 	cHttpReps: number;
 	burst: BurstSettings;
+	/** The receivers (f) bursts into, in this order; all of them unless `--receivers`. */
+	receivers: ReceiverKind[];
 	/**
 	 * (f-queue)'s burst: the same shape, smaller by default (2,000), because 1 webhook processor
 	 * on 2 cores answers about 10 a second and the full 5,000 would take the bench past 45 min.
@@ -70,6 +74,14 @@ function environmentList(value: string | undefined): Record<string, string> {
 	return env;
 }
 
+function receiverList(value: string | undefined): ReceiverKind[] {
+	if (value === undefined) return [...RECEIVER_KINDS];
+	const chosen = value.split(',').map((kind) => kind.trim()).filter(Boolean);
+	const unknown = chosen.filter((kind) => !(RECEIVER_KINDS as readonly string[]).includes(kind));
+	if (unknown.length > 0 || chosen.length === 0) throw new Error(`--receivers takes some of ${RECEIVER_KINDS.join(', ')}; got ${value}`);
+	return chosen as ReceiverKind[];
+}
+
 function scenarioList(value: string | undefined): Set<ScenarioId> {
 	if (value === undefined) return new Set(SCENARIOS);
 	const chosen = value.split(',').map((id) => id.trim()).filter(Boolean);
@@ -90,6 +102,7 @@ export function settingsFrom(argv: string[]): Settings {
 			'queue-deliveries': { type: 'string' },
 			'burst-env': { type: 'string' },
 			'memory-limit-mb': { type: 'string' },
+			receivers: { type: 'string' },
 		},
 	});
 	const quick = values.quick ?? false;
@@ -107,6 +120,7 @@ export function settingsFrom(argv: string[]): Settings {
 		ratePerSecond: 50,
 		cHttpReps: 1,
 		burst: burstOf(quick ? 300 : 5_000),
+		receivers: receiverList(values.receivers),
 		queueBurst: burstOf(wholeNumber('queue-deliveries', values['queue-deliveries'], quick ? 300 : 2_000)),
 		build: !(values['no-build'] ?? false) && values.tarball === undefined,
 		tarball: values.tarball,

@@ -17,13 +17,15 @@ import type { N8nInstance } from '../../../harness/n8n/instance';
 import { PEER_END_NODE, PEER_EXAMPLE_ENV, peerWorkflow } from '../../../harness/peer-example';
 import { SVC_TRIGGER_TYPE } from '../../../harness/project';
 import { SvcEventTrigger } from '../../../nodes/Svc/SvcEventTrigger.node.ts';
-import { FLOOR_TRIGGER_TYPE } from '../floor/build';
+import { FLOOR_TRIGGER_TYPE, FLOOR_TRIGGER_WHEN_DONE_TYPE } from '../floor/build';
 
-export type ReceiverKind = 'svc' | 'floor' | 'peer';
+export const RECEIVER_KINDS = ['svc', 'floor', 'floor-when-done', 'peer'] as const;
+export type ReceiverKind = (typeof RECEIVER_KINDS)[number];
 
 export const RECEIVER_LABEL: Record<ReceiverKind, string> = {
 	svc: 'Svc Trigger → NoOp',
 	floor: 'floor: bare community trigger → NoOp',
+	'floor-when-done': 'floor answered when its execution ends → NoOp',
 	peer: 'peer: Webhook → Code → Remove Duplicates → NoOp',
 };
 
@@ -73,12 +75,12 @@ function svcWorkflow(setup: ReceiverSetup): WorkflowInput {
 	};
 }
 
-/** The floor's workflow: its webhook at `/webhook/<webhookId>/webhook`, as n8n serves a trigger's path. */
-function floorWorkflow(setup: ReceiverSetup, webhookId: string): WorkflowInput {
+/** A floor's workflow: its webhook at `/webhook/<webhookId>/webhook`, as n8n serves a trigger's path. */
+function floorWorkflow(setup: ReceiverSetup, type: string, webhookId: string): WorkflowInput {
 	return {
-		name: `bench burst ${setup.run}: floor trigger`,
+		name: `bench burst ${setup.run}: ${type}`,
 		nodes: [
-			{ name: 'On Delivery', type: FLOOR_TRIGGER_TYPE, typeVersion: 1, parameters: {}, webhookId },
+			{ name: 'On Delivery', type, typeVersion: 1, parameters: {}, webhookId },
 			{ name: END_NODE, type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} },
 		],
 		connections: { 'On Delivery': { main: [[{ node: END_NODE, type: 'main', index: 0 }]] } },
@@ -116,9 +118,10 @@ export async function setUpReceiver(kind: ReceiverKind, setup: ReceiverSetup): P
 		if (subscriptions.size !== 1) throw new Error(`Publishing the Svc Trigger left ${subscriptions.size} subscriptions`);
 		return { kind, workflowId: stored.id, stop: async (current) => void (await deactivate(current, stored.id)) };
 	}
-	if (kind === 'floor') {
+	if (kind === 'floor' || kind === 'floor-when-done') {
 		const webhookId = randomUUID();
-		return await subscribedReceiver(kind, setup, `${setup.webhookBase}/${webhookId}/webhook`, () => floorWorkflow(setup, webhookId));
+		const type = kind === 'floor' ? FLOOR_TRIGGER_TYPE : FLOOR_TRIGGER_WHEN_DONE_TYPE;
+		return await subscribedReceiver(kind, setup, `${setup.webhookBase}/${webhookId}/webhook`, () => floorWorkflow(setup, type, webhookId));
 	}
 	const path = `svc-events-${setup.run}`;
 	return await subscribedReceiver(kind, setup, `${setup.webhookBase}/${path}`, (secret) => {

@@ -16,7 +16,7 @@ import { startQueueTopology } from '../../../harness/n8n/queue';
 import type { N8nRuntime } from '../../../harness/n8n-runtime/install';
 import { freePort } from '../../../harness/processes';
 import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../../harness/project';
-import { buildFloorExtension, FLOOR_TRIGGER_TYPE } from '../floor/build';
+import { buildFloorExtension, FLOOR_TRIGGER_TYPE, FLOOR_TRIGGER_WHEN_DONE_TYPE } from '../floor/build';
 import type { Settings } from '../settings';
 import { burstInto, type BurstRun, type BurstTarget } from './measure';
 import { RECEIVER_ENV, type ReceiverKind } from './receivers';
@@ -31,8 +31,6 @@ export interface BurstContext {
 	apiKey: string;
 }
 
-/** (f) measures the Svc Trigger against the floor of any community trigger and against the peer. */
-const SINGLE_RECEIVERS: ReceiverKind[] = ['svc', 'floor', 'peer'];
 const QUEUE_RECEIVERS: ReceiverKind[] = ['svc', 'peer'];
 const SQLITE_FILES = ['database.sqlite', 'database.sqlite-wal'];
 
@@ -66,7 +64,7 @@ async function burstIntoFreshN8n(context: BurstContext, kind: ReceiverKind, env:
 		tls: context.tls,
 		logLevel: 'warn',
 		env: { ...RECEIVER_ENV, ...env, N8N_CUSTOM_EXTENSIONS: extensions },
-		expectNodeTypes: [...PACKAGE_NODE_TYPES, FLOOR_TRIGGER_TYPE],
+		expectNodeTypes: [...PACKAGE_NODE_TYPES, FLOOR_TRIGGER_TYPE, FLOOR_TRIGGER_WHEN_DONE_TYPE],
 	});
 	const target: BurstTarget = {
 		setting,
@@ -88,7 +86,8 @@ async function burstIntoFreshN8n(context: BurstContext, kind: ReceiverKind, env:
 
 export async function scenarioF(context: BurstContext): Promise<BurstRun[]> {
 	const runs: BurstRun[] = [];
-	for (const [index, kind] of SINGLE_RECEIVERS.entries()) {
+	// The Svc Trigger against both floors of any community trigger and against the peer (or `--receivers`).
+	for (const [index, kind] of context.settings.receivers.entries()) {
 		runs.push(await burstIntoFreshN8n(context, kind, context.settings.burstEnv, 'single main, SQLite', index + 1));
 	}
 	return runs;

@@ -74,41 +74,48 @@ export function acceptedDeliveries(run: BurstRun): number {
 
 const cpuMsPerAccepted = (run: BurstRun): number => (n8nCpuSeconds(run) * 1000) / Math.max(1, acceptedDeliveries(run));
 
-export function tableF(runs: BurstRun[], burst: BurstSettings, burstEnv: Record<string, string>): Table {
-	const of = (receiver: BurstRun['receiver']): BurstRun => {
-		const found = runs.find((run) => run.receiver === receiver);
-		if (!found) throw new Error(`(f) has no run of the ${receiver} receiver`);
-		return found;
-	};
-	const [svc, floor, peer] = [of('svc'), of('floor'), of('peer')];
-	const lazy = burstEnv[LAZY_ISOLATES] === 'true';
-	const rateTarget: [string, boolean] = lazy
-		? ['≥ 0.9× the floor\'s and ≥ the peer\'s', svc.acceptedPerSecond >= 0.9 * floor.acceptedPerSecond && svc.acceptedPerSecond >= peer.acceptedPerSecond]
-		: ['≥ 0.9× the floor\'s', svc.acceptedPerSecond >= 0.9 * floor.acceptedPerSecond];
-	const targets: Record<string, [string, boolean]> = {
-		'accepted per second': rateTarget,
-		'answer time p99': ['≤ 2× the floor\'s', svc.answerP99Ms <= 2 * floor.answerP99Ms],
-		'n8n CPU per accepted delivery': ['≤ 1.15× the floor\'s', cpuMsPerAccepted(svc) <= 1.15 * cpuMsPerAccepted(floor)],
+/** The Svc Trigger's targets against one floor: [target, met] per measure. */
+function targetsAgainst(floor: BurstRun, svc: BurstRun, peer: BurstRun, lazy: boolean): Record<string, [string, boolean]> {
+	const rate = svc.acceptedPerSecond >= 0.9 * floor.acceptedPerSecond;
+	return {
+		'accepted per second': lazy ? ["≥ 0.9× the floor's and ≥ the peer's", rate && svc.acceptedPerSecond >= peer.acceptedPerSecond] : ["≥ 0.9× the floor's", rate],
+		'answer time p99': ["≤ 2× the floor's", svc.answerP99Ms <= 2 * floor.answerP99Ms],
+		'n8n CPU per accepted delivery': ["≤ 1.15× the floor's", cpuMsPerAccepted(svc) <= 1.15 * cpuMsPerAccepted(floor)],
 		'events lost (reached the end in no execution)': ['0', svc.lost === 0],
 		'  of which repeated within the last 2,000 events': ['0', svc.doubledWithinWindow === 0],
 	};
+}
+
+/**
+ * (f) with every receiver: the Svc Trigger's targets against each floor, the one that answers at
+ * once (as the Svc Trigger does) and the one answered when its execution ends (the rate n8n keeps
+ * up with). Undefined when `--receivers` left one out: the runs are then listed by tableBurstRuns.
+ */
+export function tableF(runs: BurstRun[], burst: BurstSettings, burstEnv: Record<string, string>): Table | undefined {
+	const of = (receiver: BurstRun['receiver']): BurstRun | undefined => runs.find((run) => run.receiver === receiver);
+	const [svc, floor, floorWhenDone, peer] = [of('svc'), of('floor'), of('floor-when-done'), of('peer')];
+	if (!svc || !floor || !floorWhenDone || !peer) return undefined;
+	const lazy = burstEnv[LAZY_ISOLATES] === 'true';
+	const columns = [svc, floor, floorWhenDone, peer];
+	const againstFloor = targetsAgainst(floor, svc, peer, lazy);
+	const againstWhenDone = targetsAgainst(floorWhenDone, svc, peer, lazy);
 	const cpuRows: Array<[string, string[]]> = [
-		['n8n CPU (main + task runner)', [svc, floor, peer].map((run) => fmt(n8nCpuSeconds(run), 'CPU-s'))],
-		['n8n CPU per accepted delivery', [svc, floor, peer].map((run) => milliseconds(cpuMsPerAccepted(run)))],
+		['n8n CPU (main + task runner)', columns.map((run) => fmt(n8nCpuSeconds(run), 'CPU-s'))],
+		['n8n CPU per accepted delivery', columns.map((run) => milliseconds(cpuMsPerAccepted(run)))],
 	];
-	const rows = [...measureRows([svc, floor, peer]), ...cpuRows];
+	const rows = [...measureRows(columns), ...cpuRows];
 	return {
 		title: `(f) a burst of ${count(burst.deliveries)} deliveries into one n8n (single main, SQLite)${lazy ? `, with ${LAZY_ISOLATES}=true` : ", n8n's defaults"}`,
-		columns: ['measure', RECEIVER_LABEL.svc, RECEIVER_LABEL.floor, RECEIVER_LABEL.peer, 'Svc ÷ floor', 'target (Svc)', 'met'],
+		columns: ['measure', ...columns.map((run) => RECEIVER_LABEL[run.receiver]), 'Svc ÷ floor', 'Svc ÷ floor answered when done', 'target (Svc)', 'met against the floor', 'met against the floor answered when done'],
 		rows: rows.map(([measure, values]) => {
-			const target = targets[measure];
-			const versusFloor = versusFloorOf(measure, svc, floor);
-			return [measure, ...values, versusFloor, target?.[0] ?? '', target ? yes(target[1]) : ''];
+			const target = againstFloor[measure];
+			const whenDone = againstWhenDone[measure];
+			return [measure, ...values, versusFloorOf(measure, svc, floor), versusFloorOf(measure, svc, floorWhenDone), target?.[0] ?? '', target ? yes(target[1]) : '', whenDone ? yes(whenDone[1]) : ''];
 		}),
 		notes: [
 			...burstNotes(runs, burst),
-			'Floor: a bench-only community trigger (scripts/bench/floor/BenchFloorTrigger.node.ts, never shipped) that answers 200 as the Svc Trigger does and emits the body, with no signature check, no de-duplication and no static data. n8n handles it as any community trigger, so Svc ÷ floor is what the package itself costs. Its losses and doubles are reported as measured: it does nothing against repeats.',
-			'Each receiver runs in a fresh n8n (same settings, empty database, the floor fixture loaded in all three), so memory and database growth are its own.',
+			'Floors: bench-only community triggers (scripts/bench/floor/, never shipped) that emit the body, with no signature check, no de-duplication and no static data; n8n handles them as any community trigger. One answers 200 at once, as the Svc Trigger does, with no brake; the other is answered by n8n when its execution has ended, so the sender never gets ahead of what n8n can run. Their losses and doubles are reported as measured: they do nothing against repeats.',
+			'Each receiver runs in a fresh n8n (same settings, empty database, the floor fixtures loaded in all), so memory and database growth are its own.',
 		],
 	};
 }
@@ -157,13 +164,13 @@ export function tableFQueue(runs: BurstRun[], burst: BurstSettings): Table {
 	};
 }
 
-/** (f-settings): the Svc Trigger's burst under each expression-engine setting an operator can choose. */
-export function tableFSettings(runs: BurstRun[], burst: BurstSettings): Table {
+/** One row per burst run: (f-settings), and (f) when `--receivers` chose some. */
+export function tableBurstRuns(title: string, runs: BurstRun[], burst: BurstSettings, note: string): Table {
 	return {
-		title: `(f-settings) a burst of ${count(burst.deliveries)} deliveries into the Svc Trigger under each setting of n8n's expression engine (single main, SQLite)`,
-		columns: ['setting', 'accepted/s', 'events through/s', 'p50', 'p99', 'lost', 'doubled (within 2,000)', 'retried', 'n8n CPU', 'CPU per accepted', 'peak RSS', 'n8n ended'],
+		title,
+		columns: ['run', 'accepted/s', 'events through/s', 'p50', 'p99', 'lost', 'doubled (within 2,000)', 'retried', 'n8n CPU', 'CPU per accepted', 'peak RSS', 'n8n ended'],
 		rows: runs.map((run) => [
-			run.setting,
+			`${run.setting}, ${RECEIVER_LABEL[run.receiver]}`,
 			fmt(run.acceptedPerSecond),
 			fmt(run.eventsThroughPerSecond),
 			milliseconds(run.answerP50Ms),
@@ -176,9 +183,6 @@ export function tableFSettings(runs: BurstRun[], burst: BurstSettings): Table {
 			mb(run.peakRssKb),
 			run.n8nEnded ?? 'no',
 		]),
-		notes: [
-			...burstNotes(runs, burst),
-			'Each setting runs in a fresh n8n with only that setting changed from the defaults (and what the receivers need); --burst-env does not apply. What each setting costs or risks: docs/performance.md.',
-		],
+		notes: [...burstNotes(runs, burst), note],
 	};
 }

@@ -1,7 +1,8 @@
 /**
- * Compiles the floor fixtures (BenchFloor.node.ts for the action node, BenchFloorTrigger.node.ts for
- * the trigger) into a folder of their own that n8n loads through N8N_CUSTOM_EXTENSIONS, where their
- * types are `CUSTOM.benchFloor` and `CUSTOM.benchFloorTrigger`. The package's build never sees them.
+ * Compiles the floor fixtures (BenchFloor.node.ts for the action node, BenchFloorTrigger.node.ts and
+ * BenchFloorTriggerWhenDone.node.ts for the trigger) into a folder of their own that n8n loads
+ * through N8N_CUSTOM_EXTENSIONS, where their types are `CUSTOM.<name>`. The package's build never
+ * sees them.
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,13 +12,14 @@ import { lastLines, runCommand } from '../../../harness/processes';
 
 export const FLOOR_NODE_TYPE = 'CUSTOM.benchFloor';
 export const FLOOR_TRIGGER_TYPE = 'CUSTOM.benchFloorTrigger';
+export const FLOOR_TRIGGER_WHEN_DONE_TYPE = 'CUSTOM.benchFloorTriggerWhenDone';
 
 /** Returns the folder to give n8n as N8N_CUSTOM_EXTENSIONS. */
 export async function buildFloorExtension(outDir: string): Promise<string> {
 	await rm(outDir, { recursive: true, force: true });
 	const tsc = require.resolve('typescript/bin/tsc');
 	// Files named on the command line: tsc ignores tsconfig.json and emits only what this file needs.
-	const sources = ['BenchFloor.node.ts', 'BenchFloorTrigger.node.ts'].map((file) => join(__dirname, file));
+	const sources = ['BenchFloor.node.ts', 'BenchFloorTrigger.node.ts', 'BenchFloorTriggerWhenDone.node.ts'].map((file) => join(__dirname, file));
 	const args = [tsc, ...sources, '--outDir', outDir, '--rootDir', PROJECT_DIR, '--module', 'commonjs', '--target', 'es2022', '--strict', '--skipLibCheck', '--types', 'node'];
 	const result = await runCommand(process.execPath, args, { cwd: PROJECT_DIR });
 	if (result.code !== 0) throw new Error(`Compiling the floor fixture failed (exit ${result.code}):\n${lastLines(result.output, 30)}`);
