@@ -80,7 +80,7 @@ function floorWorkflow(setup: ReceiverSetup, type: string, webhookId: string): W
 	return {
 		name: `bench burst ${setup.run}: ${type}`,
 		nodes: [
-			{ name: 'On Delivery', type, typeVersion: 1, parameters: {}, webhookId },
+			{ name: 'On Delivery', type, typeVersion: 2, parameters: {}, webhookId },
 			{ name: END_NODE, type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} },
 		],
 		connections: { 'On Delivery': { main: [[{ node: END_NODE, type: 'main', index: 0 }]] } },

@@ -12,7 +12,10 @@ export class BenchFloorTrigger implements INodeType {
 		displayName: 'Bench Floor Trigger',
 		name: 'benchFloorTrigger',
 		group: ['trigger'],
-		version: 1,
+		// Not 1: n8n evaluates an expression on every request to a start node at version 1 (its
+		// Webhook node's old binary option), which any trigger avoids by another version, as the Svc
+		// Trigger 1.1 does.
+		version: 2,
 		description: 'Benchmark fixture: starts the workflow with each delivery\'s body, unchecked',
 		defaults: { name: 'Bench Floor Trigger' },
 		inputs: [],
