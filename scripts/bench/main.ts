@@ -37,6 +37,7 @@ import { PROJECT_DIR, TMP_DIR } from '../../harness/project';
 import { runActionScenarios, type ActionResults } from './action/session';
 import { tableA, tableB, tableC, tableD, tableE, tableK } from './action/tables';
 import { CONCURRENCY } from './action/runner';
+import { tableCapacity } from './burst/capacity';
 import type { BurstRun } from './burst/measure';
 import { scenarioF, scenarioFQueue, scenarioFSettings } from './burst/scenarios';
 import { tableBurstRuns, tableF, tableFQueue } from './burst/tables';
@@ -135,7 +136,7 @@ async function main(argv: string[]): Promise<void> {
 		const settingsTitle = `(f-settings) a burst of ${settings.burst.deliveries} deliveries into the Svc Trigger under each setting of n8n's expression engine (single main, SQLite)`;
 		tables.push(tableBurstRuns(settingsTitle, bursts.settings, settings.burst, 'Each setting runs in a fresh n8n with only that setting changed from the defaults (and what the receivers need); --burst-env does not apply. What each setting costs or risks: docs/performance.md.'));
 	}
-	if (bursts.queue) tables.push(tableFQueue(bursts.queue, settings.queueBurst));
+	if (bursts.queue) tables.push(tableFQueue(bursts.queue, settings.queueBurst), tableCapacity(bursts.queue, host.cores));
 	const problems = action && action.problems.length > 0 ? ['#### Problems seen', '', ...action.problems.map((problem) => `- ${problem}`), ''].join('\n') : '';
 	const markdown = [header(host, settings, phases), ...tables.map(markdownTable), problems, phases.markdown()].filter(Boolean).join('\n');
 
