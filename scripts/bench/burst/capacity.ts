@@ -1,10 +1,12 @@
 /**
  * The queue-mode capacity model, from (f-queue)'s 1-processor runs: the CPU each role spends per
- * accepted delivery, and from it the accepted/s to expect by webhook processors and cores, checked
- * against what this machine measured with 1 and 2 processors.
+ * accepted delivery, and from it the deliveries per second a deployment can take in and run for as
+ * long as a burst lasts, by webhook processors and cores, checked against what this machine
+ * measured with 1 and 2 processors. (A short burst can be answered faster where the processors
+ * only queue the work, as the peer's do: the workers then catch up afterwards.)
  *
- *   accepted/s ≈ min(processors ÷ processor CPU per delivery, workers ÷ worker CPU per delivery,
- *                    cores ÷ all roles' CPU per delivery)
+ *   deliveries/s ≈ min(processors ÷ processor CPU per delivery, workers ÷ worker CPU per delivery,
+ *                      cores ÷ all roles' CPU per delivery)
  *
  * A webhook processor or a worker is one Node.js process: its event loop runs on one core, so one
  * processor accepts at most 1 ÷ its CPU per delivery however many cores are free, and so on for the
@@ -72,22 +74,23 @@ export function tableCapacity(runs: BurstRun[], cores: number): Table {
 		rows.push([name, `${WORKERS} workers at most (${WORKERS} cores ÷ their CPU per delivery)`, `${fmt(WORKERS / cpu.worker)}/s`]);
 		for (const machineCores of CORES) {
 			const predictions = PROCESSORS.map((processors) => `${processors}: ${fmt(predictedRate(cpu, processors, machineCores))}`);
-			rows.push([name, `predicted accepted/s on ${machineCores} cores with ${WORKERS} workers, by processors`, predictions.join(' · ')]);
+			rows.push([name, `predicted deliveries/s on ${machineCores} cores with ${WORKERS} workers, by processors`, predictions.join(' · ')]);
 		}
 		for (const processors of [1, 2]) {
 			const measured = pick(receiver, processors);
 			if (!measured) continue;
 			// Here the sender shares the cores: it counts in the check.
 			const predicted = predictedRate(cpu, processors, cores, cpu.sender);
-			rows.push([name, `this machine (${cores} cores, sender included), ${processors} processor${processors > 1 ? 's' : ''}: predicted ÷ measured`, `${fmt(predicted)} ÷ ${fmt(measured.acceptedPerSecond)} = ${fmt(ratio(predicted, measured.acceptedPerSecond), '×')}`]);
+			const handled = acceptedDeliveries(measured) / (measured.totalMs / 1000);
+			rows.push([name, `this machine (${cores} cores, sender included), ${processors} processor${processors > 1 ? 's' : ''}: predicted ÷ measured deliveries/s until every execution ended`, `${fmt(predicted)} ÷ ${fmt(handled)} = ${fmt(ratio(predicted, handled), '×')} (answered at ${fmt(measured.acceptedPerSecond)}/s)`]);
 		}
 	}
 	return {
-		title: '(f-queue) capacity model: CPU per accepted delivery by role (1-processor run) and the accepted/s it predicts',
+		title: '(f-queue) capacity model: CPU per accepted delivery by role (1-processor run) and the deliveries per second it predicts',
 		columns: ['receiver', 'measure', 'value'],
 		rows,
 		notes: [
-			`accepted/s ≈ min(processors ÷ processor CPU per delivery, workers ÷ worker CPU per delivery, cores ÷ all roles' CPU per delivery). A processor or a worker is one Node.js process, whose event loop runs on one core; all roles share the cores; more workers lift their bound. The sender is left out of the predictions (the service runs elsewhere) and counted in the check on this machine, where it shares the cores.`,
+			`Deliveries taken in and run per second, for as long as a burst lasts ≈ min(processors ÷ processor CPU per delivery, workers ÷ worker CPU per delivery, cores ÷ all roles' CPU per delivery). A processor or a worker is one Node.js process, whose event loop runs on one core; all roles share the cores; more workers lift their bound. The sender is left out of the predictions (the service runs elsewhere) and counted in the check on this machine, where it shares the cores. A short burst can be answered faster where the processors only queue the work (the peer's): the workers catch up afterwards.`,
 			'Limits: CPU only (disk, network and PostgreSQL locks are not modelled); CPU per delivery is taken from a run where every role had the same 2 cores, and may fall when processes stop contending; the 2 workers of (f-queue) throughout.',
 		],
 	};
