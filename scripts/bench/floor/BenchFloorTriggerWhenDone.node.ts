@@ -1,6 +1,6 @@
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { BenchFloorTrigger } from './BenchFloorTrigger.node';
+import { BenchFloorTrigger } from './BenchFloorTrigger.node.ts';
 
 /**
  * Bench-only fixture, never shipped: the floor trigger, answered by n8n when the execution it
