@@ -48,7 +48,7 @@ import { benchRequire, benchSignature } from './micro';
 import { Phases } from './phases';
 import { markdownTable, type Table } from './report';
 import { settingsFrom, type ScenarioId, type Settings } from './settings';
-import { fmt } from './stats';
+import { count, fmt } from './stats';
 
 const MARKDOWN_OUT = join(TMP_DIR, 'bench-latest.md');
 const JSON_OUT = join(TMP_DIR, 'bench-latest.json');
@@ -129,11 +129,11 @@ async function main(argv: string[]): Promise<void> {
 	if (action?.k) tables.push(tableK(action.k));
 	if (toolAnswers) tables.push(tableT(toolAnswers));
 	if (bursts.single) {
-		const burstTitle = `(f) a burst of ${settings.burst.deliveries} deliveries into one n8n (single main, SQLite), receivers chosen with --receivers`;
+		const burstTitle = `(f) a burst of ${count(settings.burst.deliveries)} deliveries into one n8n (single main, SQLite), receivers chosen with --receivers`;
 		tables.push(tableF(bursts.single, settings.burst, settings.burstEnv) ?? tableBurstRuns(burstTitle, bursts.single, settings.burst, 'Targets are shown when every receiver ran.'));
 	}
 	if (bursts.settings) {
-		const settingsTitle = `(f-settings) a burst of ${settings.burst.deliveries} deliveries into the Svc Trigger under each setting of n8n's expression engine (single main, SQLite)`;
+		const settingsTitle = `(f-settings) a burst of ${count(settings.burst.deliveries)} deliveries into the Svc Trigger under each setting of n8n's expression engine (single main, SQLite)`;
 		tables.push(tableBurstRuns(settingsTitle, bursts.settings, settings.burst, 'Each setting runs in a fresh n8n with only that setting changed from the defaults (and what the receivers need); --burst-env does not apply. What each setting costs or risks: docs/performance.md.'));
 	}
 	if (bursts.queue) tables.push(tableFQueue(bursts.queue, settings.queueBurst), tableCapacity(bursts.queue, host.cores));
