@@ -272,7 +272,7 @@ describe('bad deliveries start nothing', () => {
 		expect(logs).not.toContain(FULL_KEY);
 	});
 
-	describe("while n8n's save of an accepted id is later than SAVE_LAG_WINDOW.limitMs", () => {
+	describe("while n8n's save of an accepted id is over 5 s late", () => {
 		const deliver = async (id: string) => await t.deliver({ method: 'POST', headers: sign(event(id), { id }), rawBody: event(id) });
 		const logText = () => capturedLogs().map((line) => line.text).join('\n');
 		let clock: jest.SpyInstance<number, []>;
