@@ -74,20 +74,13 @@ function environmentList(value: string | undefined): Record<string, string> {
 	return env;
 }
 
-function receiverList(value: string | undefined): ReceiverKind[] {
-	if (value === undefined) return [...RECEIVER_KINDS];
-	const chosen = value.split(',').map((kind) => kind.trim()).filter(Boolean);
-	const unknown = chosen.filter((kind) => !(RECEIVER_KINDS as readonly string[]).includes(kind));
-	if (unknown.length > 0 || chosen.length === 0) throw new Error(`--receivers takes some of ${RECEIVER_KINDS.join(', ')}; got ${value}`);
-	return chosen as ReceiverKind[];
-}
-
-function scenarioList(value: string | undefined): Set<ScenarioId> {
-	if (value === undefined) return new Set(SCENARIOS);
-	const chosen = value.split(',').map((id) => id.trim()).filter(Boolean);
-	const unknown = chosen.filter((id) => !(SCENARIOS as readonly string[]).includes(id));
-	if (unknown.length > 0 || chosen.length === 0) throw new Error(`--only takes some of ${SCENARIOS.join(', ')}; got ${value}`);
-	return new Set(chosen as ScenarioId[]);
+/** `--<option>=a,b`: some of `allowed`, in the order given; all of them when the option is absent. */
+function choiceList<T extends string>(option: string, value: string | undefined, allowed: readonly T[]): T[] {
+	if (value === undefined) return [...allowed];
+	const chosen = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+	const unknown = chosen.filter((entry) => !(allowed as readonly string[]).includes(entry));
+	if (unknown.length > 0 || chosen.length === 0) throw new Error(`--${option} takes some of ${allowed.join(', ')}; got ${value}`);
+	return chosen as T[];
 }
 
 export function settingsFrom(argv: string[]): Settings {
@@ -108,7 +101,7 @@ export function settingsFrom(argv: string[]): Settings {
 	const quick = values.quick ?? false;
 	const reps = (fallback: number, quickFallback: number): number => wholeNumber('reps', values.reps, quick ? quickFallback : fallback);
 	return {
-		only: scenarioList(values.only),
+		only: new Set(choiceList('only', values.only, SCENARIOS)),
 		repsA: reps(3, 1),
 		repsB: reps(5, 2),
 		repsC: reps(3, 1),
@@ -120,7 +113,7 @@ export function settingsFrom(argv: string[]): Settings {
 		ratePerSecond: 50,
 		cHttpReps: 1,
 		burst: burstOf(quick ? 300 : 5_000),
-		receivers: receiverList(values.receivers),
+		receivers: choiceList('receivers', values.receivers, RECEIVER_KINDS),
 		queueBurst: burstOf(wholeNumber('queue-deliveries', values['queue-deliveries'], quick ? 300 : 2_000)),
 		build: !(values['no-build'] ?? false) && values.tarball === undefined,
 		tarball: values.tarball,

@@ -174,9 +174,12 @@ function repeatsOnAnotherProcessor(routes: DeliveryRoute[]): number {
 	return elsewhere;
 }
 
-/** Why the main n8n ended: the bench's memory limit, or what the process reported. */
-function endOf(n8n: N8nInstance, killedForMemory: { kb: number; afterMs: number } | undefined): string {
-	if (killedForMemory) return `killed at the memory limit (${fmt(killedForMemory.kb / 1024 / 1024)} GB), ${fmt(killedForMemory.afterMs / 1000)} s into the burst`;
+/** How the executions are waited for: 3 s between looks, at most SETTLE_TIMEOUT_MS. */
+const SETTLE = { quietMs: 3_000, timeoutMs: SETTLE_TIMEOUT_MS };
+
+/** Why the main n8n ended: the bench's memory limit (`killedAfterMs` into the burst), or what the process reported. */
+function endOf(target: BurstTarget, n8n: N8nInstance, killedAfterMs: number | undefined): string {
+	if (killedAfterMs !== undefined) return `killed at the memory limit (${fmt((target.memoryLimitKb ?? 0) / 1024 / 1024)} GB), ${fmt(killedAfterMs / 1000)} s into the burst`;
 	const exit = n8n.exited();
 	return `ended by itself (${exit?.signal ?? `exit code ${String(exit?.code)}`})`;
 }
@@ -185,7 +188,7 @@ function endOf(n8n: N8nInstance, killedForMemory: { kb: number; afterMs: number 
 async function settledOrEnded(n8n: N8nInstance, workflowId: string): Promise<Settled | undefined> {
 	if (n8n.exited()) return undefined;
 	try {
-		return await waitUntilSettled(n8n, workflowId, { quietMs: 3_000, timeoutMs: SETTLE_TIMEOUT_MS });
+		return await waitUntilSettled(n8n, workflowId, SETTLE);
 	} catch (error) {
 		if (n8n.exited()) return undefined;
 		throw error;
@@ -205,11 +208,11 @@ export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: 
 		const main = target.n8n;
 		const databaseBefore = await target.databaseBytes();
 		const startedAt = Date.now();
-		let killedForMemory: { kb: number; afterMs: number } | undefined;
+		let killedAfterMs: number | undefined;
 		const memoryLimit = target.memoryLimitKb === undefined ? undefined : {
 			totalKb: target.memoryLimitKb,
 			reached: () => {
-				killedForMemory = { kb: target.memoryLimitKb ?? 0, afterMs: Date.now() - startedAt };
+				killedAfterMs = Date.now() - startedAt;
 				void main.kill();
 			},
 		};
@@ -230,11 +233,11 @@ export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: 
 			cpuSeconds = cpu.stop();
 		}
 		const totalMs = Date.now() - fired.startedAt;
-		const n8nEnded = settled ? undefined : endOf(main, killedForMemory);
+		const n8nEnded = settled ? undefined : endOf(target, main, killedAfterMs);
 		if (!settled) {
 			// n8n marks the executions it had not ended as crashed when it starts again.
 			target.n8n = await main.restart();
-			settled = await waitUntilSettled(target.n8n, receiver.workflowId, { quietMs: 3_000, timeoutMs: SETTLE_TIMEOUT_MS });
+			settled = await waitUntilSettled(target.n8n, receiver.workflowId, SETTLE);
 		}
 		const databaseGrowthBytes = (await target.databaseBytes()) - databaseBefore;
 		const routes = await target.routes?.();

@@ -46,17 +46,23 @@ async function credentialFor(context: BurstContext, n8n: N8nInstance) {
 	return await importCredential(n8n, { name: 'Svc bench', type: 'svcApi', data: { apiKey: context.apiKey, baseUrl: context.sandbox.url } });
 }
 
-
 /** SQLite's file and its write-ahead log, which holds recent writes until a checkpoint. */
 async function sqliteBytes(n8n: N8nInstance): Promise<number> {
 	const sizes = await Promise.all(SQLITE_FILES.map(async (file) => (await stat(join(n8n.userFolder, '.n8n', file)).catch(() => undefined))?.size ?? 0));
 	return sizes.reduce((sum, size) => sum + size, 0);
 }
 
-/** One burst into one receiver, in a fresh n8n (single main, SQLite) run with `env` beside what the receivers need. */
-async function burstIntoFreshN8n(context: BurstContext, kind: ReceiverKind, env: Record<string, string>, setting: string, run: number): Promise<BurstRun> {
-	// Every receiver's n8n loads the floor fixture, so all of them run with the same node types.
-	const extensions = await buildFloorExtension(join(TMP_DIR, 'bench', 'floor-extension'));
+/** The compiled floor fixtures, for N8N_CUSTOM_EXTENSIONS: built once per scenario, loaded by every n8n of it. */
+async function floorExtensions(): Promise<string> {
+	return await buildFloorExtension(join(TMP_DIR, 'bench', 'floor-extension'));
+}
+
+/**
+ * One burst into one receiver, in a fresh n8n (single main, SQLite) run with `env` beside what the
+ * receivers need. Every such n8n loads the floor fixtures (`extensions`), so all run with the same
+ * node types.
+ */
+async function burstIntoFreshN8n(context: BurstContext, extensions: string, kind: ReceiverKind, env: Record<string, string>, setting: string, run: number): Promise<BurstRun> {
 	const n8n = await startN8n({
 		runtime: context.runtime,
 		packageTarball: context.tarball,
@@ -86,29 +92,37 @@ async function burstIntoFreshN8n(context: BurstContext, kind: ReceiverKind, env:
 
 export async function scenarioF(context: BurstContext): Promise<BurstRun[]> {
 	const runs: BurstRun[] = [];
+	const extensions = await floorExtensions();
 	// The Svc Trigger against both floors of any community trigger and against the peer (or `--receivers`).
 	for (const [index, kind] of context.settings.receivers.entries()) {
-		runs.push(await burstIntoFreshN8n(context, kind, context.settings.burstEnv, 'single main, SQLite', index + 1));
+		runs.push(await burstIntoFreshN8n(context, extensions, kind, context.settings.burstEnv, 'single main, SQLite', index + 1));
 	}
 	return runs;
 }
 
 /**
- * The settings an operator can choose for n8n's expression engine, each with what it changes, as
- * (f-settings) runs the Svc Trigger under them. `--burst-env` does not apply here.
+ * The settings an operator can choose for n8n's expression engine, as (f-settings) runs the Svc
+ * Trigger under them, each alone on n8n's defaults. `--burst-env` does not apply here.
  */
-export const OPERATOR_SETTINGS: Array<{ name: string; env: Record<string, string> }> = [
-	{ name: "n8n's defaults", env: {} },
-	{ name: 'N8N_EXPRESSION_ENGINE_POOL_SIZE=2', env: { N8N_EXPRESSION_ENGINE_POOL_SIZE: '2' } },
-	{ name: 'N8N_EXPRESSION_ENGINE_POOL_SIZE=4', env: { N8N_EXPRESSION_ENGINE_POOL_SIZE: '4' } },
-	{ name: 'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true', env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } },
-	{ name: 'N8N_EXPRESSION_ENGINE=legacy', env: { N8N_EXPRESSION_ENGINE: 'legacy' } },
+const OPERATOR_SETTINGS: Array<Record<string, string>> = [
+	{},
+	{ N8N_EXPRESSION_ENGINE_POOL_SIZE: '2' },
+	{ N8N_EXPRESSION_ENGINE_POOL_SIZE: '4' },
+	{ N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' },
+	{ N8N_EXPRESSION_ENGINE: 'legacy' },
 ];
+
+/** "NAME=value" of a setting, or "n8n's defaults" for none. */
+function settingName(env: Record<string, string>): string {
+	const pairs = Object.entries(env).map(([name, value]) => `${name}=${value}`);
+	return pairs.length > 0 ? pairs.join(', ') : "n8n's defaults";
+}
 
 export async function scenarioFSettings(context: BurstContext): Promise<BurstRun[]> {
 	const runs: BurstRun[] = [];
-	for (const [index, { name, env }] of OPERATOR_SETTINGS.entries()) {
-		runs.push(await burstIntoFreshN8n(context, 'svc', env, name, index + 1));
+	const extensions = await floorExtensions();
+	for (const [index, env] of OPERATOR_SETTINGS.entries()) {
+		runs.push(await burstIntoFreshN8n(context, extensions, 'svc', env, settingName(env), index + 1));
 	}
 	return runs;
 }
