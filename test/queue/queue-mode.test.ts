@@ -23,6 +23,7 @@ import { EVENTS_DB_CREDENTIAL_ID, prepareEventsDatabase, startQueueTopology } fr
 import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
 import { credentialData, FULL_KEY, loadExample, nodeOutput, packedTarball, runtimeVersions, withCredential } from '../../harness/environment';
 import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../harness/project';
+import { logTail } from '../../harness/processes';
 import { sleep, until } from '../../harness/wait';
 
 jest.setTimeout(240_000);
@@ -131,19 +132,37 @@ const deliveryTargets = () => [...topology.webhookProcessors.map((processor) => 
  * none is running. The markers' own runs are among those returned, one per delivery target.
  */
 async function settled(workflowId: string): Promise<ExecutionRecord[]> {
-	const markers: string[] = [];
-	for (const base of deliveryTargets()) {
+	const markers: Array<{ id: string; target: string; answer: string }> = [];
+	for (const target of deliveryTargets()) {
 		const id = `evt_marker_${++markersSent}`;
-		expect((await deliverAsService(base, leadCreated(id))).status).toBe(200);
-		markers.push(id);
+		const answer = await deliverAsService(target, leadCreated(id));
+		expect(answer.status).toBe(200);
+		markers.push({ id, target, answer: JSON.stringify(answer.body) });
 	}
 	let executions: ExecutionRecord[] = [];
-	await until('the markers ran', async () => {
-		executions = await waitForExecutions(topology.main, workflowId, 0, 60_000, { includeData: true });
-		const seen = perEvent(executions, 'On Lead Created');
-		return markers.every((id) => seen.has(id));
-	}, { everyMs: 500, timeoutMs: 120_000 });
+	try {
+		await until('the markers ran', async () => {
+			executions = await waitForExecutions(topology.main, workflowId, 0, 60_000, { includeData: true });
+			const seen = perEvent(executions, 'On Lead Created');
+			return markers.every(({ id }) => seen.has(id));
+		}, { everyMs: 500, timeoutMs: 120_000 });
+	} catch (error) {
+		throw new Error(`${(error as Error).message}\n${await whyMarkersDidNotRun(markers, executions)}`);
+	}
 	return executions;
+}
+
+/** What a failed settled() reports: how each marker was answered, executions without an event, and every process's last log lines. */
+async function whyMarkersDidNotRun(markers: Array<{ id: string; target: string; answer: string }>, executions: ExecutionRecord[]): Promise<string> {
+	const seen = perEvent(executions, 'On Lead Created');
+	const withoutEvent = executions.filter((execution) => nodeOutput(execution, 'On Lead Created').length === 0);
+	const processes = [topology.main, ...topology.webhookProcessors, ...topology.workers];
+	const logs = await Promise.all(processes.map(async (process) => `--- ${process.logFile} ---\n${await logTail(process.logFile, 20)}`));
+	return [
+		...markers.map(({ id, target, answer }) => `${id} at ${target}: answered ${answer}, ${seen.get(id)?.executions ?? 0} execution(s)`),
+		`executions without the trigger's output: ${withoutEvent.map((execution) => `${execution.id} (${execution.status})`).join(', ') || 'none'}`,
+		...logs,
+	].join('\n');
 }
 
 /** Per event id (read from the trigger node's output): how many executions, and how many of them reached `node`. */
