@@ -128,6 +128,16 @@ describe('saveLagMs', () => {
 		expect(stale.saveLagMs(claims.known('scope', later), later, window)).toBe(5_000);
 	});
 
+	it('leaves out ids accepted before the newest stored: a later save dropped them (queue mode), n8n is not behind', () => {
+		const data: IDataObject = {};
+		// Another process saved the list it loaded before this one's save of evt_a landed, with its own newer id.
+		recordIfNew(data, 'evt_other', 9_000);
+		const seen = SeenEvents.load(data, 10_000);
+		expect(seen.saveLagMs(accepted(['evt_a', 5_000]), 10_000, window)).toBe(0);
+		// An id of this process accepted after that save, missing past the limit, is lag again.
+		expect(seen.saveLagMs(accepted(['evt_a', 5_000], ['evt_b', 9_500]), 12_000, window)).toBe(2_500);
+	});
+
 	it('leaves out ids older than the window: another process may have dropped those', () => {
 		const seen = SeenEvents.load({}, 100_000);
 		expect(seen.saveLagMs(accepted(['evt_old', 1_000], ['evt_recent', 99_000]), 100_000, window)).toBe(0);

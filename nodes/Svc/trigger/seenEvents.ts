@@ -69,16 +69,18 @@ export class SeenEvents {
 	 * missing from the stored list, in ms; 0 when none is. n8n saves the list after each delivery
 	 * is answered, and every save carries all the ids this process accepted, so an id missing for
 	 * longer than a save takes means n8n's database is behind on its writes (and with them, on
-	 * creating executions). Older ids are left out: another process's save may have dropped one.
+	 * creating executions). Only ids accepted after the newest one stored count: a save that landed
+	 * later carried every earlier id of this process, so an earlier one missing was dropped (by a
+	 * full list, or by another process's save in queue mode), not left unsaved. Ids older than the
+	 * window are left out too: a missing one says no more about now.
 	 */
 	saveLagMs(knownHere: ReadonlyMap<string, number>, now: number, window: { limitMs: number; windowMs: number }): number {
-		// A full list keeps only the newest ids: one older than its oldest was dropped, not left
-		// unsaved (over 2,000 accepted within the window, above 33 a second).
-		const keptSince = this.seen.size >= this.limits.maxCount ? Math.min(...this.seen.values()) : -Infinity;
+		let newestStored = -Infinity;
+		for (const at of this.seen.values()) newestStored = Math.max(newestStored, at);
 		// Oldest first: the first missing one within the window is the answer.
 		for (const [id, at] of knownHere) {
 			const age = now - at;
-			if (age > window.windowMs || at < keptSince) continue;
+			if (age > window.windowMs || at <= newestStored) continue;
 			if (age <= window.limitMs) break;
 			if (!this.seen.has(id)) return age;
 		}
