@@ -40,7 +40,7 @@ import { CONCURRENCY } from './action/runner';
 import { tableCapacity } from './burst/capacity';
 import type { BurstRun } from './burst/measure';
 import { scenarioF, scenarioFQueue, scenarioFSettings } from './burst/scenarios';
-import { tableBurstRuns, tableF, tableFQueue } from './burst/tables';
+import { FLOORS_NOTE, tableBurstRuns, tableF, tableFQueue, tableFTargets } from './burst/tables';
 import { scenarioT, type ToolAnswer } from './tools/answers';
 import { tableT } from './tools/table';
 import { describeMachine, type Machine } from './machine';
@@ -129,8 +129,8 @@ async function main(argv: string[]): Promise<void> {
 	if (action?.k) tables.push(tableK(action.k));
 	if (toolAnswers) tables.push(tableT(toolAnswers));
 	if (bursts.single) {
-		const burstTitle = `(f) a burst of ${count(settings.burst.deliveries)} deliveries into one n8n (single main, SQLite), receivers chosen with --receivers`;
-		tables.push(tableF(bursts.single, settings.burst, settings.burstEnv) ?? tableBurstRuns(burstTitle, bursts.single, settings.burst, 'Targets are shown when every receiver ran.'));
+		const burstTitle = `(f) a burst of ${count(settings.burst.deliveries)} deliveries into one n8n (single main, SQLite), run by run`;
+		tables.push(tableF(bursts.single, settings.burst, settings.burstEnv) ?? tableBurstRuns(burstTitle, bursts.single, settings.burst, FLOORS_NOTE), tableFTargets(bursts.single, settings.burstEnv));
 	}
 	if (bursts.settings) {
 		const settingsTitle = `(f-settings) a burst of ${count(settings.burst.deliveries)} deliveries into the Svc Trigger under each setting of n8n's expression engine (single main, SQLite)`;

@@ -34,6 +34,12 @@ export interface Settings {
 	/** The receivers (f) bursts into, in this order; all of them unless `--receivers`. */
 	receivers: ReceiverKind[];
 	/**
+	 * How many times (f) bursts into each receiver, a round at a time: one run of a receiver differs
+	 * from the next by up to 15 % on this kind of machine, so a ratio against a floor is judged on
+	 * the median of the rounds' ratios.
+	 */
+	burstRounds: number;
+	/**
 	 * (f-queue)'s burst: the same shape, smaller by default (2,000), because 1 webhook processor
 	 * on 2 cores answers about 10 a second and the full 5,000 would take the bench past 45 min.
 	 */
@@ -96,6 +102,7 @@ export function settingsFrom(argv: string[]): Settings {
 			'burst-env': { type: 'string' },
 			'memory-limit-mb': { type: 'string' },
 			receivers: { type: 'string' },
+			'burst-rounds': { type: 'string' },
 		},
 	});
 	const quick = values.quick ?? false;
@@ -114,6 +121,7 @@ export function settingsFrom(argv: string[]): Settings {
 		cHttpReps: 1,
 		burst: burstOf(quick ? 300 : 5_000),
 		receivers: choiceList('receivers', values.receivers, RECEIVER_KINDS),
+		burstRounds: wholeNumber('burst-rounds', values['burst-rounds'], 1),
 		queueBurst: burstOf(wholeNumber('queue-deliveries', values['queue-deliveries'], quick ? 300 : 2_000)),
 		build: !(values['no-build'] ?? false) && values.tarball === undefined,
 		tarball: values.tarball,

@@ -93,9 +93,16 @@ async function burstIntoFreshN8n(context: BurstContext, extensions: string, kind
 export async function scenarioF(context: BurstContext): Promise<BurstRun[]> {
 	const runs: BurstRun[] = [];
 	const extensions = await floorExtensions();
-	// The Svc Trigger against both floors of any community trigger and against the peer (or `--receivers`).
-	for (const [index, kind] of context.settings.receivers.entries()) {
-		runs.push(await burstIntoFreshN8n(context, extensions, kind, context.settings.burstEnv, 'single main, SQLite', index + 1));
+	// The Svc Trigger against both floors of any community trigger and against the peer (or
+	// `--receivers`), a round at a time, so that each round's receivers run under the same
+	// conditions; every other round in reverse order, so that running first or last favours none.
+	const { receivers, burstRounds } = context.settings;
+	for (let round = 1; round <= burstRounds; round += 1) {
+		const order = round % 2 === 1 ? receivers : [...receivers].reverse();
+		for (const [index, kind] of order.entries()) {
+			const setting = burstRounds > 1 ? `single main, SQLite, round ${round}` : 'single main, SQLite';
+			runs.push(await burstIntoFreshN8n(context, extensions, kind, context.settings.burstEnv, setting, (round - 1) * receivers.length + index + 1));
+		}
 	}
 	return runs;
 }

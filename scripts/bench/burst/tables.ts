@@ -1,7 +1,7 @@
 /** The burst tables (f) and (f-queue), the Svc Trigger's targets beside the peer's figures. */
 import { mb, milliseconds, seconds, yes, type Table } from '../report';
 import type { BurstSettings } from '../settings';
-import { count, fmt, ratio } from '../stats';
+import { count, fmt, median, ratio } from '../stats';
 import { SETTLE_TIMEOUT_MS, type BurstRun } from './measure';
 import { RECEIVER_LABEL } from './receivers';
 
@@ -74,31 +74,19 @@ export function acceptedDeliveries(run: BurstRun): number {
 
 const cpuMsPerAccepted = (run: BurstRun): number => (n8nCpuSeconds(run) * 1000) / Math.max(1, acceptedDeliveries(run));
 
-/** The Svc Trigger's targets against one floor: [target, met] per measure. */
-function targetsAgainst(floor: BurstRun, svc: BurstRun, peer: BurstRun, lazy: boolean): Record<string, [string, boolean]> {
-	const rate = svc.acceptedPerSecond >= 0.9 * floor.acceptedPerSecond;
-	return {
-		'accepted per second': lazy ? ["≥ 0.9× the floor's and ≥ the peer's", rate && svc.acceptedPerSecond >= peer.acceptedPerSecond] : ["≥ 0.9× the floor's", rate],
-		'answer time p99': ["≤ 2× the floor's", svc.answerP99Ms <= 2 * floor.answerP99Ms],
-		'n8n CPU per accepted delivery': ["≤ 1.15× the floor's", cpuMsPerAccepted(svc) <= 1.15 * cpuMsPerAccepted(floor)],
-		'events lost (reached the end in no execution)': ['0', svc.lost === 0],
-		'  of which repeated within the last 2,000 events': ['0', svc.doubledWithinWindow === 0],
-	};
-}
+export const FLOORS_NOTE =
+	'Floors: bench-only community triggers (scripts/bench/floor/, never shipped) that emit the body, with no signature check, no de-duplication and no static data; n8n handles them as any community trigger. One answers 200 at once, as the Svc Trigger does, with no brake; the other is answered by n8n when its execution has ended, so the sender never gets ahead of what n8n can run. Their losses and doubles are reported as measured: they do nothing against repeats.';
 
 /**
- * (f) with every receiver: the Svc Trigger's targets against each floor, the one that answers at
- * once (as the Svc Trigger does) and the one answered when its execution ends (the rate n8n keeps
- * up with). Undefined when `--receivers` left one out: the runs are then listed by tableBurstRuns.
+ * (f) with every receiver, once: each measure side by side, with the Svc Trigger's ratio to each
+ * floor. Undefined otherwise: the runs are then listed by tableBurstRuns.
  */
 export function tableF(runs: BurstRun[], burst: BurstSettings, burstEnv: Record<string, string>): Table | undefined {
 	const of = (receiver: BurstRun['receiver']): BurstRun | undefined => runs.find((run) => run.receiver === receiver);
 	const [svc, floor, floorWhenDone, peer] = [of('svc'), of('floor'), of('floor-when-done'), of('peer')];
-	if (!svc || !floor || !floorWhenDone || !peer) return undefined;
+	if (!svc || !floor || !floorWhenDone || !peer || runs.length !== 4) return undefined;
 	const lazy = burstEnv[LAZY_ISOLATES] === 'true';
 	const columns = [svc, floor, floorWhenDone, peer];
-	const againstFloor = targetsAgainst(floor, svc, peer, lazy);
-	const againstWhenDone = targetsAgainst(floorWhenDone, svc, peer, lazy);
 	const cpuRows: Array<[string, string[]]> = [
 		['n8n CPU (main + task runner)', columns.map((run) => fmt(n8nCpuSeconds(run), 'CPU-s'))],
 		['n8n CPU per accepted delivery', columns.map((run) => milliseconds(cpuMsPerAccepted(run)))],
@@ -106,16 +94,88 @@ export function tableF(runs: BurstRun[], burst: BurstSettings, burstEnv: Record<
 	const rows = [...measureRows(columns), ...cpuRows];
 	return {
 		title: `(f) a burst of ${count(burst.deliveries)} deliveries into one n8n (single main, SQLite)${lazy ? `, with ${LAZY_ISOLATES}=true` : ", n8n's defaults"}`,
-		columns: ['measure', ...columns.map((run) => RECEIVER_LABEL[run.receiver]), 'Svc ÷ floor', 'Svc ÷ floor answered when done', 'target (Svc)', 'met against the floor', 'met against the floor answered when done'],
-		rows: rows.map(([measure, values]) => {
-			const target = againstFloor[measure];
-			const whenDone = againstWhenDone[measure];
-			return [measure, ...values, versusFloorOf(measure, svc, floor), versusFloorOf(measure, svc, floorWhenDone), target?.[0] ?? '', target ? yes(target[1]) : '', whenDone ? yes(whenDone[1]) : ''];
-		}),
+		columns: ['measure', ...columns.map((run) => RECEIVER_LABEL[run.receiver]), 'Svc ÷ floor answering at once', 'Svc ÷ floor answered when done'],
+		rows: rows.map(([measure, values]) => [measure, ...values, versusFloorOf(measure, svc, floor), versusFloorOf(measure, svc, floorWhenDone)]),
+		notes: [...burstNotes(runs, burst), FLOORS_NOTE, 'Each receiver runs in a fresh n8n (same settings, empty database, the floor fixtures loaded in all), so memory and database growth are its own. The targets follow.'],
+	};
+}
+
+/** One of the Svc Trigger's targets: its figure in one round (a ratio or a count), and the test. */
+interface Target {
+	measure: string;
+	target: string;
+	/** Undefined when the round lacks a receiver it needs. */
+	value: (round: Round) => number | undefined;
+	/** Undefined for a figure shown for reference, without a target. */
+	met?: (value: number) => boolean;
+	/** Counts must be met in every round; ratios are judged on the median of the rounds. */
+	everyRound?: boolean;
+}
+
+type Round = Partial<Record<BurstRun['receiver'], BurstRun>>;
+
+function versus(measure: (run: BurstRun) => number, reference: BurstRun['receiver']): (round: Round) => number | undefined {
+	return (round) => (round.svc && round[reference] ? ratio(measure(round.svc), measure(round[reference])) : undefined);
+}
+
+const rate = (run: BurstRun): number => run.acceptedPerSecond;
+const p99 = (run: BurstRun): number => run.answerP99Ms;
+
+/**
+ * The issue's targets. On n8n's defaults they are held against the floor answered when its
+ * execution ends: the floor answering at once accepts faster than n8n runs executions, so its rate
+ * is not one any trigger that loses no event can reach (on the defaults n8n grew until it was
+ * killed and lost most of its events). With lazy isolates the rate target is the peer's.
+ */
+function targets(lazy: boolean): Target[] {
+	const vsWhenDone = lazy ? {} : { rate: (value: number) => value >= 0.9, p99: (value: number) => value <= 2, cpu: (value: number) => value <= 1.15 };
+	return [
+		...(lazy ? [{ measure: 'accepted per second, Svc ÷ peer', target: '≥ 1×', value: versus(rate, 'peer'), met: (value: number) => value >= 1 }] : []),
+		{ measure: 'accepted per second, Svc ÷ floor answered when done', target: lazy ? '' : '≥ 0.9×', value: versus(rate, 'floor-when-done'), met: vsWhenDone.rate },
+		{ measure: 'answer time p99, Svc ÷ floor answered when done', target: lazy ? '' : '≤ 2×', value: versus(p99, 'floor-when-done'), met: vsWhenDone.p99 },
+		{ measure: 'n8n CPU per accepted delivery, Svc ÷ floor answered when done', target: lazy ? '' : '≤ 1.15×', value: versus(cpuMsPerAccepted, 'floor-when-done'), met: vsWhenDone.cpu },
+		{ measure: 'accepted per second, Svc ÷ floor answering at once', target: '', value: versus(rate, 'floor') },
+		{ measure: 'events lost (Svc)', target: '0 in every round', value: (round) => round.svc?.lost, met: (value) => value === 0, everyRound: true },
+		{ measure: 'events doubled within the last 2,000 (Svc)', target: '0 in every round', value: (round) => round.svc?.doubledWithinWindow, met: (value) => value === 0, everyRound: true },
+	];
+}
+
+/**
+ * (f): the Svc Trigger's targets, round by round (`--burst-rounds`, the runs of one `setting`) and
+ * judged as each target says. Figures without a target are shown for reference.
+ */
+export function tableFTargets(runs: BurstRun[], burstEnv: Record<string, string>): Table {
+	const lazy = burstEnv[LAZY_ISOLATES] === 'true';
+	const rounds: Round[] = [];
+	const roundOf = new Map<string, Round>();
+	for (const run of runs) {
+		let round = roundOf.get(run.setting);
+		if (!round) {
+			round = {};
+			roundOf.set(run.setting, round);
+			rounds.push(round);
+		}
+		round[run.receiver] = run;
+	}
+	const show = (target: Target, value: number): string => (target.everyRound ? count(value) : fmt(value, '×'));
+	const rows = targets(lazy).flatMap((target) => {
+		const values = rounds.map(target.value);
+		const measured = values.filter((value): value is number => value !== undefined);
+		if (measured.length === 0) return [];
+		const judged = target.everyRound ? Math.max(...measured) : median(measured);
+		const verdict = !target.met ? '' : measured.length < rounds.length ? 'not every round measured it' : yes(target.met(judged));
+		return [[target.measure, target.target, ...values.map((value) => (value === undefined ? '' : show(target, value))), ...(rounds.length > 1 ? [show(target, judged)] : []), verdict]];
+	});
+	const roundColumns = rounds.length > 1 ? [...rounds.map((_, index) => `round ${index + 1}`), 'median (counts: worst round)'] : ['measured'];
+	return {
+		title: `(f) the Svc Trigger's targets${lazy ? `, with ${LAZY_ISOLATES}=true` : ", n8n's defaults"}`,
+		columns: ['measure', 'target', ...roundColumns, 'met'],
+		rows,
 		notes: [
-			...burstNotes(runs, burst),
-			'Floors: bench-only community triggers (scripts/bench/floor/, never shipped) that emit the body, with no signature check, no de-duplication and no static data; n8n handles them as any community trigger. One answers 200 at once, as the Svc Trigger does, with no brake; the other is answered by n8n when its execution has ended, so the sender never gets ahead of what n8n can run. Their losses and doubles are reported as measured: they do nothing against repeats.',
-			'Each receiver runs in a fresh n8n (same settings, empty database, the floor fixtures loaded in all), so memory and database growth are its own.',
+			lazy
+				? "With lazy isolates the rate target is the peer's; the ratios to the floor are shown for reference."
+				: 'On the defaults the targets are held against the floor answered when its execution ends: the floor answering at once accepts faster than n8n runs executions (on 2 cores n8n grew until it was killed and lost most of its events), so its rate is not one a trigger that loses no event can reach. Its ratio is shown for reference.',
+			'A rate ratio compares receivers of the same round; ratios are judged on the median of the rounds (`--burst-rounds`), counts in every round.',
 		],
 	};
 }
