@@ -140,12 +140,16 @@ export async function getExecution(n8n: N8nInstance, executionId: string, includ
 /** Statuses of an execution that has not come to an end yet. */
 export const UNFINISHED: readonly ExecutionStatus[] = ['new', 'running', 'unknown'];
 
+/** Where waitForExecutions reads a workflow's executions, newest first: n8n's public list unless told. */
+export type ExecutionSource = (workflowId: string, options: { includeData?: boolean }) => Promise<ExecutionRecord[]>;
+
 /** Polls until the workflow has at least `count` executions, none of them still running; returns them oldest first. */
-export async function waitForExecutions(n8n: N8nInstance, workflowId: string, count: number, timeoutMs = 15_000, options: { includeData?: boolean } = {}): Promise<ExecutionRecord[]> {
+export async function waitForExecutions(n8n: N8nInstance, workflowId: string, count: number, timeoutMs = 15_000, options: { includeData?: boolean; source?: ExecutionSource } = {}): Promise<ExecutionRecord[]> {
 	const deadline = Date.now() + timeoutMs;
+	const { source = async (id, listOptions) => await listExecutions(n8n, id, listOptions), ...listOptions } = options;
 	let seen: ExecutionRecord[] = [];
 	for (;;) {
-		seen = await listExecutions(n8n, workflowId, options);
+		seen = await source(workflowId, listOptions);
 		if (seen.length >= count && !seen.some((execution) => UNFINISHED.includes(execution.status))) return seen.reverse();
 		if (Date.now() > deadline) {
 			const states = seen.map((execution) => `${execution.id}:${execution.status}`).join(', ') || 'none';

@@ -16,7 +16,7 @@ import { startSandbox } from '../../sandbox';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { CredentialRef, ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
 import type { N8nRoleProcess } from '../../harness/n8n/instance';
-import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, UNFINISHED } from '../../harness/n8n/api';
+import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, UNFINISHED, waitForExecutions } from '../../harness/n8n/api';
 import { makeLocalCa } from '../../harness/local-ca';
 import type { QueueTopology } from '../../harness/n8n/queue';
 import { EVENTS_DB_CREDENTIAL_ID, prepareEventsDatabase, startQueueTopology } from '../../harness/n8n/queue';
@@ -142,7 +142,7 @@ async function settled(workflowId: string): Promise<ExecutionRecord[]> {
 	let executions: ExecutionRecord[] = [];
 	try {
 		await until('the markers ran', async () => {
-			executions = await storedExecutions(workflowId, true);
+			executions = await storedExecutions(workflowId, { includeData: true });
 			if (executions.some((execution) => UNFINISHED.includes(execution.status))) return false;
 			const seen = perEvent(executions, 'On Lead Created');
 			return markers.every(({ id }) => seen.has(id));
@@ -154,28 +154,19 @@ async function settled(workflowId: string): Promise<ExecutionRecord[]> {
 }
 
 /**
- * The workflow's executions as the database holds them, oldest first. n8n 1.x's public list
- * leaves out those its main still counts as running, and in queue mode a main can go on counting
- * one that a worker has finished (seen in CI: a marker the main enqueued ran and finished on a
- * worker and never showed in the list); each execution the list leaves out is read by its id.
- * Every wait on this workflow's executions in this suite reads them here.
+ * The workflow's executions as the database holds them, newest first as n8n lists them. n8n 1.x's
+ * public list leaves out those its main still counts as running, and in queue mode a main can go
+ * on counting one that a worker has finished (seen in CI: a marker the main enqueued ran and
+ * finished on a worker and never showed in the list); each execution the list leaves out is read
+ * by its id. Every wait on this suite's executions reads them here.
  */
-async function storedExecutions(workflowId: string, includeData = false): Promise<ExecutionRecord[]> {
+async function storedExecutions(workflowId: string, options: { includeData?: boolean } = {}): Promise<ExecutionRecord[]> {
+	const includeData = options.includeData ?? false;
 	const listed = await listExecutions(topology.main, workflowId, { includeData });
 	const ids = (await topology.services.sql(`SELECT id FROM execution_entity WHERE "workflowId" = '${workflowId}'`)).split('\n').filter((id) => id !== '');
 	const listedIds = new Set(listed.map((execution) => execution.id));
 	const leftOut = await Promise.all(ids.filter((id) => !listedIds.has(id)).map(async (id) => await getExecution(topology.main, id, includeData)));
-	return [...listed, ...leftOut].sort((a, b) => Number(a.id) - Number(b.id));
-}
-
-/** storedExecutions (oldest first) once there are at least `count` and none is running. */
-async function finishedExecutions(workflowId: string, count: number, timeoutMs: number): Promise<ExecutionRecord[]> {
-	let executions: ExecutionRecord[] = [];
-	await until(`${count} finished execution(s) of workflow ${workflowId}`, async () => {
-		executions = await storedExecutions(workflowId);
-		return executions.length >= count && !executions.some((execution) => UNFINISHED.includes(execution.status));
-	}, { everyMs: 200, timeoutMs });
-	return executions;
+	return [...listed, ...leftOut].sort((a, b) => Number(b.id) - Number(a.id));
 }
 
 /** What a failed settled() reports: how each marker was answered, executions without an event, and every process's last log lines. */
@@ -283,7 +274,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 
 		it('a delivery at the webhook processor starts exactly one execution, run by a worker', async () => {
 			const { lead } = upsertLead(sandbox.state, { email: 'queue.delivered@example.com' });
-			const [execution] = await finishedExecutions(workflow.id, 1, 30_000);
+			const [execution] = await waitForExecutions(topology.main, workflow.id, 1, 30_000, { source: storedExecutions });
 			await sandbox.state.waitForDeliveries();
 			const executions = await settled(workflow.id);
 			const full = await getExecution(topology.main, execution.id, true);
@@ -450,7 +441,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 
 			let execution: ExecutionRecord | undefined;
 			await until('the run starts', async () => {
-				execution = (await storedExecutions(stored.id)).at(-1);
+				[execution] = await storedExecutions(stored.id);
 				return execution?.status === 'running';
 			});
 			const executionId = String(execution?.id);
@@ -474,7 +465,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			// missing after it, the caller sends its request again.
 			const recovery: string[] = [];
 			/** The newest execution, once there are `runs` and none is running. */
-			const nextRunSettles = async (runs: number) => (await finishedExecutions(stored.id, runs, 120_000)).at(-1) as ExecutionRecord;
+			const nextRunSettles = async (runs: number) => (await waitForExecutions(topology.main, stored.id, runs, 120_000, { source: storedExecutions })).at(-1) as ExecutionRecord;
 			const retry = await topology.main.rest('POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
 			if (retry.status === 200) {
 				const retried = await getExecution(topology.main, (await nextRunSettles(2)).id, true);
