@@ -4,6 +4,8 @@ import { Logger } from '@n8n/backend-common';
 import { GlobalConfig, InstanceSettingsConfig } from '@n8n/config';
 import { Container } from '@n8n/di';
 import { Expression, LoggerProxy } from 'n8n-workflow';
+
+import { installProcessedData } from './processed-data';
 import type { LogMetadata } from 'n8n-workflow';
 import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,6 +89,7 @@ function installProcessServices(): void {
  */
 export async function ensureEngine(): Promise<void> {
 	installProcessServices();
+	await installProcessedData();
 	engineReady ??= startExpressionEngine();
 	await engineReady;
 }

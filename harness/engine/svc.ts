@@ -101,6 +101,10 @@ export interface SvcTriggerOptions {
 	includeHeaders?: boolean;
 	webhookBaseUrl?: string;
 	webhookId?: string;
+	/** The same workflow as an earlier harness's (its `workflowId`): the same trigger, another credential. */
+	workflowId?: string;
+	/** 'manual' for a test listen from the editor. */
+	mode?: 'webhook' | 'manual';
 }
 
 /** Svc Trigger driven through n8n's HookContext and WebhookContext, against the sandbox. */
@@ -117,5 +121,7 @@ export async function createSvcTrigger(sandbox: Sandbox, options: SvcTriggerOpti
 			...(options.webhookId ? { webhookId: options.webhookId } : {}),
 		},
 		webhookBaseUrl: options.webhookBaseUrl ?? 'https://hooks.example.com/webhook',
+		workflowId: options.workflowId,
+		mode: options.mode,
 	});
 }

@@ -1,10 +1,11 @@
 import type { Request, Response } from 'express';
-import { HookContext, WebhookContext } from 'n8n-core';
-import { deepCopy, isNodeClassInstance, NodeHelpers, UnexpectedError, Workflow } from 'n8n-workflow';
+import { ExecutionLifecycleHooks, HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
+import { createRunExecutionData, deepCopy, isNodeClassInstance, NodeHelpers, UnexpectedError, Workflow } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	IDataObject,
+	IExecuteResponsePromiseData,
 	IHttpRequestMethods,
 	INode,
 	INodeExecutionData,
@@ -39,6 +40,10 @@ export interface TriggerHarnessOptions {
 	staticData?: IDataObject;
 	/** Which of the node type's webhook descriptions to drive; default 'default'. */
 	webhookName?: WebhookType;
+	/** 'webhook' (default) for the published workflow, 'manual' for a test listen from the editor. */
+	mode?: WorkflowExecuteMode;
+	/** Default a new id per harness, so that no two harnesses share n8n's processed-data row. */
+	workflowId?: string;
 }
 
 export interface Delivery {
@@ -47,6 +52,8 @@ export interface Delivery {
 	headers?: Record<string, string | string[]>;
 	rawBody?: Buffer | string;
 	query?: IDataObject;
+	/** Called once the delivery is answered, which for an execution's answer is before it ends. */
+	onAnswer?: (response: RecordedResponse) => void;
 }
 
 export interface RecordedResponse {
@@ -58,10 +65,15 @@ export interface RecordedResponse {
 export interface DeliveryResult {
 	/** What webhook() returned. */
 	webhookResponse: IWebhookResponseData;
-	/** What the node wrote to the response object, when it ended the response itself. */
+	/**
+	 * The answer: what the node wrote to the response object when it ended the response itself, or
+	 * what the execution sent through `sendResponse` (a webhook in response mode 'responseNode').
+	 */
 	response: RecordedResponse | undefined;
-	/** Items the delivery would start the workflow with. */
+	/** Items the delivery started an execution with: what webhook() returned. */
 	workflowData?: INodeExecutionData[][];
+	/** What the trigger node passed on in that execution, when it has an execute() step. */
+	passedOn?: INodeExecutionData[];
 }
 
 export interface TriggerHarness {
@@ -70,6 +82,7 @@ export interface TriggerHarness {
 	/** The live node static data (`getWorkflowStaticData('node')`); delete its keys to simulate a loss. */
 	readonly staticData: IDataObject;
 	readonly node: INode;
+	readonly workflowId: string;
 	checkExists(activation?: WorkflowActivateMode): Promise<boolean>;
 	create(activation?: WorkflowActivateMode): Promise<boolean>;
 	delete(activation?: WorkflowActivateMode): Promise<boolean>;
@@ -83,6 +96,8 @@ export interface TriggerHarness {
  * WebhookContext. One Workflow object lives as long as the harness, so static data persists the
  * way n8n's saves after activation and after each delivery make it persist.
  */
+let harnessCounter = 0;
+
 export async function createTriggerHarness(options: TriggerHarnessOptions): Promise<TriggerHarness> {
 	await ensureEngine();
 	const nodeTypes = new HarnessNodeTypes(options.nodeTypes);
@@ -100,7 +115,7 @@ export async function createTriggerHarness(options: TriggerHarnessOptions): Prom
 		typeVersion,
 	};
 	const workflow = new Workflow({
-		id: 'harness-workflow',
+		id: options.workflowId ?? `harness-workflow-${++harnessCounter}`,
 		name: 'Harness workflow',
 		nodes: [node],
 		connections: {},
@@ -154,6 +169,7 @@ export async function createTriggerHarness(options: TriggerHarnessOptions): Prom
 			return workflow.getStaticData('node', node);
 		},
 		node,
+		workflowId: workflow.id,
 		checkExists: async (activation = 'activate') => await runSetupMethod('checkExists', 'trigger', activation),
 		create: async (activation = 'activate') => await runSetupMethod('create', 'trigger', activation),
 		delete: async (activation = 'update') => await runSetupMethod('delete', 'internal', activation),
@@ -162,7 +178,7 @@ export async function createTriggerHarness(options: TriggerHarnessOptions): Prom
 			await harness.create(activation);
 			return true;
 		},
-		deliver: async (delivery) => await deliver(workflow, node, nodeType, webhookData, baseData, delivery),
+		deliver: async (delivery) => await deliver(workflow, node, nodeType, webhookData, baseData, delivery, options.mode ?? 'webhook'),
 	};
 	return harness;
 }
@@ -174,6 +190,7 @@ async function deliver(
 	webhookData: IWebhookData,
 	baseData: IWorkflowExecuteAdditionalData,
 	delivery: Delivery,
+	mode: WorkflowExecuteMode,
 ): Promise<DeliveryResult> {
 	const recorder = recordingResponse();
 	// As n8n's webhook helpers do: the request and response travel in the additional data.
@@ -183,7 +200,7 @@ async function deliver(
 		httpResponse: recorder.response,
 	};
 	// A production webhook runs in 'webhook' mode without run data; n8n passes null.
-	const context = new WebhookContext(workflow, node, additionalData, 'webhook', webhookData, [], null);
+	const context = new WebhookContext(workflow, node, additionalData, mode, webhookData, [], null);
 	const callWebhook = (): Promise<IWebhookResponseData> => {
 		// Class-based nodes (n8n-workflow's Node) get the context as argument, as WebhookService does.
 		if (isNodeClassInstance(nodeType) && nodeType.webhook) return nodeType.webhook(context);
@@ -191,11 +208,55 @@ async function deliver(
 		throw new UnexpectedError('The node has no webhook method');
 	};
 	const webhookResponse = await workflow.expression.withIsolate(callWebhook);
-	return {
-		webhookResponse,
-		response: recorder.recorded(),
-		workflowData: webhookResponse.workflowData,
-	};
+	const result: DeliveryResult = { webhookResponse, response: recorder.recorded(), workflowData: webhookResponse.workflowData };
+	if (result.response) delivery.onAnswer?.(result.response);
+	if (webhookResponse.workflowData !== undefined && nodeType.execute !== undefined) {
+		const execution = await runExecution(workflow, node, baseData, mode, webhookResponse.workflowData, (response) => {
+			result.response ??= response;
+			delivery.onAnswer?.(response);
+		});
+		result.passedOn = execution;
+	}
+	return result;
+}
+
+let executionCounter = 0;
+
+/**
+ * What n8n does with a delivery that returned items: an execution whose first step is the trigger
+ * node with those items (n8n-core calls a webhook node's execute() when it has one), and whose
+ * `sendResponse` hook answers the waiting request.
+ */
+async function runExecution(
+	workflow: Workflow,
+	node: INode,
+	baseData: IWorkflowExecuteAdditionalData,
+	mode: WorkflowExecuteMode,
+	workflowData: INodeExecutionData[][],
+	onAnswer: (response: RecordedResponse) => void,
+): Promise<INodeExecutionData[]> {
+	const executionId = `harness-execution-${++executionCounter}`;
+	const now = new Date();
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
+		id: workflow.id,
+		name: workflow.name ?? '',
+		active: true,
+		isArchived: false,
+		activeVersionId: null,
+		createdAt: now,
+		updatedAt: now,
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
+	});
+	hooks.addHandler('sendResponse', (sent: IExecuteResponsePromiseData) => {
+		const full = sent as { statusCode?: number; headers?: Record<string, string>; body?: unknown };
+		onAnswer({ statusCode: full.statusCode ?? 200, headers: full.headers ?? {}, body: full.body });
+	});
+	const runExecutionData = createRunExecutionData({ executionData: { nodeExecutionStack: [{ node, data: { main: workflowData }, source: null }] } });
+	const run = await new WorkflowExecute({ ...baseData, executionId, hooks }, mode, runExecutionData).processRunExecutionData(workflow);
+	const task = run.data.resultData.runData[node.name]?.at(-1);
+	if (task?.error) throw task.error;
+	return task?.data?.main[0] ?? [];
 }
 
 /** The members of express's Request that n8n's WebhookContext and trigger nodes read. */

@@ -1,7 +1,9 @@
 import type {
+	IExecuteFunctions,
 	IHookFunctions,
 	ILoadOptionsFunctions,
 	INodePropertyOptions,
+	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -10,7 +12,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { EVENT_KIND_OPTIONS } from './shared/subscription';
-import { receiveDelivery } from './trigger/delivery';
+import { receiveDelivery, runDelivery } from './trigger/delivery';
 import { checkExists, create, remove } from './trigger/lifecycle';
 
 export class SvcEventTrigger implements INodeType {
@@ -33,7 +35,8 @@ export class SvcEventTrigger implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'svcApi', required: true }],
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		// 'responseNode': execute() answers the delivery once n8n has stored its execution.
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'responseNode', path: 'webhook' }],
 		properties: [
 			{
 				displayName:
@@ -103,5 +106,10 @@ export class SvcEventTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await receiveDelivery.call(this);
+	}
+
+	// n8n runs a webhook node's execute() inside the execution, with what webhook() returned.
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await runDelivery.call(this);
 	}
 }

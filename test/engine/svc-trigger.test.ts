@@ -11,13 +11,13 @@ import { Webhook } from 'standardwebhooks';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { upsertLead } from '../../sandbox/operations';
-import { catchUps, PROBE_AFTER_MS } from '../../nodes/Svc/trigger/backPressure';
 import { makeLocalCa } from '../../harness/local-ca';
 import type { LocalCa } from '../../harness/local-ca';
 import type { DeliveryResult, TriggerHarness } from '../../harness/engine';
-import { capturedLogs, clearCapturedLogs, shutdownEngine } from '../../harness/engine';
+import { capturedLogs, shutdownEngine } from '../../harness/engine';
 import type { SvcTriggerOptions } from '../../harness/engine/svc';
 import { createSvcTrigger, FULL_KEY } from '../../harness/engine/svc';
+import { processedData } from '../../harness/engine/processed-data';
 import { sleep, until } from '../../harness/wait';
 
 let sandbox: Sandbox;
@@ -47,11 +47,21 @@ beforeAll(async () => {
 					res.writeHead(404).end();
 					return;
 				}
-				const result = await current.deliver({ method: 'POST', headers: req.headers as Record<string, string>, rawBody: Buffer.concat(chunks) });
+				// As n8n does: the answer goes out when the node gives it, from inside the execution too,
+				// before the execution ends.
+				const result = await current.deliver({
+					method: 'POST',
+					headers: req.headers as Record<string, string>,
+					rawBody: Buffer.concat(chunks),
+					onAnswer: (response) => {
+						void (async () => {
+							if (answerDelayMs > 0) await sleep(answerDelayMs);
+							res.writeHead(response.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(response.body ?? {}));
+						})();
+					},
+				});
 				delivered.push(result);
-				if (answerDelayMs > 0) await sleep(answerDelayMs);
-				const status = result.response?.statusCode ?? 200;
-				res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(result.response?.body ?? result.webhookResponse.webhookResponse ?? {}));
+				if (!result.response) res.writeHead(500).end('{"error":"the delivery was not answered"}');
 			})();
 		});
 	});
@@ -89,7 +99,8 @@ function stored(t: TriggerHarness): { id: string; secret: string; sealedSecret: 
 	return { ...subscription, secret: sandbox.state.store.subscriptions.get(subscription.id)?.secret ?? '' };
 }
 
-const started = () => delivered.filter((result) => result.workflowData !== undefined);
+/** Deliveries whose event the trigger passed on to the rest of the workflow. */
+const started = () => delivered.filter((result) => (result.passedOn?.length ?? 0) > 0);
 
 describe('subscription lifecycle', () => {
 	it('activation creates exactly one subscription with the webhook URL and events; deactivation deletes it', async () => {
@@ -182,7 +193,7 @@ describe('deliveries signed by the sandbox', () => {
 		const { lead } = upsertLead(sandbox.state, { email: 'fresh@example.com', first_name: 'Fresh' });
 		await until('one delivery', () => delivered.length === 1, { everyMs: 10, timeoutMs: 5000 });
 		expect(started()).toHaveLength(1);
-		const item = started()[0].workflowData?.[0][0].json as IDataObject;
+		const item = started()[0].passedOn?.[0].json as IDataObject;
 		expect(item).toMatchObject({ type: 'lead.created', data: { id: lead.id, email: 'fresh@example.com' }, meta: { verified: true } });
 		expect((item.meta as IDataObject).webhook_id).toBe(item.id);
 
@@ -215,6 +226,64 @@ describe('deliveries signed by the sandbox', () => {
 		await until('one delivery', () => delivered.length === 1, { everyMs: 10, timeoutMs: 5000 });
 		expect(delivered[0].response).toMatchObject({ statusCode: 200, body: { received: true, ignored: true } });
 		expect(started()).toHaveLength(0);
+	});
+});
+
+describe('acknowledged only once n8n stored the execution, and run once', () => {
+	const now = () => Math.floor(Date.now() / 1000);
+	function signed(t: TriggerHarness, id: string) {
+		const body = JSON.stringify({ id, type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
+		const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(now()), 'webhook-signature': new Webhook(stored(t).secret).sign(id, new Date(now() * 1000), body) };
+		return { method: 'POST' as const, headers, rawBody: body };
+	}
+	/** n8n's processed-data row of the trigger node (node scope). */
+	const row = (t: TriggerHarness) => processedData.rows.get(`${t.workflowId} n:${t.node.id}`) ?? [];
+
+	it('webhook() answers nothing for a new event: the execution answers 200, then claims the event in n8n\'s record', async () => {
+		const t = await trigger();
+		await t.activate();
+		const result = await t.deliver(signed(t, 'evt_stored_1'));
+		expect(result.webhookResponse).toEqual({ workflowData: [[expect.objectContaining({ json: expect.objectContaining({ id: 'evt_stored_1' }) as unknown })]] });
+		expect(result.response).toEqual({ statusCode: 200, headers: {}, body: { received: true } });
+		expect(result.passedOn).toHaveLength(1);
+		expect(row(t)).toContain('event evt_stored_1');
+	});
+
+	it("an event already in n8n's record (run by another process, or before a restart) is answered 200 and stops at the trigger", async () => {
+		const t = await trigger();
+		await t.activate();
+		await t.deliver(signed(t, 'evt_elsewhere_0'));
+		// What another process's claim leaves in the shared row.
+		row(t).push('event evt_elsewhere_1', 'claim 7f9c1b52-0d55-4c49-9a56-0d7a3d1e2f11');
+		const result = await t.deliver(signed(t, 'evt_elsewhere_1'));
+		expect(result.workflowData?.[0]).toHaveLength(1);
+		expect(result.response).toMatchObject({ statusCode: 200 });
+		expect(result.passedOn).toEqual([]);
+		// Known in this process now: the next copy costs no execution.
+		const again = await t.deliver(signed(t, 'evt_elsewhere_1'));
+		expect(again.workflowData).toBeUndefined();
+		expect(again.response).toMatchObject({ statusCode: 200, body: { received: true, duplicate: true } });
+	});
+
+	it('two copies of an event arriving at the same instant: both answered 200, one passes the event on', async () => {
+		const t = await trigger();
+		await t.activate();
+		const results = await Promise.all([t.deliver(signed(t, 'evt_twin')), t.deliver(signed(t, 'evt_twin'))]);
+		expect(results.map((result) => result.response?.statusCode)).toEqual([200, 200]);
+		expect(results.map((result) => result.passedOn?.length ?? 0).sort()).toEqual([0, 1]);
+	});
+
+	it('a test listen from the editor is answered from its execution and claims nothing', async () => {
+		const published = await trigger();
+		await published.activate();
+		const listening = await trigger({ mode: 'manual', webhookId: published.node.webhookId, workflowId: published.workflowId });
+		for (const [key, value] of Object.entries(published.staticData)) listening.staticData[key] = value;
+		const first = await listening.deliver(signed(published, 'evt_listen'));
+		expect(first.response).toEqual({ statusCode: 200, headers: {}, body: { received: true } });
+		expect(first.passedOn).toHaveLength(1);
+		expect(row(published)).toEqual([]);
+		// The published workflow still runs the same event: the editor's copy is not its repeat.
+		expect((await published.deliver(signed(published, 'evt_listen'))).passedOn).toHaveLength(1);
 	});
 });
 
@@ -264,97 +333,12 @@ describe('bad deliveries start nothing', () => {
 
 	it('a valid delivery after all those runs once, and the secret never reached a log line', async () => {
 		const ok = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
-		expect(ok.workflowData?.[0]).toHaveLength(1);
+		expect(ok.passedOn).toHaveLength(1);
 		const again = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
 		expect(again.workflowData).toBeUndefined();
 		const logs = capturedLogs().map((line) => line.text).join('\n');
 		expect(logs).not.toContain(stored(t).secret.slice(6));
 		expect(logs).not.toContain(FULL_KEY);
-	});
-
-	describe("while n8n's save of an accepted id is over 5 s late", () => {
-		const deliver = async (id: string) => await t.deliver({ method: 'POST', headers: sign(event(id), { id }), rawBody: event(id) });
-		const logText = () => capturedLogs().map((line) => line.text).join('\n');
-		let clock: jest.SpyInstance<number, []>;
-		let start: number;
-		/** evt_lag_1 is accepted, then 6 s later the stored list still lacks it, as if n8n had not yet written it. */
-		async function fallBehind(): Promise<void> {
-			start = Date.now();
-			clock = jest.spyOn(Date, 'now').mockReturnValue(start);
-			expect((await deliver('evt_lag_1')).workflowData?.[0]).toHaveLength(1);
-			delete t.staticData.seenEvents;
-			clock.mockReturnValue(start + 6_000);
-			clearCapturedLogs();
-		}
-		afterEach(() => clock.mockRestore());
-
-		it('holds a new delivery, writes the ids back, and accepts it once a later delivery finds n8n caught up', async () => {
-			await fallBehind();
-			const held = deliver('evt_lag_2');
-			let answered = false;
-			void held.then(() => (answered = true));
-			// The write-back and the warning come before the hold begins.
-			await until('the delivery is held', () => catchUps.held === 1, { everyMs: 10 });
-			expect(answered).toBe(false);
-			expect(logText()).toMatch(/holds deliveries: n8n's database is 6 s behind .* held up to 10 s/);
-			// The hold wrote the accepted id back; a repeat loads that list, is answered at once, and
-			// its load shows n8n caught up, which lets the held delivery through.
-			expect(t.staticData.seenEvents).toMatch(/ evt_lag_1$/);
-			clock.mockReturnValue(start + 6_200);
-			const repeat = await deliver('evt_lag_1');
-			expect(repeat.response).toMatchObject({ statusCode: 200, body: { duplicate: true } });
-			const accepted = await held;
-			expect(accepted.response?.statusCode).toBe(200);
-			expect(accepted.workflowData?.[0][0].json.id).toBe('evt_lag_2');
-			expect(t.staticData.seenEvents).toMatch(/ evt_lag_1\n.* evt_lag_2$/);
-		});
-
-		it('when nothing else arrives for PROBE_AFTER_MS, one held delivery is answered 503 so that the next one can look', async () => {
-			await fallBehind();
-			const answered: string[] = [];
-			const hold = async (id: string) => {
-				const result = await deliver(id);
-				answered.push(`${id} ${result.response?.statusCode}`);
-			};
-			const held = [hold('evt_lag_2')];
-			// Once it is held, the first delivery has written the ids back; n8n has still not saved that list.
-			await until('the first delivery is held', () => catchUps.held === 1, { everyMs: 10 });
-			delete t.staticData.seenEvents;
-			held.push(hold('evt_lag_3'));
-			await until('both deliveries are held', () => catchUps.held === 2, { everyMs: 10 });
-			expect(answered).toEqual([]);
-			// Both holds loaded the list at start + 6 s.
-			clock.mockReturnValue(start + 6_000 + PROBE_AFTER_MS);
-			// Within a few polls, well before the 10 s hold ends.
-			await until('a held delivery is answered', () => answered.length > 0, { timeoutMs: 3_000, everyMs: 50 });
-			expect(answered).toHaveLength(1);
-			expect(answered[0]).toMatch(/ 503$/);
-			// The sender's next delivery finds n8n caught up and lets the other one through.
-			t.staticData.seenEvents = `${start.toString(36)} evt_lag_1`;
-			await deliver('evt_lag_1');
-			await Promise.all(held);
-			expect(answered[1]).toMatch(/ 200$/);
-		});
-
-		it('answers 503 with Retry-After when n8n has not caught up after 10 s; a repeat is not held', async () => {
-			await fallBehind();
-			const held = deliver('evt_lag_2');
-			// Held, so past its write-back: this list is lost again, and the next write-back is a second away.
-			await until('the delivery is held', () => catchUps.held === 1, { everyMs: 10 });
-			delete t.staticData.seenEvents;
-			clock.mockReturnValue(start + 6_500);
-			const repeat = await deliver('evt_lag_1');
-			expect(repeat.response).toMatchObject({ statusCode: 200, body: { duplicate: true } });
-			// The repeat was answered while the first is still held, and was never held itself.
-			expect(catchUps.held).toBe(1);
-			const refused = await held;
-			expect(refused.workflowData).toBeUndefined();
-			expect(refused.response).toMatchObject({ statusCode: 503, headers: { 'retry-after': '5' } });
-			// Once n8n has the list again, the event is accepted on its next delivery.
-			clock.mockReturnValue(start + 17_000);
-			t.staticData.seenEvents = `${start.toString(36)} evt_lag_1`;
-			expect((await deliver('evt_lag_2')).workflowData?.[0]).toHaveLength(1);
-		}, 20_000);
 	});
 
 	it('Include Headers adds the delivery headers to the output', async () => {
@@ -378,7 +362,7 @@ describe('the signing secret sealed under the API key', () => {
 	}
 	/** The same trigger node and static data, with another API key in its credential. */
 	async function withKey(t: TriggerHarness, apiKey: string): Promise<TriggerHarness> {
-		const rotated = await trigger({ apiKey, webhookId: t.node.webhookId });
+		const rotated = await trigger({ apiKey, webhookId: t.node.webhookId, workflowId: t.workflowId });
 		for (const [key, value] of Object.entries(t.staticData)) rotated.staticData[key] = value;
 		return rotated;
 	}

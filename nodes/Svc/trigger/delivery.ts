@@ -1,14 +1,15 @@
 import type { KeyObject } from 'node:crypto';
 
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../contract';
 import { EVENT_SIGNATURE } from '../contract';
-import { BUSY_RETRY_AFTER_SECONDS, catchUps, HOLD_MS, SAVE_LAG_WINDOW } from './backPressure';
+import type { ProcessedRecord } from './eventClaims';
+import { CLAIMED_EVENTS_MAX_ENTRIES, eventClaims } from './eventClaims';
 import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
 import { openedKeys } from './sealedSecret';
-import { processClaims, SeenEvents } from './seenEvents';
 import { verifyDelivery } from './signature';
 
 /** Events are small; anything larger is refused before any HMAC work is spent on it. */
@@ -52,11 +53,10 @@ function warnAtMostEveryMinute(ctx: IWebhookFunctions, key: string, now: number,
 	if (warnings.due(key, now)) ctx.logger.warn(message());
 }
 
-/**
- * A held delivery writes the accepted ids back at most once a second per trigger: a save by
- * another process (queue mode) may have dropped them, and only a save of this one restores them.
- */
-const writeBacks = new PerKeyInterval(1_000);
+/** Claims are per trigger node of a workflow: the row n8n keeps for the node. */
+function claimScope(ctx: IWebhookFunctions | IExecuteFunctions): string {
+	return `${ctx.getWorkflow().id} ${ctx.getNode().id}`;
+}
 
 /**
  * The subscription's HMAC key, opened once per process with the credential's API key. After
@@ -82,9 +82,9 @@ async function signingKey(ctx: IWebhookFunctions, subscription: StoredSubscripti
 }
 
 /**
- * One delivery: verify the signature over the raw body, then parse, de-duplicate by event id,
- * and drop kinds this trigger did not subscribe to. Only a new, verified, subscribed event
- * starts the workflow.
+ * One delivery, where n8n receives it: verify the signature over the raw body, parse, and drop
+ * kinds this trigger did not subscribe to and repeats this process knows. Each of those is answered
+ * here and starts nothing; a verified, subscribed event goes on to an execution, which answers it.
  */
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = this.getRequestObject();
@@ -119,40 +119,10 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	if (!isEnvelope(event)) return answer(this, 400, { error: 'The body is not an event with an id and a type' });
 	if (event.id !== delivery.id) return answer(this, 400, { error: 'The event id does not match the webhook-id header' });
 
-	const now = Date.now();
-	// Per subscription URL: the published workflow and an editor's test listen each get every
-	// event once, with the same id, and neither copy may count as the other's repeat.
-	const scope = `${this.getWorkflow().id}/${this.getNode().id} ${subscription.url}`;
-	const seen = SeenEvents.load(staticData, now);
-	// The live record of this process: it also holds the claim below once it is made.
-	const knownHere = processClaims.known(scope, now);
-	// Back-pressure (see backPressure.ts). Test runs from the editor never save static data, and
-	// are not counted.
-	const saveLagMs = this.getMode() === 'manual' ? 0 : seen.saveLagMs(knownHere, now, SAVE_LAG_WINDOW);
-	catchUps.observe(scope, now, saveLagMs);
-	const subscribed = desiredEvents(this).includes(event.type);
-	const startsExecution = subscribed && !seen.has(event.id) && !knownHere.has(event.id);
-	// Only what would start an execution waits: a repeat or an ignored kind is answered at once.
-	if (saveLagMs > 0 && startsExecution) {
-		if (writeBacks.due(scope, now)) seen.writeBack(staticData, now, knownHere);
-		warnAtMostEveryMinute(
-			this,
-			`busy ${scope}`,
-			now,
-			() =>
-				`Svc Trigger "${this.getNode().name}" in workflow ${this.getWorkflow().id} holds deliveries: n8n's database is ${Math.round(saveLagMs / 1000)} s behind on saving what this trigger accepted. Each is held up to ${HOLD_MS / 1000} s for n8n to catch up, else answered 503 so the service delivers it again later. If this lasts, run n8n with PostgreSQL in queue mode (see the package's docs on bursts).`,
-		);
-		if (!(await catchUps.holdUntilCaughtUp(scope, now, HOLD_MS))) {
-			this.getResponseObject().set('Retry-After', String(BUSY_RETRY_AFTER_SECONDS));
-			return answer(this, 503, { error: 'n8n is behind on saving events; deliver this one again later' });
-		}
-	}
-	// After a hold the stored list this delivery loaded is older, but the ids of this process are
-	// merged into what it saves.
-	const acceptedAt = Date.now();
-	const firstInProcess = processClaims.claim(scope, event.id, acceptedAt);
-	if (!seen.recordIfNew(staticData, event.id, acceptedAt, knownHere) || !firstInProcess) return answer(this, 200, { received: true, duplicate: true });
-	if (!subscribed) return answer(this, 200, { received: true, ignored: true });
+	if (!desiredEvents(this).includes(event.type)) return answer(this, 200, { received: true, ignored: true });
+	// A repeat this process has seen taken by an execution is answered at once and costs no
+	// execution. Test listens are never claimed (see runDelivery).
+	if (this.getMode() !== 'manual' && eventClaims.has(claimScope(this), event.id, Date.now())) return answer(this, 200, { received: true, duplicate: true });
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
 	const output: IDataObject = {
@@ -168,9 +138,49 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		},
 	};
 	if (options.includeHeaders === true) output.headers = headers;
-	// Answering here, before the execution starts, is also what makes n8n save the static data
-	// (the seen event id): n8n 2.x saves it when the response is sent, and starting an execution
-	// first re-wraps the static data and loses its "changed" mark.
-	answer(this, 200, { received: true });
-	return { noWebhookResponse: true, workflowData: [[{ json: output }]] };
+	// Not answered here: n8n stores the execution first, then runDelivery answers from inside it.
+	return { workflowData: [[{ json: output }]] };
+}
+
+/** The trigger's row in n8n's record of processed values (node scope), through this execution. */
+function processedRecord(ctx: IExecuteFunctions): ProcessedRecord {
+	return {
+		async checkAndRecord(values) {
+			const { processed } = await ctx.helpers.checkProcessedAndRecord(values, 'node', { mode: 'entries', maxEntries: CLAIMED_EVENTS_MAX_ENTRIES });
+			return new Set(processed.map(String));
+		},
+	};
+}
+
+/**
+ * The trigger's step inside the execution n8n stored for a delivery: only now is the event safe to
+ * acknowledge, because a crash from here on leaves an execution that n8n marks crashed and can
+ * retry. Then the event is claimed: a repeat (the service delivered it again because an answer was
+ * lost, or a copy reached another webhook processor) stops here with no items, so nothing past
+ * the trigger runs twice. Test listens and a person's Retry run as they are.
+ */
+export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	await this.sendResponse({ statusCode: 200, headers: {}, body: { received: true } });
+	if (this.getMode() !== 'webhook') return [items];
+	const scope = claimScope(this);
+	const record = processedRecord(this);
+	const first: INodeExecutionData[] = [];
+	for (const item of items) {
+		const eventId = typeof item.json.id === 'string' ? item.json.id : undefined;
+		try {
+			if (eventId === undefined || (await eventClaims.claim(scope, eventId, record, Date.now())) === 'first') first.push(item);
+		} catch (error) {
+			throw new NodeOperationError(this.getNode(), error as Error, {
+				description: 'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',
+			});
+		}
+	}
+	if (first.length < items.length) {
+		this.addExecutionHints({
+			message: 'This event already ran in another execution (the service delivered it again), so this execution stops at the trigger',
+			location: 'outputPane',
+		});
+	}
+	return [first];
 }

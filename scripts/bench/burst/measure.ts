@@ -9,7 +9,7 @@ import { nodeOutput } from '../../../harness/environment';
 import type { ExecutionRecord } from '../../../harness/n8n/api';
 import { listExecutions, UNFINISHED } from '../../../harness/n8n/api';
 import type { N8nInstance } from '../../../harness/n8n/instance';
-import { SEEN_EVENTS_MAX_COUNT } from '../../../nodes/Svc/trigger/seenEvents';
+import { CLAIMED_EVENTS_KEPT } from '../../../nodes/Svc/trigger/eventClaims';
 import { CpuSplitTracker } from '../cpu';
 import { waitUntilSettled, type Settled } from '../executions';
 import { RssSampler } from '../rss';
@@ -244,7 +244,7 @@ export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: 
 		const executions = await listExecutions(target.n8n, receiver.workflowId, { includeData: true });
 		const runs = runsPerEvent(executions);
 		const lost = fired.events.filter((event) => !runs.has(event.id)).length;
-		const beyond = repeatsBeyond(fired, SEEN_EVENTS_MAX_COUNT);
+		const beyond = repeatsBeyond(fired, CLAIMED_EVENTS_KEPT);
 		const extraRuns = (index: number): number => Math.max(0, (runs.get(fired.events[index].id) ?? 0) - 1);
 		const run: BurstRun = {
 			receiver: kind,

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+
+import { sleep } from 'n8n-workflow';
+
+/**
+ * n8n's record of processed values for one trigger node: a row in n8n's database
+ * (`helpers.checkProcessedAndRecord`, node scope), which every n8n process of a deployment shares
+ * and which outlives a restart.
+ */
+export interface ProcessedRecord {
+	/** Records every value and returns those that were recorded before. */
+	checkAndRecord(values: string[]): Promise<Set<string>>;
+}
+
+/** 'first': this execution runs the event. 'repeat': another execution has it. */
+export type ClaimOutcome = 'first' | 'repeat';
+
+export interface ClaimLimits {
+	/**
+	 * How long a claim must stand before it counts. n8n reads the row, changes it and writes it
+	 * back with no lock, so a concurrent write by another process can overwrite a claim, or two
+	 * processes can both find an event new. Waiting longer than any such read-and-write takes,
+	 * then reading again, tells which claim stood.
+	 */
+	settleMs: number;
+	/** Rounds of claiming again after the claim was overwritten, before the execution fails (retryable). */
+	maxRounds: number;
+	/** How many claims this process remembers per trigger, and for how long. */
+	maxCount: number;
+	maxAgeMs: number;
+}
+
+/** How many of the newest events n8n's record of a trigger keeps. */
+export const CLAIMED_EVENTS_KEPT = 2_000;
+/** Per event the record holds two values: the event and the claim that stood. */
+export const CLAIMED_EVENTS_MAX_ENTRIES = 2 * CLAIMED_EVENTS_KEPT;
+
+/**
+ * One record call at a time per trigger in this process, carrying every value asked for since
+ * the last: this process never overwrites its own writes, and a burst costs one database read and
+ * write per batch, not per event.
+ */
+class SerialRecorder {
+	private queue: Array<{ record: ProcessedRecord; values: string[]; resolve: (present: Set<string>) => void; reject: (error: unknown) => void }> = [];
+	private busy = false;
+
+	async checkAndRecord(record: ProcessedRecord, values: string[]): Promise<Set<string>> {
+		return await new Promise((resolve, reject) => {
+			this.queue.push({ record, values, resolve, reject });
+			void this.drain();
+		});
+	}
+
+	private async drain(): Promise<void> {
+		if (this.busy) return;
+		this.busy = true;
+		try {
+			while (this.queue.length > 0) {
+				const batch = this.queue.splice(0);
+				try {
+					// Any waiting execution's record will do: they all name the same row.
+					const present = await batch[batch.length - 1].record.checkAndRecord([...new Set(batch.flatMap((entry) => entry.values))]);
+					for (const entry of batch) entry.resolve(present);
+				} catch (error) {
+					for (const entry of batch) entry.reject(error);
+				}
+			}
+		} finally {
+			this.busy = false;
+		}
+	}
+}
+
+/**
+ * Which execution runs an event, decided inside the execution (so that only an event n8n has
+ * stored is ever claimed), across every process that shares n8n's database. Within one process
+ * the first execution of an event wins at once; across processes the claims are written to n8n's
+ * record and the one that still stands after `settleMs` wins.
+ */
+export class EventClaims {
+	private readonly recorders = new Map<string, SerialRecorder>();
+	private readonly known = new Map<string, Map<string, number>>();
+
+	constructor(
+		private readonly limits: ClaimLimits,
+		private readonly wait: (ms: number) => Promise<void> = sleep,
+	) {}
+
+	/** Whether an execution of this process has taken `eventId`: it runs or ran it, or found that another did. */
+	has(scope: string, eventId: string, now: number): boolean {
+		return this.knownIn(scope, now).has(eventId);
+	}
+
+	async claim(scope: string, eventId: string, record: ProcessedRecord, now: number): Promise<ClaimOutcome> {
+		const known = this.knownIn(scope, now);
+		if (known.has(eventId)) return 'repeat';
+		// Insertion order is claim order: the oldest are at the front.
+		for (const oldest of known.keys()) {
+			if (known.size < this.limits.maxCount) break;
+			known.delete(oldest);
+		}
+		known.set(eventId, now);
+		try {
+			return await this.settle(this.recorderFor(scope), eventId, record);
+		} catch (error) {
+			// Undecided: a later delivery of the event may claim it again.
+			known.delete(eventId);
+			throw error;
+		}
+	}
+
+	/**
+	 * Writes the event with a token only this call knows, waits, and reads again: the token still
+	 * there means this claim stood. The event there without the token means another claim stood.
+	 * Neither means a concurrent write dropped both, and this read wrote them again.
+	 */
+	private async settle(recorder: SerialRecorder, eventId: string, record: ProcessedRecord): Promise<ClaimOutcome> {
+		const event = `event ${eventId}`;
+		const token = `claim ${randomUUID()}`;
+		if ((await recorder.checkAndRecord(record, [event, token])).has(event)) return 'repeat';
+		for (let round = 0; round < this.limits.maxRounds; round++) {
+			await this.wait(this.limits.settleMs);
+			const present = await recorder.checkAndRecord(record, [event, token]);
+			if (present.has(token)) return 'first';
+			if (present.has(event)) return 'repeat';
+		}
+		throw new Error(`Event ${eventId} could not be recorded as run: other n8n processes kept overwriting n8n's record of this trigger`);
+	}
+
+	private recorderFor(scope: string): SerialRecorder {
+		let recorder = this.recorders.get(scope);
+		if (!recorder) {
+			recorder = new SerialRecorder();
+			this.recorders.set(scope, recorder);
+		}
+		return recorder;
+	}
+
+	private knownIn(scope: string, now: number): Map<string, number> {
+		let known = this.known.get(scope);
+		if (!known) {
+			known = new Map();
+			this.known.set(scope, known);
+		}
+		for (const [id, at] of known) {
+			if (now - at <= this.limits.maxAgeMs) break;
+			known.delete(id);
+		}
+		return known;
+	}
+}
+
+/**
+ * 500 ms is far longer than n8n's read and write of the row take on PostgreSQL (milliseconds), and
+ * short enough that the workflow's next node starts about half a second after the event arrives.
+ * This process remembers 10,000 claims per trigger for 7 days (longer than the service retries).
+ */
+export const eventClaims = new EventClaims({ settleMs: 500, maxRounds: 20, maxCount: 10_000, maxAgeMs: 7 * 24 * 60 * 60 * 1000 });

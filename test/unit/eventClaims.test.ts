@@ -1,0 +1,94 @@
+import type { ProcessedRecord } from '../../nodes/Svc/trigger/eventClaims';
+import { EventClaims } from '../../nodes/Svc/trigger/eventClaims';
+
+/**
+ * n8n's processed-data row as its deduplication helper uses it: read the row, yield, write back
+ * what was read plus the new values, with no lock. Two calls that start together both read the old
+ * row, and the later write drops what the earlier one added, as between two n8n processes.
+ */
+class UnlockedRow {
+	values: string[] = [];
+	calls = 0;
+	failNext = false;
+
+	record(): ProcessedRecord {
+		return {
+			checkAndRecord: async (values) => {
+				this.calls += 1;
+				const read = [...this.values];
+				await Promise.resolve();
+				await Promise.resolve();
+				if (this.failNext) {
+					this.failNext = false;
+					throw new Error('SQLITE_BUSY: database is locked');
+				}
+				const present = new Set(values.filter((value) => read.includes(value)));
+				this.values = [...read, ...values.filter((value) => !present.has(value))];
+				return present;
+			},
+		};
+	}
+}
+
+/** A process's claims: no real waiting, the order of the row's reads and writes is what matters. */
+const process = () => new EventClaims({ settleMs: 0, maxRounds: 5, maxCount: 100, maxAgeMs: 60_000 }, () => Promise.resolve());
+const NOW = 1_000_000;
+
+describe('EventClaims', () => {
+	it('the first execution of an event runs it; a second in the same process is a repeat without a database call', async () => {
+		const row = new UnlockedRow();
+		const claims = process();
+		expect(await claims.claim('wf node', 'evt_1', row.record(), NOW)).toBe('first');
+		const calls = row.calls;
+		expect(await claims.claim('wf node', 'evt_1', row.record(), NOW)).toBe('repeat');
+		expect(row.calls).toBe(calls);
+		expect(claims.has('wf node', 'evt_1', NOW)).toBe(true);
+		expect(claims.has('other workflow node', 'evt_1', NOW)).toBe(false);
+	});
+
+	it('after a restart the record in the database still knows the event', async () => {
+		const row = new UnlockedRow();
+		expect(await process().claim('wf node', 'evt_1', row.record(), NOW)).toBe('first');
+		const restarted = process();
+		expect(restarted.has('wf node', 'evt_1', NOW)).toBe(false);
+		expect(await restarted.claim('wf node', 'evt_1', row.record(), NOW)).toBe('repeat');
+	});
+
+	it('two processes claiming 40 events at the same instant, each event at both: every event runs exactly once', async () => {
+		const row = new UnlockedRow();
+		const [a, b] = [process(), process()];
+		const ids = Array.from({ length: 40 }, (_, index) => `evt_${index}`);
+		const outcomes = await Promise.all(ids.flatMap((id) => [a.claim('wf node', id, row.record(), NOW), b.claim('wf node', id, row.record(), NOW)]));
+		for (let index = 0; index < ids.length; index++) {
+			expect([outcomes[2 * index], outcomes[2 * index + 1]].sort()).toEqual(['first', 'repeat']);
+		}
+		// Both processes' first writes read the empty row: without the second read, both would have run every event.
+		expect(row.values.filter((value) => value.startsWith('event ')).sort()).toEqual(ids.map((id) => `event ${id}`).sort());
+	});
+
+	it("a claim another process's concurrent write dropped is written again, and runs", async () => {
+		const row = new UnlockedRow();
+		const [a, c] = [process(), process()];
+		// c's write of another event read the row before a's claim landed, and lands after it.
+		const outcomes = await Promise.all([a.claim('wf node', 'evt_a', row.record(), NOW), c.claim('wf node', 'evt_c', row.record(), NOW)]);
+		expect(outcomes).toEqual(['first', 'first']);
+		expect(row.values).toEqual(expect.arrayContaining(['event evt_a', 'event evt_c']));
+	});
+
+	it('a database error fails the claim, and a later delivery of the event can claim it', async () => {
+		const row = new UnlockedRow();
+		const claims = process();
+		row.failNext = true;
+		await expect(claims.claim('wf node', 'evt_1', row.record(), NOW)).rejects.toThrow(/SQLITE_BUSY/);
+		expect(claims.has('wf node', 'evt_1', NOW)).toBe(false);
+		expect(await claims.claim('wf node', 'evt_1', row.record(), NOW)).toBe('first');
+	});
+
+	it('forgets claims past their age and beyond its count, oldest first', async () => {
+		const row = new UnlockedRow();
+		const claims = new EventClaims({ settleMs: 0, maxRounds: 5, maxCount: 2, maxAgeMs: 1_000 }, () => Promise.resolve());
+		for (const id of ['evt_1', 'evt_2', 'evt_3']) await claims.claim('wf node', id, row.record(), NOW);
+		expect(['evt_1', 'evt_2', 'evt_3'].map((id) => claims.has('wf node', id, NOW))).toEqual([false, true, true]);
+		expect(claims.has('wf node', 'evt_3', NOW + 1_001)).toBe(false);
+	});
+});
