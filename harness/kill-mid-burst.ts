@@ -1,0 +1,122 @@
+/**
+ * The operator's crash test of a receiver: a burst of distinct signed events at a fixed
+ * concurrency, the receiving n8n process killed (SIGKILL) once a given number were answered 2xx,
+ * started again, and every event not yet answered 2xx sent again until it is, as the service does.
+ * The sandbox's delivery log is the service's side of the count; the workflow's executions are n8n's.
+ */
+import type { ExecutionRecord } from './n8n/api';
+import { UNFINISHED } from './n8n/api';
+import type { SandboxState } from '../sandbox/state';
+import { until } from './wait';
+
+export interface KillMidBurstOptions {
+	state: SandboxState;
+	events: number;
+	concurrency: number;
+	killAfterAcknowledged: number;
+	/** SIGKILL the process that receives the deliveries (its whole process group). */
+	kill: () => Promise<void>;
+	/** Start it again on the same database; resolves once it takes deliveries. */
+	restart: () => Promise<void>;
+	/** The receiving workflow's executions with their data, as n8n stores them. */
+	executions: () => Promise<ExecutionRecord[]>;
+	/** A node after the trigger: an event in its output ran past the trigger. */
+	ranNode: string;
+	/** Default 180 s: how long every acknowledged event may take to show in a finished execution. */
+	settleTimeoutMs?: number;
+}
+
+export interface KillMidBurstResult {
+	events: number;
+	acknowledgedBeforeKill: number;
+	/** Events answered 2xx whose id is in no stored execution at all: lost. */
+	acknowledgedWithoutExecution: string[];
+	/** Events whose run reached the node after the trigger in more than one execution. */
+	ranTwice: string[];
+	/** Events that never ran past the trigger (their execution crashed: n8n's Retry runs them). */
+	notRunPastTrigger: string[];
+	crashedExecutions: number;
+	executions: number;
+	/** From the kill until every event was answered 2xx and every execution had ended. */
+	recoverySeconds: number;
+	/** Sending rounds after the restart until every event was answered 2xx. */
+	resendRounds: number;
+}
+
+const EVENT_ID = /evt_[0-9a-f]{16}/g;
+
+function eventIdsIn(execution: ExecutionRecord): Set<string> {
+	return new Set(JSON.stringify(execution.data ?? {}).match(EVENT_ID) ?? []);
+}
+
+/** The events in the node's output in this execution, wherever the receiver put the id. */
+function ranIds(execution: ExecutionRecord, node: string): Set<string> {
+	return new Set(JSON.stringify(execution.data?.resultData.runData[node] ?? []).match(EVENT_ID) ?? []);
+}
+
+export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMidBurstResult> {
+	const { state } = options;
+	const ids: string[] = [];
+	const inBurst = new Set<string>();
+	const acknowledged = () => new Set(state.deliveries.attempts().filter((attempt) => attempt.ok && inBurst.has(attempt.eventId)).map((attempt) => attempt.eventId));
+	state.deliveries.limitConcurrency(options.concurrency);
+	let resendRounds = 0;
+	let killedAt: number;
+	let acknowledgedBeforeKill: number;
+	try {
+		for (let number = 1; number <= options.events; number++) {
+			const { id } = state.deliveries.emit('lead.created', { id: `lead_burst_${number}`, email: `burst-${number}@example.com` }).event;
+			ids.push(id);
+			inBurst.add(id);
+		}
+		await until(`${options.killAfterAcknowledged} events answered 2xx`, () => acknowledged().size >= options.killAfterAcknowledged, { everyMs: 5, timeoutMs: 300_000 });
+		await options.kill();
+		killedAt = Date.now();
+		acknowledgedBeforeKill = acknowledged().size;
+		// Against a process that is gone, the service's attempts fail at once and it stops retrying.
+		await state.waitForDeliveries();
+		await options.restart();
+		for (;;) {
+			const answered = acknowledged();
+			const unanswered = ids.filter((id) => !answered.has(id));
+			if (unanswered.length === 0) break;
+			if (++resendRounds > 20) throw new Error(`${unanswered.length} events still not answered 2xx after 20 rounds of sending them again`);
+			for (const id of unanswered) state.deliveries.redeliver(id);
+			await state.waitForDeliveries();
+		}
+	} finally {
+		state.deliveries.limitConcurrency(undefined);
+	}
+
+	const answered = acknowledged();
+	let executions: ExecutionRecord[] = [];
+	// Waits for what must hold; if it never does, the figures below say which events and why.
+	await until(
+		'every acknowledged event is in a finished execution',
+		async () => {
+			executions = await options.executions();
+			if (executions.some((execution) => UNFINISHED.includes(execution.status))) return false;
+			const stored = new Set(executions.flatMap((execution) => [...eventIdsIn(execution)]));
+			return [...answered].every((id) => stored.has(id));
+		},
+		{ everyMs: 500, timeoutMs: options.settleTimeoutMs ?? 180_000 },
+	).catch(() => undefined);
+	const recoverySeconds = (Date.now() - killedAt) / 1000;
+
+	const stored = new Set(executions.flatMap((execution) => [...eventIdsIn(execution)]));
+	const runs = new Map<string, number>();
+	for (const execution of executions) {
+		for (const id of ranIds(execution, options.ranNode)) runs.set(id, (runs.get(id) ?? 0) + 1);
+	}
+	return {
+		events: ids.length,
+		acknowledgedBeforeKill,
+		acknowledgedWithoutExecution: ids.filter((id) => answered.has(id) && !stored.has(id)),
+		ranTwice: ids.filter((id) => (runs.get(id) ?? 0) > 1),
+		notRunPastTrigger: ids.filter((id) => !runs.has(id)),
+		crashedExecutions: executions.filter((execution) => execution.status === 'crashed').length,
+		executions: executions.length,
+		recoverySeconds: Math.round(recoverySeconds * 10) / 10,
+		resendRounds,
+	};
+}

@@ -1,0 +1,115 @@
+/**
+ * A 2xx to the service is a promise that the event will run, once. Each receiver here takes a
+ * burst of 600 distinct signed events, 16 at a time; n8n's main is killed (SIGKILL, its whole
+ * process group) once 250 were answered 2xx, started again on the same database, and every event
+ * not yet answered 2xx is sent again until it is. Figures go to .tmp/crash-figures.json.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import type { WorkflowInput } from '../../harness/n8n/api';
+import { activate, deactivate, importWorkflow, listExecutions } from '../../harness/n8n/api';
+import type { Environment } from '../../harness/environment';
+import { runtimeVersions, startEnvironment, withCredential } from '../../harness/environment';
+import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
+import { killMidBurst } from '../../harness/kill-mid-burst';
+import { TMP_DIR } from '../../harness/project';
+import { createSubscription } from '../../sandbox/operations';
+import { until } from '../../harness/wait';
+
+jest.setTimeout(600_000);
+
+const BURST = { events: 600, concurrency: 16, killAfterAcknowledged: 250 };
+const figures: Record<string, IDataObject> = {};
+
+afterAll(async () => {
+	await mkdir(TMP_DIR, { recursive: true });
+	await writeFile(join(TMP_DIR, 'crash-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
+});
+
+/** The receiver, then a node that every event it passes on reaches: its output is what ran. */
+function receiverWorkflow(name: string, receiver: WorkflowInput['nodes'][number]): WorkflowInput {
+	return {
+		name,
+		nodes: [{ ...receiver, position: [0, 0] }, { name: 'Ran', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} }],
+		connections: { [receiver.name]: { main: [[{ node: 'Ran', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+const summary = (result: KillMidBurstResult): IDataObject => ({
+	...result,
+	acknowledgedWithoutExecution: result.acknowledgedWithoutExecution.length,
+	ranTwice: result.ranTwice.length,
+	notRunPastTrigger: result.notRunPastTrigger.length,
+});
+
+describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: the main killed in the middle of a burst', (version) => {
+	let env: Environment;
+	beforeAll(async () => {
+		env = await startEnvironment({ version });
+		figures[version] = {};
+	}, 15 * 60_000);
+	afterAll(async () => {
+		await env?.stop();
+	});
+
+	async function burstAndKill(workflowId: string): Promise<KillMidBurstResult> {
+		return await killMidBurst({
+			state: env.sandbox.state,
+			...BURST,
+			kill: async () => await env.n8n.kill(),
+			restart: async () => {
+				env.n8n = await env.n8n.restart();
+			},
+			executions: async () => await listExecutions(env.n8n, workflowId, { includeData: true }),
+			ranNode: 'Ran',
+		});
+	}
+
+	it('Svc Trigger: every event answered 2xx has an execution, and none runs twice past the trigger', async () => {
+		const workflow = await importWorkflow(
+			env.n8n,
+			withCredential(
+				receiverWorkflow('crash: Svc Trigger', {
+					name: 'On Lead Created',
+					type: 'n8n-nodes-svc.svcEventTrigger',
+					typeVersion: 1.1,
+					parameters: { events: ['lead.created'] },
+					credentials: { svcApi: { id: 'svcSandbox', name: 'Svc sandbox' } },
+				}),
+				env.credential,
+			),
+		);
+		await activate(env.n8n, workflow.id);
+		const result = await burstAndKill(workflow.id);
+		figures[version].svcTrigger = summary(result);
+		expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(BURST.killAfterAcknowledged);
+		expect(result.acknowledgedWithoutExecution).toEqual([]);
+		expect(result.ranTwice).toEqual([]);
+		// What did not run past the trigger was cut short by the kill: its crashed execution is there for n8n's Retry.
+		expect(result.notRunPastTrigger.length).toBeLessThanOrEqual(result.crashedExecutions);
+		await deactivate(env.n8n, workflow.id);
+		await until('subscription deleted', () => env.sandbox.state.store.subscriptions.size === 0, { timeoutMs: 15_000 });
+	});
+
+	it("measured beside it: n8n's own Webhook node answering immediately", async () => {
+		const path = 'crash-peer';
+		const workflow = await importWorkflow(
+			env.n8n,
+			receiverWorkflow('crash: Webhook node', { name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, webhookId: '6f0d6a1e-5c3b-4a8e-9d7f-2b1c0e9a8f34', parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} } }),
+		);
+		await activate(env.n8n, workflow.id);
+		const subscription = createSubscription(env.sandbox.state, { url: `${env.n8n.webhookBaseUrl}/${path}`, events: ['lead.created'] });
+		try {
+			const result = await burstAndKill(workflow.id);
+			figures[version].webhookNode = summary(result);
+			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(BURST.killAfterAcknowledged);
+		} finally {
+			env.sandbox.state.store.subscriptions.delete(subscription.id);
+			await deactivate(env.n8n, workflow.id);
+		}
+	});
+});
