@@ -4,7 +4,7 @@
  * started again, and every event not yet answered 2xx sent again until it is, as the service does.
  * The sandbox's delivery log is the service's side of the count; the workflow's executions are n8n's.
  */
-import type { ExecutionRecord } from './n8n/api';
+import type { ExecutionRecord, WorkflowInput } from './n8n/api';
 import { UNFINISHED } from './n8n/api';
 import type { SandboxState } from '../sandbox/state';
 import { until } from './wait';
@@ -20,8 +20,6 @@ export interface KillMidBurstOptions {
 	restart: () => Promise<void>;
 	/** The receiving workflow's executions with their data, as n8n stores them. */
 	executions: () => Promise<ExecutionRecord[]>;
-	/** A node after the trigger: an event in its output ran past the trigger. */
-	ranNode: string;
 	/** Default 180 s: how long every acknowledged event may take to show in a finished execution. */
 	settleTimeoutMs?: number;
 }
@@ -44,6 +42,30 @@ export interface KillMidBurstResult {
 }
 
 const EVENT_ID = /evt_[0-9a-f]{16}/g;
+
+/** The node after the receiver in `receiverWorkflow`: an event in its output ran past the trigger. */
+export const RAN_NODE = 'Ran';
+
+/** The receiver, then a node that every event it passes on reaches. */
+export function receiverWorkflow(name: string, receiver: WorkflowInput['nodes'][number]): WorkflowInput {
+	return {
+		name,
+		nodes: [{ ...receiver, position: [0, 0] }, { name: RAN_NODE, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} }],
+		connections: { [receiver.name]: { main: [[{ node: RAN_NODE, type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/** The Svc Trigger on lead.created with the sandbox credential of the examples. */
+export const SVC_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
+	name: 'On Lead Created',
+	type: 'n8n-nodes-svc.svcEventTrigger',
+	typeVersion: 1.1,
+	// As the editor gives every webhook node: without one, n8n 1.x puts the node's name in the path.
+	webhookId: '3b8e6c2d-9f41-4a7e-b5d0-7c1e2a9f6b83',
+	parameters: { events: ['lead.created'] },
+	credentials: { svcApi: { id: 'svcSandbox', name: 'Svc sandbox' } },
+};
 
 function eventIdsIn(execution: ExecutionRecord): Set<string> {
 	return new Set(JSON.stringify(execution.data ?? {}).match(EVENT_ID) ?? []);
@@ -106,7 +128,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	const stored = new Set(executions.flatMap((execution) => [...eventIdsIn(execution)]));
 	const runs = new Map<string, number>();
 	for (const execution of executions) {
-		for (const id of ranIds(execution, options.ranNode)) runs.set(id, (runs.get(id) ?? 0) + 1);
+		for (const id of ranIds(execution, RAN_NODE)) runs.set(id, (runs.get(id) ?? 0) + 1);
 	}
 	return {
 		events: ids.length,

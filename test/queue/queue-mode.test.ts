@@ -23,6 +23,8 @@ import { EVENTS_DB_CREDENTIAL_ID, prepareEventsDatabase, startQueueTopology } fr
 import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
 import { credentialData, FULL_KEY, loadExample, nodeOutput, packedTarball, runtimeVersions, withCredential } from '../../harness/environment';
 import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../harness/project';
+import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
+import { killMidBurst, receiverWorkflow, SVC_TRIGGER_RECEIVER } from '../../harness/kill-mid-burst';
 import { logTail } from '../../harness/processes';
 import { sleep, until } from '../../harness/wait';
 
@@ -298,11 +300,13 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				const answer = await deliverAsService(base, original);
 				answers.push([answer.status, answer.body]);
 			}
-			expect(answers).toEqual([[200, { received: true, duplicate: true }], [200, { received: true, duplicate: true }]]);
+			// Webhook processors never run the trigger's step (the workers do), so each copy gets an
+			// execution, answered 200 from it; the claim stops it at the trigger.
+			expect(answers).toEqual([[200, { received: true }], [200, { received: true }]]);
 			expect(sandbox.state.deliveries.attempts({ eventId: event.id }).every((attempt) => attempt.ok)).toBe(true);
 			const executions = await settled(workflow.id);
 			expect(perEvent(executions, 'On Lead Created').get(event.id)?.executions).toBe(1);
-			expect(executions).toHaveLength(before + deliveryTargets().length);
+			expect(executions).toHaveLength(before + 3 + deliveryTargets().length);
 		});
 
 		it('measured: the same event delivered twice at the same instant', async () => {
@@ -319,11 +323,10 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				oneProcessor: { executions: sum(tally(same)), eventsRunTwice: tally(same).filter((count) => count > 1).length },
 				twoProcessors: { executions: sum(tally(split)), eventsRunTwice: tally(split).filter((count) => count > 1).length },
 			};
-			expect(await totalExecutions()).toBe(before + sum(tally(same)) + sum(tally(split)) + deliveryTargets().length);
-			// One process: its claim of the event id holds, exactly one execution per event.
+			// Every copy has an execution (each was answered from one); one per event runs past the trigger.
+			expect(await totalExecutions()).toBe(before + 4 * pairs + deliveryTargets().length);
 			expect(tally(same)).toEqual(same.map(() => 1));
-			// Two processes share only static data, loaded before either copy saves it: never lost, at most twice.
-			expect(tally(split).every((count) => count === 1 || count === 2)).toBe(true);
+			expect(tally(split)).toEqual(split.map(() => 1));
 		});
 
 		it('measured: a burst of distinct events, then each re-delivered to the other processor', async () => {
@@ -337,14 +340,50 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			const runAgain = ids.filter((id) => (counts.get(id)?.executions ?? 0) > 1).length;
 			figures.burstThenRedelivery = { events: ids.length, runAgainByRedelivery: runAgain };
 			expect(ids.every((id) => (counts.get(id)?.executions ?? 0) >= 1)).toBe(true);
-			// Concurrent saves overwrite each other; each save carries the ids its process accepted, so
-			// the last one keeps (nearly) all of them. Without that, 18 of 20 ran again here.
-			expect(runAgain).toBeLessThanOrEqual(5);
+			expect(runAgain).toBe(0);
 		});
 
 		it('deactivation from the main deletes the subscription', async () => {
 			await deactivate(topology.main, workflow.id);
 			await until('subscription deleted', () => subscriptions().length === 0);
+		});
+	});
+
+	describe('Svc Trigger: a process killed in the middle of a burst of 600 events', () => {
+		let workflow: WorkflowRecord;
+		const BURST = { events: 600, concurrency: 16, killAfterAcknowledged: 250 };
+		const crashFigures: IDataObject = {};
+
+		beforeAll(async () => {
+			figures.killedMidBurst = crashFigures;
+			workflow = await importWorkflow(topology.main, withCredential(receiverWorkflow('queue crash: Svc Trigger', SVC_TRIGGER_RECEIVER), credential));
+			await activate(topology.main, workflow.id);
+		});
+		afterAll(async () => {
+			await deactivate(topology.main, workflow.id);
+		});
+
+		async function burstAndKill(target: N8nRoleProcess): Promise<KillMidBurstResult> {
+			const result = await killMidBurst({
+				state: sandbox.state,
+				...BURST,
+				kill: async () => await target.kill(),
+				restart: async () => await target.restart(),
+				executions: async () => await storedExecutions(workflow.id, { includeData: true }),
+			});
+			crashFigures[target.name] = { ...result, acknowledgedWithoutExecution: result.acknowledgedWithoutExecution.length, ranTwice: result.ranTwice.length, notRunPastTrigger: result.notRunPastTrigger.length };
+			return result;
+		}
+
+		it.each([
+			['the webhook processor that receives the deliveries', () => topology.webhookProcessors[0]],
+			['a worker', () => topology.workers[0]],
+		])('%s: every event answered 2xx has an execution, none runs twice past the trigger', async (_, target) => {
+			const result = await burstAndKill(target());
+			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(BURST.killAfterAcknowledged);
+			expect(result.acknowledgedWithoutExecution).toEqual([]);
+			expect(result.ranTwice).toEqual([]);
+			expect(result.notRunPastTrigger.length).toBeLessThanOrEqual(result.crashedExecutions);
 		});
 	});
 

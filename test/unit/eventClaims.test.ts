@@ -33,14 +33,17 @@ class UnlockedRow {
 /** A process's claims: no real waiting, the order of the row's reads and writes is what matters. */
 const process = () => new EventClaims({ settleMs: 0, maxRounds: 5, maxCount: 100, maxAgeMs: 60_000 }, () => Promise.resolve());
 const NOW = 1_000_000;
+let executions = 0;
+/** A new execution's id, as n8n gives each delivery. */
+const execution = () => String(++executions);
 
 describe('EventClaims', () => {
 	it('the first execution of an event runs it; a second in the same process is a repeat without a database call', async () => {
 		const row = new UnlockedRow();
 		const claims = process();
-		expect(await claims.claim('wf node', 'evt_1', row.record(), NOW)).toBe('first');
+		expect(await claims.claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe('first');
 		const calls = row.calls;
-		expect(await claims.claim('wf node', 'evt_1', row.record(), NOW)).toBe('repeat');
+		expect(await claims.claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe('repeat');
 		expect(row.calls).toBe(calls);
 		expect(claims.has('wf node', 'evt_1', NOW)).toBe(true);
 		expect(claims.has('other workflow node', 'evt_1', NOW)).toBe(false);
@@ -48,17 +51,17 @@ describe('EventClaims', () => {
 
 	it('after a restart the record in the database still knows the event', async () => {
 		const row = new UnlockedRow();
-		expect(await process().claim('wf node', 'evt_1', row.record(), NOW)).toBe('first');
+		expect(await process().claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe('first');
 		const restarted = process();
 		expect(restarted.has('wf node', 'evt_1', NOW)).toBe(false);
-		expect(await restarted.claim('wf node', 'evt_1', row.record(), NOW)).toBe('repeat');
+		expect(await restarted.claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe('repeat');
 	});
 
 	it('two processes claiming 40 events at the same instant, each event at both: every event runs exactly once', async () => {
 		const row = new UnlockedRow();
 		const [a, b] = [process(), process()];
 		const ids = Array.from({ length: 40 }, (_, index) => `evt_${index}`);
-		const outcomes = await Promise.all(ids.flatMap((id) => [a.claim('wf node', id, row.record(), NOW), b.claim('wf node', id, row.record(), NOW)]));
+		const outcomes = await Promise.all(ids.flatMap((id) => [a.claim('wf node', id, execution(), row.record(), NOW), b.claim('wf node', id, execution(), row.record(), NOW)]));
 		for (let index = 0; index < ids.length; index++) {
 			expect([outcomes[2 * index], outcomes[2 * index + 1]].sort()).toEqual(['first', 'repeat']);
 		}
@@ -70,7 +73,7 @@ describe('EventClaims', () => {
 		const row = new UnlockedRow();
 		const [a, c] = [process(), process()];
 		// c's write of another event read the row before a's claim landed, and lands after it.
-		const outcomes = await Promise.all([a.claim('wf node', 'evt_a', row.record(), NOW), c.claim('wf node', 'evt_c', row.record(), NOW)]);
+		const outcomes = await Promise.all([a.claim('wf node', 'evt_a', execution(), row.record(), NOW), c.claim('wf node', 'evt_c', execution(), row.record(), NOW)]);
 		expect(outcomes).toEqual(['first', 'first']);
 		expect(row.values).toEqual(expect.arrayContaining(['event evt_a', 'event evt_c']));
 	});
@@ -79,15 +82,23 @@ describe('EventClaims', () => {
 		const row = new UnlockedRow();
 		const claims = process();
 		row.failNext = true;
-		await expect(claims.claim('wf node', 'evt_1', row.record(), NOW)).rejects.toThrow(/SQLITE_BUSY/);
+		await expect(claims.claim('wf node', 'evt_1', execution(), row.record(), NOW)).rejects.toThrow(/SQLITE_BUSY/);
 		expect(claims.has('wf node', 'evt_1', NOW)).toBe(false);
-		expect(await claims.claim('wf node', 'evt_1', row.record(), NOW)).toBe('first');
+		expect(await claims.claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe('first');
+	});
+
+	it('the same execution run again (queue mode re-runs a job whose worker died) finds its own claim and runs the event', async () => {
+		const row = new UnlockedRow();
+		expect(await process().claim('wf node', 'evt_1', '41', row.record(), NOW)).toBe('first');
+		const otherWorker = process();
+		expect(await otherWorker.claim('wf node', 'evt_1', '41', row.record(), NOW)).toBe('first');
+		expect(await process().claim('wf node', 'evt_1', '42', row.record(), NOW)).toBe('repeat');
 	});
 
 	it('forgets claims past their age and beyond its count, oldest first', async () => {
 		const row = new UnlockedRow();
 		const claims = new EventClaims({ settleMs: 0, maxRounds: 5, maxCount: 2, maxAgeMs: 1_000 }, () => Promise.resolve());
-		for (const id of ['evt_1', 'evt_2', 'evt_3']) await claims.claim('wf node', id, row.record(), NOW);
+		for (const id of ['evt_1', 'evt_2', 'evt_3']) await claims.claim('wf node', id, execution(), row.record(), NOW);
 		expect(['evt_1', 'evt_2', 'evt_3'].map((id) => claims.has('wf node', id, NOW))).toEqual([false, true, true]);
 		expect(claims.has('wf node', 'evt_3', NOW + 1_001)).toBe(false);
 	});

@@ -169,7 +169,7 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 	for (const item of items) {
 		const eventId = typeof item.json.id === 'string' ? item.json.id : undefined;
 		try {
-			if (eventId === undefined || (await eventClaims.claim(scope, eventId, record, Date.now())) === 'first') first.push(item);
+			if (eventId === undefined || (await eventClaims.claim(scope, eventId, this.getExecutionId(), record, Date.now())) === 'first') first.push(item);
 		} catch (error) {
 			throw new NodeOperationError(this.getNode(), error as Error, {
 				description: 'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 import { sleep } from 'n8n-workflow';
 
 /**
@@ -91,7 +89,11 @@ export class EventClaims {
 		return this.knownIn(scope, now).has(eventId);
 	}
 
-	async claim(scope: string, eventId: string, record: ProcessedRecord, now: number): Promise<ClaimOutcome> {
+	/**
+	 * `executionId` makes the claim this execution's own: when n8n runs the same execution again
+	 * (queue mode re-runs a job whose worker died), it finds its own claim and runs the event.
+	 */
+	async claim(scope: string, eventId: string, executionId: string, record: ProcessedRecord, now: number): Promise<ClaimOutcome> {
 		const known = this.knownIn(scope, now);
 		if (known.has(eventId)) return 'repeat';
 		// Insertion order is claim order: the oldest are at the front.
@@ -101,7 +103,7 @@ export class EventClaims {
 		}
 		known.set(eventId, now);
 		try {
-			return await this.settle(this.recorderFor(scope), eventId, record);
+			return await this.settle(this.recorderFor(scope), eventId, `claim ${eventId} ${executionId}`, record);
 		} catch (error) {
 			// Undecided: a later delivery of the event may claim it again.
 			known.delete(eventId);
@@ -110,14 +112,15 @@ export class EventClaims {
 	}
 
 	/**
-	 * Writes the event with a token only this call knows, waits, and reads again: the token still
-	 * there means this claim stood. The event there without the token means another claim stood.
-	 * Neither means a concurrent write dropped both, and this read wrote them again.
+	 * Writes the event with this execution's token, waits, and reads again: the token still there
+	 * means this claim stood. The event there without the token means another claim stood. Neither
+	 * means a concurrent write dropped both, and this read wrote them again.
 	 */
-	private async settle(recorder: SerialRecorder, eventId: string, record: ProcessedRecord): Promise<ClaimOutcome> {
+	private async settle(recorder: SerialRecorder, eventId: string, token: string, record: ProcessedRecord): Promise<ClaimOutcome> {
 		const event = `event ${eventId}`;
-		const token = `claim ${randomUUID()}`;
-		if ((await recorder.checkAndRecord(record, [event, token])).has(event)) return 'repeat';
+		const claimed = await recorder.checkAndRecord(record, [event, token]);
+		if (claimed.has(token)) return 'first';
+		if (claimed.has(event)) return 'repeat';
 		for (let round = 0; round < this.limits.maxRounds; round++) {
 			await this.wait(this.limits.settleMs);
 			const present = await recorder.checkAndRecord(record, [event, token]);
