@@ -128,20 +128,24 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc Trigger beside the ed
 		await waitForExecutions(env.n8n, workflow.id, executions + 1, 20_000);
 	});
 
-	it('an accepted event is remembered across a restart: its re-delivery starts nothing', async () => {
+	it("an accepted event is remembered across a restart: its re-delivery is answered 200 and stops at the trigger", async () => {
 		const before = (await byMode('production')).length;
 		const first = await deliver(published()[0], 'evt_before_restart');
 		expect([first.status, first.body]).toEqual([200, { received: true }]);
 		await until('its run finished', async () => (await byMode('production')).length === before + 1, { timeoutMs: 20_000 });
 
-		// A new process has no in-memory record: only the id n8n saved in static data can say "seen".
+		// A new process has no in-memory record: only the claim in n8n's processed-data table can say "seen".
 		env.n8n = await env.n8n.restart();
 		const again = await deliver(published()[0], 'evt_before_restart');
-		expect([again.status, again.body]).toEqual([200, { received: true, duplicate: true }]);
-		// Sent after the re-delivery and handled in order: once it has run, a run the re-delivery started would be there too.
+		expect([again.status, again.body]).toEqual([200, { received: true }]);
+		// Sent after the re-delivery: once both executions have ended, the re-delivery's passed nothing on.
 		const fresh = await deliver(published()[0], 'evt_after_restart');
 		expect([fresh.status, fresh.body]).toEqual([200, { received: true }]);
-		expect((await productionEvents(before + 2)).slice(before)).toEqual(['evt_before_restart', 'evt_after_restart']);
+		const events = (await productionEvents(before + 3)).slice(before);
+		expect(events.filter((id) => id !== undefined).sort()).toEqual(['evt_after_restart', 'evt_before_restart']);
+		expect(events).toHaveLength(3);
+		// A third copy reaches the process that claimed it after the restart: answered at once, no execution.
+		expect((await deliver(published()[0], 'evt_before_restart')).body).toEqual({ received: true, duplicate: true });
 	});
 
 	it("no signing secret or API key in any stored execution, the public API's answers or the debug log", async () => {

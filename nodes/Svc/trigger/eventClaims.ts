@@ -102,12 +102,14 @@ export class EventClaims {
 			known.delete(oldest);
 		}
 		known.set(eventId, now);
+		let decided = false;
 		try {
-			return await this.settle(this.recorderFor(scope), eventId, `claim ${eventId} ${executionId}`, record);
-		} catch (error) {
-			// Undecided: a later delivery of the event may claim it again.
-			known.delete(eventId);
-			throw error;
+			const outcome = await this.settle(this.recorderFor(scope), eventId, `claim ${eventId} ${executionId}`, record);
+			decided = true;
+			return outcome;
+		} finally {
+			// Undecided (the record failed): a later delivery of the event may claim it again.
+			if (!decided) known.delete(eventId);
 		}
 	}
 
