@@ -47,6 +47,22 @@ export interface RunWorkflowOptions {
 
 let executionCounter = 0;
 
+/** WorkflowExecute refuses to run without lifecycle hooks; n8n's own handlers persist executions. */
+export function lifecycleHooks(mode: WorkflowExecuteMode, executionId: string, workflow: Workflow): ExecutionLifecycleHooks {
+	const now = new Date();
+	return new ExecutionLifecycleHooks(mode, executionId, {
+		id: workflow.id,
+		name: workflow.name ?? '',
+		active: workflow.active,
+		isArchived: false,
+		activeVersionId: null,
+		createdAt: now,
+		updatedAt: now,
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
+	});
+}
+
 /** Runs the workflow in n8n-core's WorkflowExecute, as an n8n instance would (minus persistence). */
 export async function runWorkflow(options: RunWorkflowOptions): Promise<IRun> {
 	await ensureEngine();
@@ -70,19 +86,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<IRun> {
 	const startNode = startNodeName === undefined ? undefined : (workflow.getNode(startNodeName) ?? undefined);
 	if (startNodeName !== undefined && startNode === undefined) throw new UnexpectedError(`No node named "${startNodeName}"`);
 
-	const now = new Date();
-	// WorkflowExecute refuses to run without lifecycle hooks; n8n's own handlers persist executions.
-	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
-		id: workflow.id,
-		name: workflow.name ?? '',
-		active: false,
-		isArchived: false,
-		activeVersionId: null,
-		createdAt: now,
-		updatedAt: now,
-		nodes,
-		connections: options.connections,
-	});
+	const hooks = lifecycleHooks(mode, executionId, workflow);
 	const credentialsHelper = new HarnessCredentialsHelper(options.credentialTypes ?? [], options.credentials ?? {});
 	const additionalData = createAdditionalData({ credentialsHelper, executionId, hooks, webhookBaseUrl: options.webhookBaseUrl });
 	return await new WorkflowExecute(additionalData, mode).run({ workflow, startNode, pinData: options.pinData });

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { ExecutionLifecycleHooks, HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
+import { HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import { createRunExecutionData, deepCopy, isNodeClassInstance, NodeHelpers, UnexpectedError, Workflow } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
@@ -21,6 +21,7 @@ import type {
 import { randomUUID } from 'node:crypto';
 
 import { createAdditionalData } from './additional-data';
+import { lifecycleHooks } from './run-workflow';
 import { HarnessCredentialsHelper } from './credentials';
 import { HarnessNodeTypes, placedVersion } from './node-types';
 import type { NodeTypeMap } from './node-types';
@@ -236,18 +237,7 @@ async function runExecution(
 	onAnswer: (response: RecordedResponse) => void,
 ): Promise<INodeExecutionData[]> {
 	const executionId = `harness-execution-${++executionCounter}`;
-	const now = new Date();
-	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
-		id: workflow.id,
-		name: workflow.name ?? '',
-		active: true,
-		isArchived: false,
-		activeVersionId: null,
-		createdAt: now,
-		updatedAt: now,
-		nodes: Object.values(workflow.nodes),
-		connections: workflow.connectionsBySourceNode,
-	});
+	const hooks = lifecycleHooks(mode, executionId, workflow);
 	hooks.addHandler('sendResponse', (sent: IExecuteResponsePromiseData) => {
 		const full = sent as { statusCode?: number; headers?: Record<string, string>; body?: unknown };
 		onAnswer({ statusCode: full.statusCode ?? 200, headers: full.headers ?? {}, body: full.body });
