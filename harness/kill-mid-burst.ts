@@ -24,6 +24,11 @@ export interface KillMidBurstOptions {
 	settleTimeoutMs?: number;
 }
 
+/** The result with each list of events as its length, for a figures file. */
+export function countsOf(result: KillMidBurstResult): Record<string, number> {
+	return Object.fromEntries(Object.entries(result).map(([name, value]) => [name, Array.isArray(value) ? value.length : value]));
+}
+
 export interface KillMidBurstResult {
 	events: number;
 	acknowledgedBeforeKill: number;
@@ -31,9 +36,17 @@ export interface KillMidBurstResult {
 	acknowledgedWithoutExecution: string[];
 	/** Events whose run reached the node after the trigger in more than one execution. */
 	ranTwice: string[];
-	/** Events that never ran past the trigger (their execution crashed: n8n's Retry runs them). */
+	/** Events that never ran past the trigger: cut short by the kill. */
 	notRunPastTrigger: string[];
+	/** Of those, events with no `crashed` or `error` execution holding them for n8n's Retry: dropped as repeats, wrongly. */
+	stranded: string[];
 	crashedExecutions: number;
+	failedExecutions: number;
+	/**
+	 * `error` executions that hold no event at all: n8n 2.x in queue mode replaces the data of a
+	 * run whose worker died with its own error ("job stalled more than maxStalledCount").
+	 */
+	failedWithDataReplaced: number;
 	executions: number;
 	/** From the kill until every event was answered 2xx and every execution had ended. */
 	recoverySeconds: number;
@@ -130,13 +143,18 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	for (const execution of executions) {
 		for (const id of ranIds(execution, RAN_NODE)) runs.set(id, (runs.get(id) ?? 0) + 1);
 	}
+	const unfinishedRuns = executions.filter((execution) => execution.status === 'crashed' || execution.status === 'error');
+	const retryable = new Set(unfinishedRuns.flatMap((execution) => [...eventIdsIn(execution)]));
 	return {
 		events: ids.length,
 		acknowledgedBeforeKill,
 		acknowledgedWithoutExecution: ids.filter((id) => answered.has(id) && !stored.has(id)),
 		ranTwice: ids.filter((id) => (runs.get(id) ?? 0) > 1),
 		notRunPastTrigger: ids.filter((id) => !runs.has(id)),
+		stranded: ids.filter((id) => !runs.has(id) && !retryable.has(id) && stored.has(id)),
 		crashedExecutions: executions.filter((execution) => execution.status === 'crashed').length,
+		failedExecutions: executions.filter((execution) => execution.status === 'error').length,
+		failedWithDataReplaced: unfinishedRuns.filter((execution) => execution.status === 'error' && eventIdsIn(execution).size === 0).length,
 		executions: executions.length,
 		recoverySeconds: Math.round(recoverySeconds * 10) / 10,
 		resendRounds,

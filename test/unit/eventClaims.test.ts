@@ -9,7 +9,7 @@ import { EventClaims } from '../../nodes/Svc/trigger/eventClaims';
 class UnlockedRow {
 	values: string[] = [];
 	calls = 0;
-	failNext = false;
+	failures = 0;
 
 	record(): ProcessedRecord {
 		return {
@@ -18,8 +18,8 @@ class UnlockedRow {
 				const read = [...this.values];
 				await Promise.resolve();
 				await Promise.resolve();
-				if (this.failNext) {
-					this.failNext = false;
+				if (this.failures > 0) {
+					this.failures -= 1;
 					throw new Error('SQLITE_BUSY: database is locked');
 				}
 				const present = new Set(values.filter((value) => read.includes(value)));
@@ -78,10 +78,16 @@ describe('EventClaims', () => {
 		expect(row.values).toEqual(expect.arrayContaining(['event evt_a', 'event evt_c']));
 	});
 
-	it('a database error fails the claim, and a later delivery of the event can claim it', async () => {
+	it('a failed database call is tried once more (two processes creating the row collide on its key)', async () => {
+		const row = new UnlockedRow();
+		row.failures = 1;
+		expect(await process().claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe('first');
+	});
+
+	it('a database error twice in a row fails the claim, and a later delivery of the event can claim it', async () => {
 		const row = new UnlockedRow();
 		const claims = process();
-		row.failNext = true;
+		row.failures = 2;
 		await expect(claims.claim('wf node', 'evt_1', execution(), row.record(), NOW)).rejects.toThrow(/SQLITE_BUSY/);
 		expect(claims.has('wf node', 'evt_1', NOW)).toBe(false);
 		expect(await claims.claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe('first');

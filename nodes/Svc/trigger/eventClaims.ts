@@ -39,6 +39,8 @@ export const CLAIMED_EVENTS_MAX_ENTRIES = 2 * CLAIMED_EVENTS_KEPT;
  * write per batch, not per event.
  */
 class SerialRecorder {
+	constructor(private readonly wait: (ms: number) => Promise<void>) {}
+
 	private queue: Array<{ record: ProcessedRecord; values: string[]; resolve: (present: Set<string>) => void; reject: (error: unknown) => void }> = [];
 	private busy = false;
 
@@ -56,8 +58,7 @@ class SerialRecorder {
 			while (this.queue.length > 0) {
 				const batch = this.queue.splice(0);
 				try {
-					// Any waiting execution's record will do: they all name the same row.
-					const present = await batch[batch.length - 1].record.checkAndRecord([...new Set(batch.flatMap((entry) => entry.values))]);
+					const present = await this.recordOnce(batch[batch.length - 1].record, [...new Set(batch.flatMap((entry) => entry.values))]);
 					for (const entry of batch) entry.resolve(present);
 				} catch (error) {
 					for (const entry of batch) entry.reject(error);
@@ -67,7 +68,23 @@ class SerialRecorder {
 			this.busy = false;
 		}
 	}
+
+	/**
+	 * Any waiting execution's record will do: they all name the same row. A failed call is tried
+	 * once more: n8n creates the row with a plain insert, so the first calls of two processes can
+	 * collide on its key, and the second try finds the row.
+	 */
+	private async recordOnce(record: ProcessedRecord, values: string[]): Promise<Set<string>> {
+		try {
+			return await record.checkAndRecord(values);
+		} catch {
+			await this.wait(RECORD_RETRY_MS);
+			return await record.checkAndRecord(values);
+		}
+	}
 }
+
+const RECORD_RETRY_MS = 100;
 
 /**
  * Which execution runs an event, decided inside the execution (so that only an event n8n has
@@ -135,7 +152,7 @@ export class EventClaims {
 	private recorderFor(scope: string): SerialRecorder {
 		let recorder = this.recorders.get(scope);
 		if (!recorder) {
-			recorder = new SerialRecorder();
+			recorder = new SerialRecorder(this.wait);
 			this.recorders.set(scope, recorder);
 		}
 		return recorder;
