@@ -25,8 +25,9 @@ export interface KillMidBurstOptions {
 }
 
 /** The result with each list of events as its length, for a figures file. */
-export function countsOf(result: KillMidBurstResult): Record<string, number> {
-	return Object.fromEntries(Object.entries(result).map(([name, value]) => [name, Array.isArray(value) ? value.length : value]));
+export function countsOf(result: KillMidBurstResult): Record<string, number | string[]> {
+	const { details, ...figures } = result;
+	return { ...Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, Array.isArray(value) ? value.length : value])), ...(details.length > 0 ? { details } : {}) };
 }
 
 export interface KillMidBurstResult {
@@ -34,7 +35,7 @@ export interface KillMidBurstResult {
 	acknowledgedBeforeKill: number;
 	/** Events answered 2xx whose id is in no stored execution at all: lost. */
 	acknowledgedWithoutExecution: string[];
-	/** Events whose run reached the node after the trigger in more than one execution. */
+	/** Events whose run reached the node after the trigger more than once (counted at the sandbox). */
 	ranTwice: string[];
 	/** Events that never ran past the trigger: cut short by the kill. */
 	notRunPastTrigger: string[];
@@ -52,19 +53,34 @@ export interface KillMidBurstResult {
 	recoverySeconds: number;
 	/** Sending rounds after the restart until every event was answered 2xx. */
 	resendRounds: number;
+	/** For each lost or stranded event: the service's attempts and the executions that hold it. */
+	details: string[];
 }
 
 const EVENT_ID = /evt_[0-9a-f]{16}/g;
 
-/** The node after the receiver in `receiverWorkflow`: an event in its output ran past the trigger. */
-export const RAN_NODE = 'Ran';
+/** Where the node after the receiver reports each event that ran past it: the sandbox records the request. */
+const RAN_PATH = '/__ran';
 
-/** The receiver, then a node that every event it passes on reaches. */
-export function receiverWorkflow(name: string, receiver: WorkflowInput['nodes'][number]): WorkflowInput {
+/**
+ * The receiver, then a node that posts every item it passes on to the sandbox: the service's side
+ * counts what ran, which a kill cannot tear as it can n8n's own record of a run (n8n 1.x writes an
+ * execution's status and its data in two statements).
+ */
+export function receiverWorkflow(name: string, receiver: WorkflowInput['nodes'][number], sandboxUrl: string): WorkflowInput {
 	return {
 		name,
-		nodes: [{ ...receiver, position: [0, 0] }, { name: RAN_NODE, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} }],
-		connections: { [receiver.name]: { main: [[{ node: RAN_NODE, type: 'main', index: 0 }]] } },
+		nodes: [
+			{ ...receiver, position: [0, 0] },
+			{
+				name: 'Ran',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [240, 0],
+				parameters: { method: 'POST', url: `${sandboxUrl}${RAN_PATH}`, sendBody: true, specifyBody: 'json', jsonBody: '={{ JSON.stringify($json) }}', options: { response: { response: { neverError: true } } } },
+			},
+		],
+		connections: { [receiver.name]: { main: [[{ node: 'Ran', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
 	};
 }
@@ -84,10 +100,6 @@ function eventIdsIn(execution: ExecutionRecord): Set<string> {
 	return new Set(JSON.stringify(execution.data ?? {}).match(EVENT_ID) ?? []);
 }
 
-/** The events in the node's output in this execution, wherever the receiver put the id. */
-function ranIds(execution: ExecutionRecord, node: string): Set<string> {
-	return new Set(JSON.stringify(execution.data?.resultData.runData[node] ?? []).match(EVENT_ID) ?? []);
-}
 
 export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMidBurstResult> {
 	const { state } = options;
@@ -140,23 +152,34 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 
 	const stored = new Set(executions.flatMap((execution) => [...eventIdsIn(execution)]));
 	const runs = new Map<string, number>();
-	for (const execution of executions) {
-		for (const id of ranIds(execution, RAN_NODE)) runs.set(id, (runs.get(id) ?? 0) + 1);
+	for (const request of state.requests.all()) {
+		if (request.path !== RAN_PATH) continue;
+		for (const id of new Set(request.rawBody.match(EVENT_ID) ?? [])) runs.set(id, (runs.get(id) ?? 0) + 1);
 	}
 	const unfinishedRuns = executions.filter((execution) => execution.status === 'crashed' || execution.status === 'error');
 	const retryable = new Set(unfinishedRuns.flatMap((execution) => [...eventIdsIn(execution)]));
+	const lost = ids.filter((id) => answered.has(id) && !stored.has(id));
+	const stranded = ids.filter((id) => !runs.has(id) && !retryable.has(id) && stored.has(id));
+	const details = [...lost, ...stranded].map((id) => {
+		const attempts = state.deliveries.attempts({ eventId: id }).map((attempt) => `${attempt.status ?? attempt.error} at ${attempt.startedAt.slice(11, 23)}`);
+		const holding = executions
+			.filter((execution) => eventIdsIn(execution).has(id))
+			.map((execution) => `${execution.id} ${execution.status} from ${execution.startedAt?.slice(11, 23)}, nodes run: ${Object.keys(execution.data?.resultData.runData ?? {}).join('+') || 'none'}`);
+		return `${id}: attempts [${attempts.join(', ')}], executions [${holding.join(', ')}]`;
+	});
 	return {
 		events: ids.length,
 		acknowledgedBeforeKill,
-		acknowledgedWithoutExecution: ids.filter((id) => answered.has(id) && !stored.has(id)),
+		acknowledgedWithoutExecution: lost,
 		ranTwice: ids.filter((id) => (runs.get(id) ?? 0) > 1),
 		notRunPastTrigger: ids.filter((id) => !runs.has(id)),
-		stranded: ids.filter((id) => !runs.has(id) && !retryable.has(id) && stored.has(id)),
+		stranded,
 		crashedExecutions: executions.filter((execution) => execution.status === 'crashed').length,
 		failedExecutions: executions.filter((execution) => execution.status === 'error').length,
 		failedWithDataReplaced: unfinishedRuns.filter((execution) => execution.status === 'error' && eventIdsIn(execution).size === 0).length,
 		executions: executions.length,
 		recoverySeconds: Math.round(recoverySeconds * 10) / 10,
 		resendRounds,
+		details,
 	};
 }
