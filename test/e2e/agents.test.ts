@@ -243,7 +243,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 			expect(missing).toBe('The resource was not found (404) GET /v1/leads/{lead_id}: check the ID. The service said: No lead with id "lead_9999"');
 			expectCleanError(missing);
 			expect(forbidden).toMatch(/^The API key lacks the scope "conversations:write" that this operation needs \(403\) /);
-			expect(forbidden).toMatch(/In Settings > API keys create or edit a key with that scope and use it in the Svc API credential\./);
+			expect(forbidden).toMatch(/In the service's dashboard \(Settings > API keys\) create or edit a key with that scope and use it in the Svc API credential\./);
 			expectCleanError(forbidden);
 			expect(result.output).toEqual(expect.stringMatching(/^Could not: .*not found \(404\).*check the ID.* \| .*conversations:write/));
 			expect(requests().map((request) => [request.route, request.status])).toEqual([

@@ -306,7 +306,7 @@ describe('a service error answers the model as an item, with the cause and the f
 		const [call] = await callTool(sandbox(), upsert, [{ Email: 'ada@example.com' }], READ_ONLY_KEY);
 		const item = errorItemOf(call);
 		expect(item.error).toBe('The API key lacks the scope "leads:write" that this operation needs (403)');
-		expect(item.description).toMatch(/requires the scope leads:write.*In Settings > API keys create or edit a key with that scope and use it in the Svc API credential\./);
+		expect(item.description).toMatch(/requires the scope leads:write.*In the service's dashboard \(Settings > API keys\) create or edit a key with that scope and use it in the Svc API credential\./);
 		expectNoKey(call, READ_ONLY_KEY);
 	});
 

@@ -23,7 +23,7 @@ import { webhookSubscription } from './webhookSubscription';
 export const resources: Resource[] = [lead, conversation, campaign, account, webhookSubscription];
 
 const LEGACY_KEY_HINT =
-	'This credential uses a legacy ok_… API key. It still works, but rotate it: create a svc_… key in Settings > API keys, put it in the credential, then revoke the old one.';
+	"This credential uses a legacy ok_… API key. It still works, but rotate it: create a svc_… key in the service's dashboard (Settings > API keys), put it in the credential, then revoke the old one.";
 
 /** The node's parameters: resource, one operation selector per resource, then each operation's fields. */
 export function buildProperties(): INodeProperties[] {

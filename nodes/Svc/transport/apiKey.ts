@@ -16,7 +16,7 @@ export class CredentialFormatError extends Error {
 /** Checks the key's format and returns it trimmed (pasted keys often carry a newline). */
 export function checkApiKey(value: unknown): string {
 	if (typeof value !== 'string' || value.trim() === '') {
-		throw new CredentialFormatError('The Svc API credential has no API key. Paste the key created in Settings > API keys.');
+		throw new CredentialFormatError("The Svc API credential has no API key. Paste the key created in the service's dashboard under Settings > API keys.");
 	}
 	const key = value.trim();
 	if (/^bearer\s/i.test(key)) {
@@ -24,7 +24,7 @@ export function checkApiKey(value: unknown): string {
 	}
 	if (!API_KEY_PATTERN.test(key)) {
 		throw new CredentialFormatError(
-			`The API key in the Svc API credential is not in an accepted format. Expected ${ACCEPTED_KEY_FORMATS_TEXT}. Copy the full key again from Settings > API keys.`,
+			`The API key in the Svc API credential is not in an accepted format. Expected ${ACCEPTED_KEY_FORMATS_TEXT}. Copy the full key again from the service's dashboard (Settings > API keys).`,
 		);
 	}
 	return key;

@@ -48,7 +48,7 @@ export function userError(node: INode, message: string, options: Omit<UserErrorO
 /** A 401: what the operations and the credential test both say. */
 export const REJECTED_KEY_TEXT = {
 	message: 'The API key was rejected (401): it is invalid, revoked or mistyped',
-	description: 'Open the Svc API credential and paste the full key again from Settings > API keys. If the key was rotated or revoked, create a new one there.',
+	description: 'Paste the full key again as the credential\'s API Key, copied from the service\'s dashboard (Settings > API keys). If the key was rotated or revoked, create a new one there.',
 } as const;
 
 function retriedText(attempts: number): string {
@@ -87,7 +87,7 @@ export function describeFailure(details: FailureDetails): { message: string; des
 			const grants = endpoint.scope ? ` (${SCOPE_GRANTS[endpoint.scope]})` : '';
 			return {
 				message: `The API key lacks the scope "${scope}" that this operation needs (403)`,
-				description: `${route} requires the scope ${scope}${grants}. In Settings > API keys create or edit a key with that scope and use it in the Svc API credential.`,
+				description: `${route} requires the scope ${scope}${grants}. In the service's dashboard (Settings > API keys) create or edit a key with that scope and use it in the Svc API credential.`,
 			};
 		}
 		case 404:
