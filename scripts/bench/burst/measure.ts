@@ -145,7 +145,7 @@ function errorsOf(executions: ExecutionRecord[]): Record<string, number> {
 
 /**
  * The repeats that came more than `window` distinct events after their event's first delivery,
- * and those events: the Svc Trigger stores the last 2,000 ids, so such a repeat may
+ * and those events: the Svc Trigger's record keeps the last 2,000 events, so such a repeat may
  * run again.
  */
 function repeatsBeyond(burst: BurstResult, window: number): { deliveries: number; events: Set<number> } {

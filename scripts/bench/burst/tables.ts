@@ -50,9 +50,9 @@ function failureNote(run: BurstRun): string[] {
 
 function burstNotes(runs: BurstRun[], burst: BurstSettings): string[] {
 	return [
-		'Repeats pick any earlier event, so some come more than 2,000 distinct events after the first delivery: the Svc Trigger stores the last 2,000 ids (up to 7 days) and each n8n process also remembers the last 10,000 it accepted; a repeat beyond what the process that gets it knows runs again by design. The target "0 doubled" applies to repeats within the stored 2,000. Remove Duplicates keeps 10,000 values by default.',
+		'Repeats pick any earlier event, so some come more than 2,000 distinct events after the first delivery: the Svc Trigger's record in n8n's database keeps the last 2,000 events (and each n8n process remembers the last 10,000 it claimed); a repeat beyond that runs again by design. The target "0 doubled" applies to repeats within the last 2,000. Remove Duplicates keeps 10,000 values by default.',
 		`The sandbox sends ${count(burst.deliveries)} signed lead.created deliveries at concurrency ${burst.concurrency}; ${count(burst.repeats)} of them repeat an earlier event (same webhook-id, signed anew) at places fixed by a seed, the same for every receiver. Retries follow the contract (15 s timeout; again after 1 s, 5 s, 30 s, 2 min). Answer times are per attempt, as the sandbox measured them (TLS handshake included: the service opens a connection per delivery).`,
-		'Peer: examples/receive-signed-events-without-this-package.json, as n8n users build it: the Webhook node answers before the workflow runs (its default "Immediately"), so it accepts every delivery, a forged one too, and the Code node\'s check and Remove Duplicates decide afterwards, in the execution. The Svc Trigger checks the signature and the event id before it answers, and starts no execution for a repeat.',
+		'Peer: examples/receive-signed-events-without-this-package.json, as n8n users build it: the Webhook node answers before the workflow runs (its default "Immediately"), so it accepts every delivery, a forged one too, and the Code node\'s check and Remove Duplicates decide afterwards, in the execution. The Svc Trigger checks the signature before n8n stores an execution, answers from inside that execution, and stops a repeat at the trigger (a repeat its process knows gets no execution).',
 		`CPU while the burst ran and until its executions ended: ${runs.map(cpuNote).join('; ')}.`,
 		`Answers: ${runs.map(statusNote).join('; ')}.`,
 		...runs.flatMap(failureNote),
@@ -75,7 +75,7 @@ export function acceptedDeliveries(run: BurstRun): number {
 const cpuMsPerAccepted = (run: BurstRun): number => (n8nCpuSeconds(run) * 1000) / Math.max(1, acceptedDeliveries(run));
 
 export const FLOORS_NOTE =
-	'Floors: bench-only community triggers (scripts/bench/floor/, never shipped) that emit the body, with no signature check, no de-duplication and no static data; n8n handles them as any community trigger. One answers 200 at once, as the Svc Trigger does, with no brake; the other is answered by n8n when its execution has ended, so the sender never gets ahead of what n8n can run. Their losses and doubles are reported as measured: they do nothing against repeats.';
+	'Floors: bench-only community triggers (scripts/bench/floor/, never shipped) that emit the body, with no signature check, no de-duplication and no static data; n8n handles them as any community trigger. One answers 200 at once, before n8n stores its execution; the other is answered by n8n when its execution has ended, so the sender never gets ahead of what n8n can run. Their losses and doubles are reported as measured: they do nothing against repeats.';
 
 /**
  * (f) with every receiver, once: each measure side by side, with the Svc Trigger's ratio to each
