@@ -55,6 +55,20 @@ describe('describeFailure', () => {
 	it('network failures name the code and the base URL', () => {
 		expect(describeFailure({ ...failure, networkCode: 'ECONNREFUSED', attempts: 3 }).message).toBe('Could not reach the service (ECONNREFUSED) after 3 attempts');
 	});
+
+	it.each([
+		['ECONNREFUSED', /Nothing accepted the connection at api\.example\.com:8443: check the port/],
+		['ENOTFOUND', /The host name api\.example\.com does not resolve: check the credential's Base URL for a typo/],
+		['EPROTO', /did not answer in TLS: the credential's Base URL most likely says https:\/\/ for a server that speaks http/],
+		['ERR_SSL_WRONG_VERSION_NUMBER', /did not answer in TLS/],
+		['DEPTH_ZERO_SELF_SIGNED_CERT', /TLS certificate of api\.example\.com:8443 is not trusted.*NODE_EXTRA_CA_CERTS/],
+		['ETIMEDOUT', /No answer from api\.example\.com:8443 in time/],
+		['ECONNRESET', /connection to api\.example\.com:8443 was cut/],
+	])('%s: the description names the likely cause and where to fix it', (networkCode, cause) => {
+		const { description } = describeFailure({ ...failure, baseUrl: 'https://api.example.com:8443', networkCode, attempts: 1 });
+		expect(description).toMatch(cause);
+		expect(description).toMatch(/writes are safe to repeat/);
+	});
 });
 
 describe('toNodeApiError', () => {

@@ -104,7 +104,8 @@ export function networkErrorCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
 		const code = (current as { code?: unknown }).code;
-		if (typeof code === 'string' && /^E[A-Z_]+$|^ERR_/.test(code)) return code;
+		// Node's codes (ECONNREFUSED, ERR_SSL_…) and OpenSSL's certificate ones (DEPTH_ZERO_SELF_SIGNED_CERT).
+		if (typeof code === 'string' && /^E[A-Z_]+$|^ERR_|CERT|SELF_SIGNED|UNABLE_TO_/.test(code)) return code;
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;

@@ -60,6 +60,30 @@ export function isRedirect(status: number): boolean {
 	return status >= 300 && status < 400;
 }
 
+const CERTIFICATE_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
+
+/** The likely cause of a connection that got no answer, and where to fix it, by its error code. */
+function networkCause(code: string | undefined, baseUrl: string): string {
+	let host = baseUrl;
+	let hostname = baseUrl;
+	try {
+		({ host, hostname } = new URL(baseUrl));
+	} catch {
+		// The credential checks the Base URL; an unparsable one is named as it is.
+	}
+	if (code === 'ECONNREFUSED') return `Nothing accepted the connection at ${host}: check the port in the credential's Base URL, and that the service runs there.`;
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `The host name ${hostname} does not resolve: check the credential's Base URL for a typo, and this machine's DNS.`;
+	if (code === 'EPROTO' || code?.startsWith('ERR_SSL') === true) {
+		return `The server at ${host} did not answer in TLS: the credential's Base URL most likely says https:// for a server that speaks http, or names the port of another service.`;
+	}
+	if (code !== undefined && CERTIFICATE_CODES.test(code)) {
+		return `The TLS certificate of ${host} is not trusted: check that the credential's Base URL is the service's own address; a proxy that re-signs traffic needs its CA in n8n's NODE_EXTRA_CA_CERTS.`;
+	}
+	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT') return `No answer from ${host} in time: check the network, and any firewall or proxy between n8n and the service.`;
+	if (code === 'ECONNRESET' || code === 'EPIPE') return `The connection to ${host} was cut: check any proxy or firewall between n8n and the service.`;
+	return `Check the credential's Base URL, the network and any proxy.`;
+}
+
 /** What happened and what the user can do about it, per status and error code of the contract. */
 export function describeFailure(details: FailureDetails): { message: string; description: string } {
 	const { endpoint, status, attempts } = details;
@@ -71,7 +95,7 @@ export function describeFailure(details: FailureDetails): { message: string; des
 		const code = details.networkCode ?? 'no response';
 		return {
 			message: `Could not reach the service (${code})${retriedText(attempts)}`,
-			description: `${route} to ${details.baseUrl} got no answer. Check the Base URL in the Svc API credential, the network and any proxy, then run again; writes are safe to repeat because they carry the same Idempotency-Key.`,
+			description: `${route} to ${details.baseUrl} got no answer. ${networkCause(details.networkCode, details.baseUrl)} Then run again; writes are safe to repeat because they carry the same Idempotency-Key.`,
 		};
 	}
 	switch (status) {
