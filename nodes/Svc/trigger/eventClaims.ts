@@ -137,11 +137,9 @@ export class EventClaims {
 	 */
 	private async settle(recorder: SerialRecorder, eventId: string, token: string, record: ProcessedRecord): Promise<ClaimOutcome> {
 		const event = `event ${eventId}`;
-		const claimed = await recorder.checkAndRecord(record, [event, token]);
-		if (claimed.has(token)) return 'first';
-		if (claimed.has(event)) return 'repeat';
-		for (let round = 0; round < this.limits.maxRounds; round++) {
-			await this.wait(this.limits.settleMs);
+		// Round 0 writes the claim; a token already there is this execution's own, from an earlier run of it.
+		for (let round = 0; round <= this.limits.maxRounds; round++) {
+			if (round > 0) await this.wait(this.limits.settleMs);
 			const present = await recorder.checkAndRecord(record, [event, token]);
 			if (present.has(token)) return 'first';
 			if (present.has(event)) return 'repeat';
