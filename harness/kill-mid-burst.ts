@@ -96,14 +96,17 @@ export const SVC_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
 	credentials: { svcApi: { id: 'svcSandbox', name: 'Svc sandbox' } },
 };
 
-function eventIdsIn(execution: ExecutionRecord): Set<string> {
-	return new Set(JSON.stringify(execution.data ?? {}).match(EVENT_ID) ?? []);
+/** The executions with the events each holds, read from its data once. */
+function withEventIds(executions: ExecutionRecord[]): Array<{ execution: ExecutionRecord; eventIds: Set<string> }> {
+	return executions.map((execution) => ({ execution, eventIds: new Set(JSON.stringify(execution.data ?? {}).match(EVENT_ID) ?? []) }));
 }
 
-
-/** An execution n8n ended as `error` holding no event: it replaced the run's data with its own error. */
-function withDataReplaced(execution: ExecutionRecord): boolean {
-	return execution.status === 'error' && eventIdsIn(execution).size === 0;
+/** Every event some execution holds, and the executions n8n ended as `error` holding none (it replaced the run's data with its own error). */
+function storedEvents(executions: Array<{ execution: ExecutionRecord; eventIds: Set<string> }>): { stored: Set<string>; dataReplaced: number } {
+	return {
+		stored: new Set(executions.flatMap(({ eventIds }) => [...eventIds])),
+		dataReplaced: executions.filter(({ execution, eventIds }) => execution.status === 'error' && eventIds.size === 0).length,
+	};
 }
 
 export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMidBurstResult> {
@@ -149,29 +152,28 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		async () => {
 			executions = await options.executions();
 			if (executions.some((execution) => UNFINISHED.includes(execution.status))) return false;
-			const stored = new Set(executions.flatMap((execution) => [...eventIdsIn(execution)]));
-			const missing = [...answered].filter((id) => !stored.has(id)).length;
-			return missing <= executions.filter(withDataReplaced).length;
+			const { stored, dataReplaced } = storedEvents(withEventIds(executions));
+			return [...answered].filter((id) => !stored.has(id)).length <= dataReplaced;
 		},
 		{ everyMs: 500, timeoutMs: options.settleTimeoutMs ?? 180_000 },
 	).catch(() => undefined);
 	const recoverySeconds = (Date.now() - killedAt) / 1000;
 
-	const stored = new Set(executions.flatMap((execution) => [...eventIdsIn(execution)]));
+	const held = withEventIds(executions);
+	const { stored, dataReplaced } = storedEvents(held);
 	const runs = new Map<string, number>();
 	for (const request of state.requests.all()) {
 		if (request.path !== RAN_PATH) continue;
 		for (const id of new Set(request.rawBody.match(EVENT_ID) ?? [])) runs.set(id, (runs.get(id) ?? 0) + 1);
 	}
-	const unfinishedRuns = executions.filter((execution) => execution.status === 'crashed' || execution.status === 'error');
-	const retryable = new Set(unfinishedRuns.flatMap((execution) => [...eventIdsIn(execution)]));
+	const retryable = new Set(held.filter(({ execution }) => execution.status === 'crashed' || execution.status === 'error').flatMap(({ eventIds }) => [...eventIds]));
 	const lost = ids.filter((id) => answered.has(id) && !stored.has(id));
 	const stranded = ids.filter((id) => !runs.has(id) && !retryable.has(id) && stored.has(id));
 	const details = [...lost, ...stranded].map((id) => {
 		const attempts = state.deliveries.attempts({ eventId: id }).map((attempt) => `${attempt.status ?? attempt.error} at ${attempt.startedAt.slice(11, 23)}`);
-		const holding = executions
-			.filter((execution) => eventIdsIn(execution).has(id))
-			.map((execution) => `${execution.id} ${execution.status} from ${execution.startedAt?.slice(11, 23)}, nodes run: ${Object.keys(execution.data?.resultData.runData ?? {}).join('+') || 'none'}`);
+		const holding = held
+			.filter(({ eventIds }) => eventIds.has(id))
+			.map(({ execution }) => `${execution.id} ${execution.status} from ${execution.startedAt?.slice(11, 23)}, nodes run: ${Object.keys(execution.data?.resultData.runData ?? {}).join('+') || 'none'}`);
 		return `${id}: attempts [${attempts.join(', ')}], executions [${holding.join(', ')}]`;
 	});
 	return {
@@ -183,7 +185,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		stranded,
 		crashedExecutions: executions.filter((execution) => execution.status === 'crashed').length,
 		failedExecutions: executions.filter((execution) => execution.status === 'error').length,
-		failedWithDataReplaced: executions.filter(withDataReplaced).length,
+		failedWithDataReplaced: dataReplaced,
 		executions: executions.length,
 		recoverySeconds: Math.round(recoverySeconds * 10) / 10,
 		resendRounds,

@@ -47,6 +47,11 @@ export interface RunWorkflowOptions {
 
 let executionCounter = 0;
 
+/** A new numeric id per execution in this process, as n8n's execution ids look. */
+export function nextExecutionId(): string {
+	return String(++executionCounter);
+}
+
 /** WorkflowExecute refuses to run without lifecycle hooks; n8n's own handlers persist executions. */
 export function lifecycleHooks(mode: WorkflowExecuteMode, executionId: string, workflow: Workflow): ExecutionLifecycleHooks {
 	const now = new Date();
@@ -66,7 +71,7 @@ export function lifecycleHooks(mode: WorkflowExecuteMode, executionId: string, w
 /** Runs the workflow in n8n-core's WorkflowExecute, as an n8n instance would (minus persistence). */
 export async function runWorkflow(options: RunWorkflowOptions): Promise<IRun> {
 	await ensureEngine();
-	const executionId = options.executionId ?? String(++executionCounter);
+	const executionId = options.executionId ?? nextExecutionId();
 	const mode = options.mode ?? 'manual';
 	// The Workflow constructor writes parameter defaults into the nodes: keep the caller's intact.
 	const nodes = deepCopy(options.nodes);

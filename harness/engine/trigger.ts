@@ -21,7 +21,7 @@ import type {
 import { randomUUID } from 'node:crypto';
 
 import { createAdditionalData } from './additional-data';
-import { lifecycleHooks } from './run-workflow';
+import { errorOf, lifecycleHooks, nextExecutionId, outputOf } from './run-workflow';
 import { HarnessCredentialsHelper } from './credentials';
 import { HarnessNodeTypes, placedVersion } from './node-types';
 import type { NodeTypeMap } from './node-types';
@@ -221,8 +221,6 @@ async function deliver(
 	return result;
 }
 
-let executionCounter = 0;
-
 /**
  * What n8n does with a delivery that returned items: an execution whose first step is the trigger
  * node with those items (n8n-core calls a webhook node's execute() when it has one), and whose
@@ -236,7 +234,7 @@ async function runExecution(
 	workflowData: INodeExecutionData[][],
 	onAnswer: (response: RecordedResponse) => void,
 ): Promise<INodeExecutionData[]> {
-	const executionId = `harness-execution-${++executionCounter}`;
+	const executionId = nextExecutionId();
 	const hooks = lifecycleHooks(mode, executionId, workflow);
 	hooks.addHandler('sendResponse', (sent: IExecuteResponsePromiseData) => {
 		const full = sent as { statusCode?: number; headers?: Record<string, string>; body?: unknown };
@@ -244,9 +242,9 @@ async function runExecution(
 	});
 	const runExecutionData = createRunExecutionData({ executionData: { nodeExecutionStack: [{ node, data: { main: workflowData }, source: null }] } });
 	const run = await new WorkflowExecute({ ...baseData, executionId, hooks }, mode, runExecutionData).processRunExecutionData(workflow);
-	const task = run.data.resultData.runData[node.name]?.at(-1);
-	if (task?.error) throw task.error;
-	return task?.data?.main[0] ?? [];
+	const error = errorOf(run, node.name);
+	if (error) throw error;
+	return outputOf(run, node.name);
 }
 
 /** The members of express's Request that n8n's WebhookContext and trigger nodes read. */
