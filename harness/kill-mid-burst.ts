@@ -9,6 +9,9 @@ import { UNFINISHED } from './n8n/api';
 import type { SandboxState } from '../sandbox/state';
 import { until } from './wait';
 
+/** The burst the operator tried: 600 distinct events 16 at a time, the kill once 250 were answered 2xx. */
+export const OPERATOR_BURST = { events: 600, concurrency: 16, killAfterAcknowledged: 250 };
+
 export interface KillMidBurstOptions {
 	state: SandboxState;
 	events: number;

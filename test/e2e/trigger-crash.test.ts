@@ -13,14 +13,13 @@ import { activate, deactivate, importWorkflow, listExecutions } from '../../harn
 import type { Environment } from '../../harness/environment';
 import { runtimeVersions, startEnvironment, withCredential } from '../../harness/environment';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
-import { countsOf, killMidBurst, receiverWorkflow, SVC_TRIGGER_RECEIVER } from '../../harness/kill-mid-burst';
+import { countsOf, killMidBurst, OPERATOR_BURST, receiverWorkflow, SVC_TRIGGER_RECEIVER } from '../../harness/kill-mid-burst';
 import { TMP_DIR } from '../../harness/project';
 import { createSubscription } from '../../sandbox/operations';
 import { until } from '../../harness/wait';
 
 jest.setTimeout(600_000);
 
-const BURST = { events: 600, concurrency: 16, killAfterAcknowledged: 250 };
 const figures: Record<string, IDataObject> = {};
 
 afterAll(async () => {
@@ -43,7 +42,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: the main killed in the mi
 		return await killMidBurst({
 			settleTimeoutMs,
 			state: env.sandbox.state,
-			...BURST,
+			...OPERATOR_BURST,
 			kill: async () => await env.n8n.kill(),
 			restart: async () => {
 				env.n8n = await env.n8n.restart();
@@ -60,7 +59,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: the main killed in the mi
 		await activate(env.n8n, workflow.id);
 		const result = await burstAndKill(workflow.id);
 		figures[version].svcTrigger = countsOf(result);
-		expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(BURST.killAfterAcknowledged);
+		expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(OPERATOR_BURST.killAfterAcknowledged);
 		// What did not run past the trigger was cut short by the kill: its crashed execution is there for n8n's Retry.
 		// One assertion, so that a failure shows each event's attempts and executions.
 		expect({ lost: result.acknowledgedWithoutExecution, ranTwice: result.ranTwice, stranded: result.stranded, details: result.details }).toEqual({ lost: [], ranTwice: [], stranded: [], details: [] });
@@ -79,7 +78,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: the main killed in the mi
 		try {
 			const result = await burstAndKill(workflow.id, 60_000);
 			figures[version].webhookNode = countsOf(result);
-			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(BURST.killAfterAcknowledged);
+			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(OPERATOR_BURST.killAfterAcknowledged);
 		} finally {
 			env.sandbox.state.store.subscriptions.delete(subscription.id);
 			await deactivate(env.n8n, workflow.id);
