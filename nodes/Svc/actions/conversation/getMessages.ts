@@ -6,7 +6,11 @@ import { simplifyMessage } from '../simplify';
 import { TOOL_LIMIT_TEXT } from '../tool';
 import type { Operation } from '../types';
 
-export const MASKED_NOTICE = `Content is masked: full message content needs an API key with the ${SENSITIVE_READ_SCOPE} scope`;
+/**
+ * Said once per execution as a hint, not copied onto every masked message: `masked: true` already
+ * marks each one, and a repeated sentence per item only makes lists (and a model's input) longer.
+ */
+export const MASKED_NOTICE = `Message content is masked: the API key lacks the ${SENSITIVE_READ_SCOPE} scope. To read full content, create a key with that scope in the service's dashboard (Settings > API keys) and put it in the Svc API credential.`;
 
 export const getMessages: Operation = {
 	option: {
@@ -21,8 +25,7 @@ export const getMessages: Operation = {
 		const threadId = locatorValue(op, 'thread');
 		const all = await readList(op, 'listMessages', { pathParams: { thread_id: threadId } });
 		const messages = op.parameter('simplify', false) ? all.map(simplifyMessage) : all;
-		if (!messages.some((message) => message.masked === true)) return messages;
-		op.hint(MASKED_NOTICE);
-		return messages.map((message) => (message.masked === true ? { ...message, masked_reason: MASKED_NOTICE } : message));
+		if (messages.some((message) => message.masked === true)) op.hint(MASKED_NOTICE);
+		return messages;
 	},
 };
