@@ -28,7 +28,7 @@ function rejectUnknownFields(input: Record<string, unknown>, allowed: readonly s
 	}
 }
 
-function checkConsent(value: unknown, now: string): Consent {
+function checkConsent(value: unknown): Consent {
 	if (!isPlainObject(value) || !(CONSENT_STATUSES as readonly unknown[]).includes(value.status)) {
 		throw unprocessable(`custom_fields.${CONSENT_FIELD}.status must be one of: ${CONSENT_STATUSES.join(', ')}`);
 	}
@@ -38,8 +38,18 @@ function checkConsent(value: unknown, now: string): Consent {
 	if (typeof value.recorded_at === 'string' && Number.isNaN(Date.parse(value.recorded_at))) {
 		throw unprocessable(`custom_fields.${CONSENT_FIELD}.recorded_at must be an ISO 8601 date`);
 	}
-	// The service stamps the time when the client leaves it out.
-	return { ...value, recorded_at: value.recorded_at ?? now } as Consent;
+	return { ...value, status: value.status } as Consent;
+}
+
+/**
+ * The consent to store when the client gave no time (assumed): the stored record's time while the
+ * consent is the same (status and channel), so a repeated upsert does not move when consent was
+ * given; the time of this write when the consent is new or changed.
+ */
+function stampConsent(consent: Consent, stored: unknown, now: string): Consent {
+	if (consent.recorded_at !== undefined) return consent;
+	const same = isPlainObject(stored) && stored.status === consent.status && stored.channel === consent.channel && typeof stored.recorded_at === 'string';
+	return { ...consent, recorded_at: same ? (stored.recorded_at as string) : now };
 }
 
 interface LeadInput {
@@ -47,7 +57,7 @@ interface LeadInput {
 	customFields?: Record<string, unknown>;
 }
 
-function checkLeadInput(input: Record<string, unknown>, now: string): LeadInput {
+function checkLeadInput(input: Record<string, unknown>): LeadInput {
 	for (const name of Object.keys(input)) {
 		if (READ_ONLY_FIELDS.has(name)) throw unprocessable(`${name} is set by the service and cannot be written`);
 		if (!LEAD_INPUT_FIELDS.has(name)) throw unprocessable(`${name} is not a lead field; the writable fields are ${[...LEAD_INPUT_FIELDS].join(', ')}`);
@@ -67,16 +77,19 @@ function checkLeadInput(input: Record<string, unknown>, now: string): LeadInput 
 	if (input.custom_fields === undefined) return { fields };
 	if (!isPlainObject(input.custom_fields)) throw unprocessable('custom_fields must be an object');
 	const customFields = { ...input.custom_fields };
-	if (CONSENT_FIELD in customFields) customFields[CONSENT_FIELD] = checkConsent(customFields[CONSENT_FIELD], now);
+	if (CONSENT_FIELD in customFields) customFields[CONSENT_FIELD] = checkConsent(customFields[CONSENT_FIELD]);
 	return { fields, customFields };
 }
 
 /** Creates a lead, or updates the one matched on the first of external_id, email, phone the body has. */
 export function upsertLead(state: SandboxState, input: Record<string, unknown>): { lead: Lead; created: boolean } {
 	const now = state.now();
-	const { fields, customFields } = checkLeadInput(input, now);
+	const { fields, customFields } = checkLeadInput(input);
 	const matchField = LEAD_MATCH_ORDER.find((field) => typeof fields[field] === 'string');
 	const existing = matchField === undefined ? undefined : state.store.findLead(matchField, fields[matchField] as string);
+	if (customFields && CONSENT_FIELD in customFields) {
+		customFields[CONSENT_FIELD] = stampConsent(customFields[CONSENT_FIELD] as Consent, existing?.custom_fields[CONSENT_FIELD], now);
+	}
 	if (existing) {
 		const lead = state.store.saveLead({
 			...existing,

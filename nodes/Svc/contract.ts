@@ -205,6 +205,14 @@ export interface Campaign {
 	updated_at: string;
 }
 
+/**
+ * Campaign statuses that mean a person approved the campaign (assumed: the spec calls dispatch "the
+ * approved dispatch" but shows no statuses). A dispatched campaign is `sending`, so a later dispatch
+ * to more leads still counts as approved. Any other status (`draft`, or one this list does not know)
+ * is refused by the node unless a person allowed it in the node.
+ */
+export const APPROVED_CAMPAIGN_STATUSES: readonly string[] = ['approved', 'active', 'sending'];
+
 export interface DispatchResult {
 	campaign_id: string;
 	dispatch_id: string;

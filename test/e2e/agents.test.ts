@@ -441,7 +441,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 				svcTool('Dispatch If Allowed', { resource: 'campaign', operation: 'dispatch', campaignId, confirmDispatch: true, allowToolUse: "={{ $fromAI('allow', '', 'boolean') }}" }),
 				svcTool('Subscribe', { resource: 'webhookSubscription', operation: 'create', url: fromAI('url', 'The https URL that receives the events'), events: ['lead.created'] }),
 				svcTool('Unsubscribe', { resource: 'webhookSubscription', operation: 'delete', subscriptionId: fromAI('subscriptionId', 'The id of the subscription') }),
-				svcTool('Dispatch Approved', { resource: 'campaign', operation: 'dispatch', campaignId, confirmDispatch: true, allowToolUse: true }),
+				svcTool('Dispatch Approved', { resource: 'campaign', operation: 'dispatch', campaignId, confirmDispatch: true, allowToolUse: true, audience: 'wholeAudience' }),
 			];
 			const workflow = await importWorkflow(env.n8n, withTools(base, 'MCP Server', tools));
 			if (version === 'v1') await activate(env.n8n, workflow.id);
@@ -491,7 +491,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 			expect(resultText(result)).toContain('queued');
 			await until('the dispatch recorded', () => env.sandbox.state.stats.snapshot().dispatches > dispatches, { timeoutMs: 5_000 });
 			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(dispatches + 1);
-			expect(requests().map((request) => request.route)).toEqual(['POST /v1/campaigns/{campaign_id}/dispatch']);
+			// The tool reads the campaign's status first: only an approved campaign is sent.
+			expect(requests().map((request) => request.route)).toEqual(['GET /v1/campaigns/{campaign_id}', 'POST /v1/campaigns/{campaign_id}/dispatch']);
 		});
 	});
 });

@@ -108,7 +108,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		it('Campaign: dispatch once with an Idempotency-Key; without campaigns:danger the error names the scope', async () => {
 			const ok = await runOnce(
 				actionWorkflow('e2e dispatch', [
-					{ name: 'Dispatch', parameters: { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true } },
+					{ name: 'Dispatch', parameters: { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true, audience: 'wholeAudience' } },
 				]),
 			);
 			expect(ok.status).toBe('success');
@@ -118,7 +118,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			const limited = await importCredential(env.n8n, { name: 'Svc limited', type: 'svcApi', data: env.credentialData({ apiKey: NO_SENSITIVE_KEY, baseUrl: env.sandbox.url }) });
 			const denied = await runOnce(
 				actionWorkflow('e2e dispatch denied', [
-					{ name: 'Dispatch', credentialId: limited.id, parameters: { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true } },
+					{ name: 'Dispatch', credentialId: limited.id, parameters: { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true, audience: 'wholeAudience' } },
 				]),
 			);
 			expect(denied.status).toBe('error');
@@ -279,6 +279,17 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			const execution = await runOnce(example('dispatch-approved-campaign.json'));
 			expect(execution.status).toBe('success');
 			expect(nodeOutput(execution, 'Dispatch').map((item) => item.json.campaign_id)).toEqual(['cmp_0002']);
+			expect(nodeOutput(execution, 'Not Dispatched').map((item) => item.json.reason)).toEqual([
+				'Not approved (its status is draft). Approve it in the service to dispatch it.',
+				'Not approved (its status is active). Approve it in the service to dispatch it.',
+			]);
+			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(before + 1);
+
+			// A second run sends nothing and says why.
+			const again = await runOnce(example('dispatch-approved-campaign.json'));
+			expect(again.status).toBe('success');
+			expect(nodeOutput(again, 'Dispatch')).toEqual([]);
+			expect(nodeOutput(again, 'Not Dispatched').find((item) => item.json.campaign === 'Webinar follow-up (cmp_0002)')?.json.reason).toBe('Already dispatched (its status is sending), so it was not sent again.');
 			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(before + 1);
 		});
 

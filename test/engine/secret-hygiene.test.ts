@@ -45,7 +45,7 @@ afterAll(async () => {
 
 const getMe: INodeParameters = { resource: 'account', operation: 'getMe' };
 const upsert: INodeParameters = { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' };
-const dispatch: INodeParameters = { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true };
+const dispatch: INodeParameters = { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true, audience: 'wholeAudience' };
 const fault = (rule: FaultRule) => () => sandbox().state.faults.set([rule]);
 
 interface Mode {
@@ -65,7 +65,7 @@ const modes: Mode[] = [
 	{ name: '403 read-only key writing', parameters: upsert, apiKey: READ_ONLY_KEY, items: [{ email: 'x@example.com' }] },
 	{ name: '404 not found', parameters: { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: 'lead_none' } } },
 	{ name: '409 that never clears', parameters: upsert, items: [{ email: 'y@example.com' }], setup: fault({ route: 'POST /v1/leads', conflictRate: 1 }) },
-	{ name: '422 validation', parameters: { ...dispatch, leadIds: 'lead_does_not_exist' } },
+	{ name: '422 validation', parameters: { ...dispatch, audience: 'listedLeads', leadIds: 'lead_does_not_exist' } },
 	{ name: '429 that never clears', parameters: getMe, setup: fault({ route: 'GET /v1/me', rateLimitedRate: 1, retryAfterSeconds: 0 }) },
 	{ name: '500', parameters: getMe, setup: fault({ route: 'GET /v1/me', errorRate: 1, errorStatuses: [500] }) },
 	{ name: '502', parameters: getMe, setup: fault({ route: 'GET /v1/me', errorRate: 1, errorStatuses: [502] }) },

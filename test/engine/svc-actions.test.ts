@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
@@ -85,6 +85,21 @@ describe('Lead', () => {
 		const second = await runSvc(sandbox(), { ...upsertDefineBelow, email: 'changed@example.com' });
 		expect(second.output[0].json).toMatchObject({ email: 'changed@example.com', upsert_result: 'updated' });
 		expect(sandbox().state.stats.snapshot()).toMatchObject({ leadsCreated: 1, leadsUpdated: 1 });
+	});
+
+	it('running Create or Update again with the same consent and no time leaves when consent was recorded', async () => {
+		const parameters = { resource: 'lead', operation: 'upsert', inputMode: 'defineBelow', email: 'ada.lovelace@example.com', consentStatus: 'granted', consentDetails: { channel: 'email' } };
+		const seeded = sandbox().state.store.findLead('email', 'ada.lovelace@example.com')?.custom_fields.consent as IDataObject;
+		const first = await runSvc(sandbox(), parameters);
+		const second = await runSvc(sandbox(), parameters);
+		expect([first.error, second.error]).toEqual([undefined, undefined]);
+		const stored = sandbox().state.store.findLead('email', 'ada.lovelace@example.com')?.custom_fields.consent as IDataObject;
+		expect(stored).toMatchObject({ status: 'granted', channel: 'email', recorded_at: seeded.recorded_at });
+		// The node sent no time of its own: the record's time is the one the source gave first.
+		expect(requestsTo(sandbox(), 'POST /v1/leads').map((request) => (request.body as { custom_fields: { consent: IDataObject } }).custom_fields.consent)).toEqual([
+			{ status: 'granted', channel: 'email' },
+			{ status: 'granted', channel: 'email' },
+		]);
 	});
 
 	it('Map Automatically turns each item into a lead, in input order, paired to its item', async () => {
@@ -243,18 +258,24 @@ describe('Conversation', () => {
 		expect(result.output[0].json).toMatchObject({ id: 'thr_0001', lead_id: 'lead_0001' });
 	});
 
-	it('Get Messages is masked without the sensitive scope, and says so', async () => {
+	it('Get Messages is masked without the sensitive scope, and says so once', async () => {
 		const params = { resource: 'conversation', operation: 'getMessages', threadId: { __rl: true, mode: 'id', value: 'thr_0001' }, returnAll: true };
-		const masked = await runSvc(sandbox(), params, { apiKey: NO_SENSITIVE_KEY });
-		expect(masked.output.length).toBeGreaterThanOrEqual(2);
+		// Two input items read the thread twice: still one hint.
+		const masked = await runSvc(sandbox(), params, { apiKey: NO_SENSITIVE_KEY, items: [{}, {}] });
+		expect(masked.output.length).toBeGreaterThanOrEqual(4);
 		for (const item of masked.output) {
-			expect(item.json).toMatchObject({ masked: true, masked_reason: expect.stringContaining('conversations:read:sensitive') as unknown });
+			expect(item.json.masked).toBe(true);
+			// The reason is said once, in the hint, not on every message.
+			expect(item.json).not.toHaveProperty('masked_reason');
 		}
-		expect(masked.hints.map((hint) => hint.message)).toContain(
-			'Content is masked: full message content needs an API key with the conversations:read:sensitive scope',
+		const maskedHints = masked.hints.filter((hint) => hint.message.includes('masked'));
+		expect(maskedHints).toHaveLength(1);
+		expect(maskedHints[0].message).toBe(
+			"Message content is masked: the API key lacks the conversations:read:sensitive scope. To read full content, create a key with that scope in the service's dashboard (Settings > API keys) and put it in the Svc API credential.",
 		);
 		const full = await runSvc(sandbox(), params, { apiKey: FULL_KEY });
 		expect(full.output.every((item) => item.json.masked === false && item.json.masked_reason === undefined)).toBe(true);
+		expect(full.hints.filter((hint) => hint.message.includes('masked'))).toEqual([]);
 		expect(full.output.map((item) => item.json.content)).not.toEqual(masked.output.map((item) => item.json.content));
 	});
 
@@ -280,7 +301,7 @@ describe('Campaign', () => {
 	});
 
 	it('Dispatch is refused while not confirmed, and nothing is sent', async () => {
-		const result = await runSvc(sandbox(), { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' } });
+		const result = await runSvc(sandbox(), { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, leadIds: 'lead_0001' });
 		expect(result.error?.message).toBe('Dispatch was not confirmed, so nothing was sent');
 		expect(requestsTo(sandbox(), 'POST /v1/campaigns/{campaign_id}/dispatch')).toHaveLength(0);
 	});
@@ -301,10 +322,61 @@ describe('Campaign', () => {
 		expect(sandbox().state.stats.snapshot().dispatches).toBe(1);
 	});
 
+	const dispatchTo = (campaignId: string, extra: INodeParameters): INodeParameters => ({
+		resource: 'campaign',
+		operation: 'dispatch',
+		campaignId: { __rl: true, mode: 'id', value: campaignId },
+		confirmDispatch: true,
+		...extra,
+	});
+
+	it('Dispatch refuses a draft campaign and says why, unless a person switched on Send Campaigns Not Approved', async () => {
+		const refused = await runSvc(sandbox(), dispatchTo('cmp_0001', { leadIds: 'lead_0001' }));
+		expect(refused.error?.message).toBe('Campaign "Spring welcome series" (cmp_0001) is draft, not approved, so nothing was sent');
+		expect(refused.error?.description).toMatch(/Approve the campaign in the service's dashboard first.*'Send Campaigns Not Approved'/);
+		expect(requestsTo(sandbox(), 'POST /v1/campaigns/{campaign_id}/dispatch')).toHaveLength(0);
+
+		// An expression is not the person's switch: it counts as off.
+		const byExpression = await runSvc(sandbox(), dispatchTo('cmp_0001', { leadIds: 'lead_0001', options: { allowUnapproved: '={{ true }}' } }));
+		expect(byExpression.error?.message).toMatch(/is draft, not approved/);
+		expect(requestsTo(sandbox(), 'POST /v1/campaigns/{campaign_id}/dispatch')).toHaveLength(0);
+
+		const allowed = await runSvc(sandbox(), dispatchTo('cmp_0001', { leadIds: 'lead_0001', options: { allowUnapproved: true } }));
+		expect(allowed.error).toBeUndefined();
+		expect(allowed.output[0].json).toMatchObject({ campaign_id: 'cmp_0001', status: 'queued' });
+		expect(requestsTo(sandbox(), 'POST /v1/campaigns/{campaign_id}/dispatch')).toHaveLength(1);
+	});
+
+	it('Dispatch sends to the whole audience only when Send To says so; listed leads need IDs; an expression in Send To is refused', async () => {
+		const noIds = await runSvc(sandbox(), dispatchTo('cmp_0002', { audience: 'listedLeads', leadIds: '={{ "" }}' }));
+		expect(noIds.error?.message).toBe('No lead IDs were given, so nothing was sent');
+		expect(noIds.error?.description).toContain("choose 'The Whole Audience'");
+
+		const byExpression = await runSvc(sandbox(), dispatchTo('cmp_0002', { audience: '={{ "wholeAudience" }}', leadIds: 'lead_0001' }));
+		expect(byExpression.error?.message).toBe("'Send To' is not one of its choices, so nothing was sent");
+		expect(requestsTo(sandbox(), 'POST /v1/campaigns/{campaign_id}/dispatch')).toHaveLength(0);
+
+		const whole = await runSvc(sandbox(), dispatchTo('cmp_0002', { audience: 'wholeAudience' }));
+		expect(whole.error).toBeUndefined();
+		// No lead_ids: the service sends to the whole audience (n8n's request helper sends an empty object as no body).
+		expect(requestsTo(sandbox(), 'POST /v1/campaigns/{campaign_id}/dispatch').map((request) => request.body ?? {})).toEqual([{}]);
+	});
+
+	it('Dispatch replayed by the service (same Idempotency Key) says so under the output', async () => {
+		const parameters = dispatchTo('cmp_0002', { leadIds: 'lead_0001', options: { idempotencyKey: 'webinar-follow-up-2026-11' } });
+		const first = await runSvc(sandbox(), parameters);
+		expect(first.output[0].json).toMatchObject({ replayed: false });
+		expect(first.hints.filter((hint) => hint.message.startsWith('Replayed'))).toEqual([]);
+		const second = await runSvc(sandbox(), parameters);
+		expect(second.output[0].json).toMatchObject({ replayed: true, dispatch_id: first.output[0].json.dispatch_id });
+		expect(second.hints.map((hint) => hint.message)).toContain('Replayed: the service had already applied this dispatch (same Idempotency-Key), so nothing was sent again.');
+		expect(sandbox().state.stats.snapshot().dispatches).toBe(1);
+	});
+
 	it('Dispatch without campaigns:danger names that scope', async () => {
 		const result = await runSvc(
 			sandbox(),
-			{ resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true },
+			{ resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true, audience: 'wholeAudience' },
 			{ apiKey: NO_SENSITIVE_KEY },
 		);
 		expect(result.error?.message).toBe('The API key lacks the scope "campaigns:danger" that this operation needs (403)');

@@ -187,6 +187,16 @@ describe('as an AI tool, Dispatch and Webhook Subscription Create/Delete need a 
 		expect(sandbox().state.stats.snapshot().dispatches).toBe(1);
 	});
 
+	it('Dispatch as a tool: the model fills Lead IDs but cannot choose the whole audience, nor send a draft', async () => {
+		const [noIds] = await callTool(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: true, leadIds: "={{ $fromAI('Lead_IDs', '', 'string') }}" }, [{ Lead_IDs: '' }]);
+		expect(errorItemOf(noIds).error).toBe('No lead IDs were given, so nothing was sent');
+		const [widened] = await callTool(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: true, audience: "={{ $fromAI('audience', '', 'string') }}" }, [{ audience: 'wholeAudience' }]);
+		expect(errorItemOf(widened).error).toBe("'Send To' is not one of its choices, so nothing was sent");
+		const [draft] = await callTool(sandbox(), { ...PROTECTED[0].parameters, campaignId: campaign('cmp_0001'), allowToolUse: true, leadIds: 'lead_0001' });
+		expect(errorItemOf(draft).error).toMatch(/is draft, not approved, so nothing was sent/);
+		expect(requestsTo(sandbox(), DISPATCH_ROUTE)).toHaveLength(0);
+	});
+
 	it('Webhook Subscription Create and Delete run once each when allowed', async () => {
 		const [created] = await callTool(sandbox(), { ...PROTECTED[1].parameters, url: 'https://hooks.example.com/svc', allowToolUse: true });
 		expect(created.error).toBeUndefined();
@@ -204,7 +214,7 @@ describe('as an AI tool, Dispatch and Webhook Subscription Create/Delete need a 
 		expect(refused.error).toBeNull();
 		expect(refused.items).toEqual([{ error: expect.stringMatching(PROTECTED[0].refusal) as unknown, description: expect.stringMatching(/holds an expression.*Nothing was sent to the service\./) as unknown }]);
 		expect(sandbox().state.requests.all()).toHaveLength(0);
-		const allowed = await callToolThroughEngine(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: true });
+		const allowed = await callToolThroughEngine(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: true, audience: 'wholeAudience' });
 		expect(allowed.error).toBeNull();
 		expect(allowed.items).toEqual([expect.objectContaining({ campaign_id: 'cmp_0002', status: 'queued' })]);
 		expect(requestsTo(sandbox(), DISPATCH_ROUTE)).toHaveLength(1);
@@ -216,10 +226,10 @@ describe('as an AI tool, Dispatch and Webhook Subscription Create/Delete need a 
 	});
 
 	it('the plain node (not a tool) dispatches as before with its confirmation, and ignores allowToolUse', async () => {
-		const refused = await runSvc(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: true });
+		const refused = await runSvc(sandbox(), { ...PROTECTED[0].parameters, allowToolUse: true, leadIds: 'lead_0001' });
 		expect(refused.error?.message).toBe('Dispatch was not confirmed, so nothing was sent');
 		expect(requestsTo(sandbox(), DISPATCH_ROUTE)).toHaveLength(0);
-		const sent = await runSvc(sandbox(), { ...PROTECTED[0].parameters, confirmDispatch: true });
+		const sent = await runSvc(sandbox(), { ...PROTECTED[0].parameters, confirmDispatch: true, audience: 'wholeAudience' });
 		expect(sent.error).toBeUndefined();
 		expect(sent.output[0].json).toMatchObject({ campaign_id: 'cmp_0002', status: 'queued' });
 		expect(requestsTo(sandbox(), DISPATCH_ROUTE)).toHaveLength(1);
@@ -265,8 +275,9 @@ describe('reads answer compactly as a tool', () => {
 		const [call] = await callTool(sandbox(), { resource: 'conversation', operation: 'getMessages', threadId: { __rl: true, mode: 'id', value: 'thr_0001' } }, [{}], NO_SENSITIVE_KEY);
 		const messages = call.result as IDataObject[];
 		expect(messages.length).toBeGreaterThan(0);
-		for (const message of messages) expect(message).toMatchObject({ masked: true, masked_reason: expect.stringContaining('masked') as unknown });
-		expect(Object.keys(messages[0]).sort()).toEqual(['content', 'created_at', 'direction', 'id', 'masked', 'masked_reason']);
+		for (const message of messages) expect(message.masked).toBe(true);
+		// No reason per message: the tool's description tells the model what masked means.
+		expect(Object.keys(messages[0]).sort()).toEqual(['content', 'created_at', 'direction', 'id', 'masked']);
 	});
 
 	it('Map Automatically is refused on the tool, before any request', async () => {

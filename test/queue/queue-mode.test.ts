@@ -234,7 +234,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			['Assistant Takeover', { resource: 'conversation', operation: 'assistantTakeover', leadId: byId('lead_0001'), note: 'queue smoke' }],
 			['Get Many Campaigns', { resource: 'campaign', operation: 'getAll', limit: 5 }],
 			['Get Campaign', { resource: 'campaign', operation: 'get', campaignId: byId('cmp_0002') }],
-			['Dispatch', { resource: 'campaign', operation: 'dispatch', campaignId: byId('cmp_0002'), confirmDispatch: true }],
+			['Dispatch', { resource: 'campaign', operation: 'dispatch', campaignId: byId('cmp_0002'), confirmDispatch: true, audience: 'wholeAudience' }],
 			['Create Subscription', { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/queue-smoke', events: ['campaign.updated'] }],
 			['Get Subscription', { resource: 'webhookSubscription', operation: 'get', subscriptionId: subscriptionOfCreate }],
 			['Get Many Subscriptions', { resource: 'webhookSubscription', operation: 'getAll', returnAll: true }],

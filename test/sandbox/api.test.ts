@@ -173,6 +173,22 @@ describe('leads', () => {
 		expect(Date.parse(consent.recorded_at)).not.toBeNaN();
 	});
 
+	it('keeps when consent was recorded while an upsert repeats the same consent without a time; a changed consent gets a new time', async () => {
+		// Ada's seeded consent: granted, email, recorded when the seed created her (in the past).
+		const ada = sandbox.state.store.findLead('email', 'ada.lovelace@example.com');
+		const seeded = ada?.custom_fields.consent as Record<string, string>;
+		expect(Date.parse(seeded.recorded_at)).toBeLessThan(Date.now() - 60_000);
+
+		const same = await upsert({ email: 'ada.lovelace@example.com', custom_fields: { consent: { status: 'granted', channel: 'email', source: 'newsletter' } } });
+		expect(same.data.custom_fields.consent).toEqual({ status: 'granted', channel: 'email', source: 'newsletter', recorded_at: seeded.recorded_at });
+
+		const given = await upsert({ email: 'ada.lovelace@example.com', custom_fields: { consent: { status: 'granted', channel: 'email', recorded_at: '2026-01-31T12:00:00Z' } } });
+		expect((given.data.custom_fields.consent as Record<string, string>).recorded_at).toBe('2026-01-31T12:00:00Z');
+
+		const changed = await upsert({ email: 'ada.lovelace@example.com', custom_fields: { consent: { status: 'denied', channel: 'email' } } });
+		expect(Date.parse((changed.data.custom_fields.consent as Record<string, string>).recorded_at)).toBeGreaterThan(Date.now() - 60_000);
+	});
+
 	it.each([
 		['no identifier', { first_name: 'Nobody' }, /external_id, email, phone/],
 		['a malformed email', { email: 'not-an-email' }, /email/],

@@ -18,6 +18,19 @@ function storedValue(parameters: unknown, path: string): unknown {
 	return value;
 }
 
+/** How a setting is stored in the workflow: unset, an expression, or a literal value a person chose. */
+export type StoredSetting = { kind: 'unset' } | { kind: 'expression' } | { kind: 'literal'; value: unknown };
+
+/**
+ * A setting only the person building the workflow may make, read as stored: an expression is
+ * reported as such, never resolved, since a model ($fromAI) or input data could fill it.
+ */
+export function storedSetting(parameters: unknown, path: string): StoredSetting {
+	const value = storedValue(parameters, path);
+	if (value === undefined || value === null) return { kind: 'unset' };
+	return holdsExpression(value) ? { kind: 'expression' } : { kind: 'literal', value };
+}
+
 /** What `ItemParameters` keeps for a parameter that holds an expression: nothing, it is resolved per item. */
 const PER_ITEM = Symbol('per item');
 

@@ -8,6 +8,8 @@
 
 import type { IDisplayOptions, INode, INodeParameters, INodeProperties } from 'n8n-workflow';
 
+import { storedSetting } from './itemParameters';
+
 /** Whether this node runs as n8n's tool copy (for an AI Agent or an MCP Server Trigger). */
 export function runsAsTool(node: Pick<INode, 'type'>): boolean {
 	return node.type.endsWith('Tool');
@@ -54,12 +56,12 @@ export type ToolUsePermission = { allowed: true } | { allowed: false; cause: str
  * a model or input data could set it.
  */
 export function toolUsePermission(parameters: INodeParameters): ToolUsePermission {
-	const value = parameters[ALLOW_TOOL_USE];
-	if (value === true) return { allowed: true };
-	if (typeof value === 'string') {
+	const setting = storedSetting(parameters, ALLOW_TOOL_USE);
+	if (setting.kind === 'literal' && setting.value === true) return { allowed: true };
+	if (setting.kind === 'expression' || (setting.kind === 'literal' && typeof setting.value === 'string')) {
 		return { allowed: false, cause: `'${ALLOW_TOOL_USE_LABEL}' holds an expression, not the switch itself; an expression counts as off, since a model or input data could set it.` };
 	}
-	if (value === undefined || value === null) return { allowed: false, cause: `'${ALLOW_TOOL_USE_LABEL}' is not set in this node.` };
+	if (setting.kind === 'unset') return { allowed: false, cause: `'${ALLOW_TOOL_USE_LABEL}' is not set in this node.` };
 	return { allowed: false, cause: `'${ALLOW_TOOL_USE_LABEL}' is off in this node.` };
 }
 

@@ -1,17 +1,87 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import type { DispatchResult } from '../../contract';
+import type { Campaign, DispatchResult } from '../../contract';
+import { APPROVED_CAMPAIGN_STATUSES } from '../../contract';
 import { asText } from '../../shared/text';
 import { userError } from '../../transport';
+import { storedSetting } from '../itemParameters';
 import { campaignLocator, locatorValue } from '../locators';
 import { idempotencyKeyOption } from '../parameters';
 import { personMustAllowText, plainOnly } from '../tool';
-import type { Operation } from '../types';
+import type { Operation, OperationContext } from '../types';
 
 /** Accepts a list from an expression or a comma/space separated string. */
 export function parseIdList(value: unknown): string[] {
 	const parts = Array.isArray(value) ? value.map(asText) : asText(value).split(/[\s,]+/);
 	return [...new Set(parts.map((part) => part.trim()).filter((part) => part !== ''))];
+}
+
+export const AUDIENCE = 'audience';
+export const AUDIENCE_LABEL = 'Send To';
+export const LISTED_LEADS = 'listedLeads';
+export const WHOLE_AUDIENCE = 'wholeAudience';
+export const ALLOW_UNAPPROVED = 'allowUnapproved';
+export const ALLOW_UNAPPROVED_LABEL = 'Send Campaigns Not Approved';
+const AUDIENCE_NAMES: Record<string, string> = { [LISTED_LEADS]: 'Listed Leads Only', [WHOLE_AUDIENCE]: 'The Whole Audience' };
+
+/**
+ * Who receives the dispatch. A person's choice made in the node: neither a model nor input data
+ * can widen a dispatch to the whole audience, so an expression is refused.
+ */
+const audienceProperty: INodeProperties = {
+	displayName: AUDIENCE_LABEL,
+	name: AUDIENCE,
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{ name: AUDIENCE_NAMES[LISTED_LEADS], value: LISTED_LEADS, description: 'Only the leads listed below receive the campaign' },
+		{ name: AUDIENCE_NAMES[WHOLE_AUDIENCE], value: WHOLE_AUDIENCE, description: 'Every lead in the campaign\'s audience receives it' },
+	],
+	default: LISTED_LEADS,
+	description: 'Who receives the campaign. Set here by a person: an expression is not accepted.',
+};
+
+const allowUnapprovedOption: INodeProperties = {
+	displayName: ALLOW_UNAPPROVED_LABEL,
+	name: ALLOW_UNAPPROVED,
+	type: 'boolean',
+	noDataExpression: true,
+	default: false,
+	description: `Whether to dispatch a campaign whose status is not one of ${APPROVED_CAMPAIGN_STATUSES.join(', ')} (e.g. a draft). Set here by a person: an expression counts as off.`,
+};
+
+/** Who receives this item's dispatch: the whole audience, or the listed leads (never none). */
+function audienceOf(op: OperationContext): { leadIds?: string[] } {
+	const setting = storedSetting(op.ctx.getNode().parameters, AUDIENCE);
+	const chosen = setting.kind === 'unset' ? LISTED_LEADS : setting.kind === 'literal' ? setting.value : undefined;
+	// n8n stores an expression typed into this field without its "=": it arrives as an unknown literal.
+	if (chosen !== LISTED_LEADS && chosen !== WHOLE_AUDIENCE) {
+		throw userError(op.ctx.getNode(), `'${AUDIENCE_LABEL}' is not one of its choices, so nothing was sent`, {
+			itemIndex: op.itemIndex,
+			description: `Choose '${AUDIENCE_NAMES[LISTED_LEADS]}' or '${AUDIENCE_NAMES[WHOLE_AUDIENCE]}' in this node. Who receives a campaign is set by a person, not by an expression, input data or a model.`,
+		});
+	}
+	if (chosen === WHOLE_AUDIENCE) return {};
+	const leadIds = parseIdList(op.parameter('leadIds', ''));
+	if (leadIds.length === 0) {
+		throw userError(op.ctx.getNode(), 'No lead IDs were given, so nothing was sent', {
+			itemIndex: op.itemIndex,
+			description: `'${AUDIENCE_LABEL}' is '${AUDIENCE_NAMES[LISTED_LEADS]}': list the leads in Lead IDs (e.g. lead_0001, lead_0002), or choose '${AUDIENCE_NAMES[WHOLE_AUDIENCE]}' to send to every lead in the campaign's audience.`,
+		});
+	}
+	return { leadIds };
+}
+
+/** Refuses a campaign no person approved, unless a person allowed that in the node. */
+async function requireApproved(op: OperationContext, campaignId: string): Promise<void> {
+	const allowed = storedSetting(op.ctx.getNode().parameters, `options.${ALLOW_UNAPPROVED}`);
+	if (allowed.kind === 'literal' && allowed.value === true) return;
+	const { body: campaign } = await op.client.request<Campaign>('getCampaign', { pathParams: { campaign_id: campaignId }, itemIndex: op.itemIndex });
+	if (APPROVED_CAMPAIGN_STATUSES.includes(campaign.status)) return;
+	throw userError(op.ctx.getNode(), `Campaign "${campaign.name}" (${campaign.id}) is ${campaign.status}, not approved, so nothing was sent`, {
+		itemIndex: op.itemIndex,
+		description: `Approve the campaign in the service's dashboard first. Dispatch sends only campaigns whose status is ${APPROVED_CAMPAIGN_STATUSES.join(', ')}; to send others, a person switches on '${ALLOW_UNAPPROVED_LABEL}' in this node's options.`,
+	});
 }
 
 export const dispatch: Operation = {
@@ -20,9 +90,9 @@ export const dispatch: Operation = {
 		value: 'dispatch',
 		action: 'Dispatch a campaign',
 		description:
-			'Send an approved campaign now. Side effect: the service sends messages to real leads. Needs the campaigns:danger scope and the confirmation switched on.',
+			'Send an approved campaign now, to listed leads or its whole audience. Side effect: the service sends messages to real leads. Needs the campaigns:read and campaigns:danger scopes and the confirmation switched on.',
 	},
-	toolDescription: `Dispatch an approved Svc campaign now: the service sends its messages to real leads, and this cannot be undone. ${personMustAllowText('sends nothing')} Pass Campaign: the campaign's ID, e.g. cmp_0001, and optionally Lead IDs: a comma-separated list such as lead_0001, lead_0002 to send only to those leads (empty: the whole audience). Returns campaign_id, dispatch_id and status (queued).`,
+	toolDescription: `Dispatch an approved Svc campaign now: the service sends its messages to real leads, and this cannot be undone. ${personMustAllowText('sends nothing')} A campaign that is not approved is refused. Pass Campaign: the campaign's ID, e.g. cmp_0001, and Lead IDs: a comma-separated list such as lead_0001, lead_0002 of the leads to send to (unless a person set this tool to send to the whole audience). Returns campaign_id, dispatch_id and status (queued).`,
 	needsPersonAsTool: true,
 	properties: [
 		campaignLocator,
@@ -36,16 +106,19 @@ export const dispatch: Operation = {
 				description: 'Whether to really dispatch: the service sends the campaign\'s messages to leads. The node refuses to dispatch while this is off.',
 			},
 		]),
+		audienceProperty,
 		{
 			displayName: 'Lead IDs',
 			name: 'leadIds',
 			type: 'string',
 			default: '',
+			required: true,
+			displayOptions: { show: { [AUDIENCE]: [LISTED_LEADS] } },
 			placeholder: 'e.g. lead_0001, lead_0002',
-			description: 'Send only to these leads: their IDs, comma-separated, e.g. lead_0001, lead_0002. Leave empty to send to the campaign\'s whole audience.',
+			description: 'The leads that receive the campaign: their IDs, comma-separated, e.g. lead_0001, lead_0002',
 		},
 	],
-	options: [idempotencyKeyOption],
+	options: [allowUnapprovedOption, idempotencyKeyOption],
 	writes: true,
 	async execute(op) {
 		const campaignId = locatorValue(op, 'campaign');
@@ -56,14 +129,16 @@ export const dispatch: Operation = {
 				description: 'Dispatching sends real messages. Switch on "I Understand This Sends Messages" in this node to allow it.',
 			});
 		}
-		const leadIds = parseIdList(op.parameter('leadIds', ''));
-		const body: IDataObject = leadIds.length > 0 ? { lead_ids: leadIds } : {};
+		const { leadIds } = audienceOf(op);
+		await requireApproved(op, campaignId);
+		const body: IDataObject = leadIds ? { lead_ids: leadIds } : {};
 		const { body: result, replayed } = await op.client.request<DispatchResult>('dispatchCampaign', {
 			pathParams: { campaign_id: campaignId },
 			body,
 			idempotencyKey: op.writeKey(`dispatchCampaign:${campaignId}`, body),
 			itemIndex: op.itemIndex,
 		});
+		if (replayed) op.hint('Replayed: the service had already applied this dispatch (same Idempotency-Key), so nothing was sent again.');
 		return { ...result, replayed };
 	},
 };

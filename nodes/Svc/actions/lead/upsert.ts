@@ -85,7 +85,7 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { inputMode: ['defineBelow'] }, hide: { consentStatus: [''] } },
 		options: [
 			{ displayName: 'Channel', name: 'channel', type: 'string', default: '', placeholder: 'e.g. email', description: 'Channel the consent covers' },
-			{ displayName: 'Recorded At', name: 'recorded_at', type: 'dateTime', default: '', description: 'When the consent was given; leave empty to let the service stamp it' },
+			{ displayName: 'Recorded At', name: 'recorded_at', type: 'dateTime', default: '', description: 'When the consent was given, e.g. from your form\'s submission time. Leave empty and the service keeps the time it holds for the same consent, or stamps now for a new or changed one.' },
 			{ displayName: 'Source', name: 'source', type: 'string', default: '', placeholder: 'e.g. signup-form', description: 'Where the consent was collected' },
 		],
 	},
