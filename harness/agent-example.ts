@@ -79,6 +79,24 @@ export function qualifyLeadScript(): Turn[] {
 			if (consent !== 'granted') return { answer: `Left lead ${lead.id} alone: its consent is ${consent}.` };
 			return { toolCalls: [{ name: 'Hand_To_Assistant', arguments: { leadId: lead.id, note: 'Consent granted; new lead qualified by the agent.' } }] };
 		},
-		answer((request) => `Handed the lead to the assistant. Result: ${lastToolResult(request)}`),
+		answer((request) => handoverAnswer(lastToolResult(request))),
 	];
+}
+
+/** The example's final answer in words a person reads, from the takeover tool's result (JSON). */
+function handoverAnswer(result: string): string {
+	let parsed: JsonValue;
+	try {
+		parsed = JSON.parse(result) as JsonValue;
+	} catch {
+		return `The handover answered: ${result}`;
+	}
+	const record = (Array.isArray(parsed) ? parsed[0] : parsed) ?? null;
+	if (typeof record !== 'object' || record === null || Array.isArray(record)) return `The handover answered: ${result}`;
+	if (typeof record.error === 'string') return `The handover failed: ${record.error}`;
+	const greeting = record.greeting;
+	const sent = record.greeting_sent ?? (typeof greeting === 'object' && greeting !== null && !Array.isArray(greeting) ? greeting.sent : undefined);
+	const greeted = sent === true ? ', which greeted the lead' : sent === false ? '; no greeting was sent' : '';
+	const leadId = typeof record.lead_id === 'string' ? record.lead_id : 'unknown';
+	return `Handed lead ${leadId} to the assistant${greeted}.`;
 }

@@ -91,7 +91,7 @@ export function receiverWorkflow(name: string, receiver: WorkflowInput['nodes'][
 /** The Svc Trigger on lead.created with the sandbox credential of the examples. */
 export const SVC_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
 	name: 'On Lead Created',
-	type: 'n8n-nodes-svc.svcEventTrigger',
+	type: 'n8n-nodes-svc.svcTrigger',
 	typeVersion: 1.1,
 	// As the editor gives every webhook node: without one, n8n 1.x puts the node's name in the path.
 	webhookId: '3b8e6c2d-9f41-4a7e-b5d0-7c1e2a9f6b83',

@@ -9,5 +9,5 @@ export const TMP_DIR = join(PROJECT_DIR, '.tmp');
 export const PACKAGE_NAME = 'n8n-nodes-svc';
 /** The node types this package registers, as n8n names them. */
 export const SVC_NODE_TYPE = `${PACKAGE_NAME}.svc`;
-export const SVC_TRIGGER_TYPE = `${PACKAGE_NAME}.svcEventTrigger`;
+export const SVC_TRIGGER_TYPE = `${PACKAGE_NAME}.svcTrigger`;
 export const PACKAGE_NODE_TYPES = [SVC_NODE_TYPE, SVC_TRIGGER_TYPE];

@@ -170,6 +170,23 @@ export class Editor extends BrowserPage {
 		await this.page.waitForSelector(`${NDV} ${byTestId('node-parameters')}`, { visible: true });
 	}
 
+	/** What the open details list, triggers and actions alike, top to bottom, with folded categories opened. */
+	async detailsEntries(): Promise<string[]> {
+		const folded = `${NODE_CREATOR} [data-category-collapsed="true"] > [data-keyboard-nav-id]`;
+		for (let left = (await this.page.$$(folded)).length; left > 0; left--) {
+			await this.click(folded);
+			await this.page.waitForFunction((css: string, count: number) => document.querySelectorAll(css).length < count, {}, folded, left);
+		}
+		return await this.page.$$eval(`${NODE_CREATOR} ${byTestId('item-iterator-item')}`, (items) =>
+			items.filter((item): item is HTMLElement => item instanceof HTMLElement && item.checkVisibility()).map((item) => item.innerText.trim()),
+		);
+	}
+
+	/** The node entries the current search results show, top to bottom, by name. */
+	async resultNames(): Promise<string[]> {
+		return await this.page.$$eval(`${NODE_CREATOR} [data-keyboard-nav-type="node"] ${byTestId('node-creator-item-name')}`, (names) => names.map((name) => name.textContent?.trim() ?? ''));
+	}
+
 	/**
 	 * Opens the picker from the "+" under a canvas node's input of `connectionType` (e.g. an AI
 	 * Agent's Tool connector, `ai_tool`); returns the title the picker shows (e.g. "Tools").
@@ -288,6 +305,11 @@ export class Editor extends BrowserPage {
 	async waitForOutput(pattern: RegExp): Promise<string> {
 		await this.click(`${OUTPUT} ${byTestId('radio-button-json')}`);
 		return await this.waitForText(`${OUTPUT} ${byTestId('ndv-data-container')}`, pattern);
+	}
+
+	/** Waits until the open node's output pane shows an error matching `pattern`; returns the pane's text. */
+	async waitForError(pattern: RegExp): Promise<string> {
+		return await this.waitForText(OUTPUT, pattern);
 	}
 
 	/** The open trigger listens for a test event (after executeStep). */
@@ -419,16 +441,16 @@ export class Editor extends BrowserPage {
 		await this.page.waitForSelector(CREDENTIAL_DIALOG, { visible: true });
 	}
 
-	/** Puts `apiKey` into the open credential (unsaved) and runs n8n's connection test on it ("Retry"). */
-	async testCredentialKey(apiKey: string): Promise<void> {
-		await this.replaceText(`${CREDENTIAL_DIALOG} ${byTestId('parameter-input-apiKey')} input`, apiKey);
+	/** Puts `value` into the open credential's `field` (unsaved) and runs n8n's connection test on it ("Retry"). */
+	async testCredentialWith(field: 'apiKey' | 'baseUrl', value: string): Promise<void> {
+		await this.replaceText(`${CREDENTIAL_DIALOG} ${byTestId(`parameter-input-${field}`)} input`, value);
 		// The field hands its value on after a debounce, so a test started at once can still send
-		// the previous key: test again until n8n has tested this one.
+		// the previous value: test again until n8n has tested this one.
 		for (let attempt = 1; ; attempt++) {
 			const tested = this.page.waitForResponse((response) => response.url().endsWith('/rest/credentials/test'));
 			await this.click(`${CREDENTIAL_TEST} button[title="Retry credential test"]`);
-			if (apiKeyTested((await tested).request().postData()) === apiKey) return;
-			if (attempt === 5) throw new Error('n8n kept testing the previous API key');
+			if (credentialFieldTested((await tested).request().postData(), field) === value) return;
+			if (attempt === 5) throw new Error(`n8n kept testing the previous ${field}`);
 		}
 	}
 
@@ -445,8 +467,8 @@ export class Editor extends BrowserPage {
 	}
 }
 
-/** The API key a POST /rest/credentials/test body carried. */
-function apiKeyTested(body: string | undefined): unknown {
-	const parsed = JSON.parse(body ?? '{}') as { credentials?: { data?: { apiKey?: unknown } } };
-	return parsed.credentials?.data?.apiKey;
+/** A field of the credential a POST /rest/credentials/test body carried. */
+function credentialFieldTested(body: string | undefined, field: string): unknown {
+	const parsed = JSON.parse(body ?? '{}') as { credentials?: { data?: Record<string, unknown> } };
+	return parsed.credentials?.data?.[field];
 }

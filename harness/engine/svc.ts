@@ -3,7 +3,7 @@ import type { IDataObject, INode, INodeExecutionData, INodeParameters, IRun, Nod
 import { SvcApi } from '../../credentials/SvcApi.credentials';
 // The extension is explicit: beside each node source sits its codex file, Svc.node.json.
 import { Svc } from '../../nodes/Svc/Svc.node.ts';
-import { SvcEventTrigger } from '../../nodes/Svc/SvcEventTrigger.node.ts';
+import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node.ts';
 import type { Sandbox } from '../../sandbox';
 import { DEMO_KEYS, startSandbox } from '../../sandbox';
 import { SVC_NODE_TYPE, SVC_TRIGGER_TYPE } from '../project';
@@ -111,7 +111,7 @@ export interface SvcTriggerOptions {
 export async function createSvcTrigger(sandbox: Sandbox, options: SvcTriggerOptions = {}): Promise<TriggerHarness> {
 	return await createTriggerHarness({
 		nodeType: SVC_TRIGGER_TYPE,
-		nodeTypes: { [SVC_TRIGGER_TYPE]: new SvcEventTrigger() },
+		nodeTypes: { [SVC_TRIGGER_TYPE]: new SvcTrigger() },
 		credentialTypes: [new SvcApi()],
 		credentials: { svcApi: { apiKey: options.apiKey ?? FULL_KEY, baseUrl: sandbox.url } },
 		node: {

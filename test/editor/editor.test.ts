@@ -14,7 +14,7 @@ import type { Lead } from '../../nodes/Svc/contract';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
 import { ALLOW_TOOL_USE, ALLOW_TOOL_USE_LABEL } from '../../nodes/Svc/actions/tool';
 import { Svc } from '../../nodes/Svc/Svc.node';
-import { SvcEventTrigger } from '../../nodes/Svc/SvcEventTrigger.node';
+import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
 import { upsertLead } from '../../sandbox/operations';
 import type { RecordedRequest } from '../../sandbox';
 import { qualifyLeadScript, SCRIPTED_MODEL_CREDENTIAL_ID, SCRIPTED_MODEL_CREDENTIAL_NAME, scriptedModelCredentialData } from '../../harness/agent-example';
@@ -35,7 +35,10 @@ const SCREENSHOTS = join(__dirname, '..', '..', '.tmp', 'editor');
 /** What the issue asks the node picker to find the package by. */
 const SEARCH_TERMS = ['lead', 'campaign', 'consent', 'conversation', 'dispatch', 'webhook', 'svc'];
 const ACTION_DESCRIPTION = new Svc().description.description;
-const TRIGGER_DESCRIPTION = new SvcEventTrigger().description.description;
+const TRIGGER_DESCRIPTION = new SvcTrigger().description.description;
+/** Where n8n 2.41.1's panel ranks Svc among its results, after a trigger (1 = first). */
+const RANKED_TERMS = ['lead', 'leads', 'campaign'];
+const EXPECTED_RANKS: Record<string, number> = { lead: 2, leads: 1, campaign: 2 };
 /** What the issue asks an agent's Tools picker to find Svc Tool by. */
 const TOOL_SEARCH_TERMS = ['svc', 'lead'];
 const AGENT_TYPE = '@n8n/n8n-nodes-langchain.agent';
@@ -141,20 +144,44 @@ describe('n8n editor in a real browser', () => {
 		expect(editor.page.url()).not.toContain('/signin');
 	});
 
-	step('01-picker-new-workflow', 'a new workflow\'s nodes panel lists Svc Trigger for each term, with the trigger\'s description', async () => {
+	step('01-picker-new-workflow', 'a new workflow\'s nodes panel lists Svc for each term; opening it shows its triggers, On lead created and On campaign updated, beside its actions', async () => {
 		await editor.newWorkflow();
 		await editor.openNodeCreator();
 		// With no trigger yet, the panel offers triggers.
 		expect(await editor.textOf(byTestId('nodes-list-header'))).toMatch(/What triggers this workflow\?/);
-		expect(await searchPicker(SVC_TRIGGER_NAME)).toEqual(pickerShowing(SVC_TRIGGER_NAME, TRIGGER_DESCRIPTION));
+		// n8n lists Svc Trigger under Svc, and shows the trigger's description for both.
+		expect(await searchPicker(SVC_NAME)).toEqual(pickerShowing(SVC_NAME, TRIGGER_DESCRIPTION));
+		const entries = await editor.detailsEntries();
+		expect(entries).toEqual(expect.arrayContaining(['On lead created', 'On campaign updated', 'Create or update a lead', 'Dispatch a campaign']));
+		expect(entries.join(' ')).not.toMatch(/No Svc Triggers available/);
+		await editor.screenshot('01-picker-svc-triggers');
+
+		await editor.chooseAction('On lead created');
+		expect(await editor.textOf(byTestId('parameter-input-events'))).toMatch(/Lead Created/);
+		await editor.closeNode();
+		expect(await editor.canvasNodeType(SVC_TRIGGER_NAME)).toBe('n8n-nodes-svc.svcTrigger');
 	});
 
-	step('01-picker-next-step', 'after a trigger, the nodes panel lists Svc for each term, with the action node\'s description', async () => {
+	step('01-picker-ranking', 'where the panel ranks Svc for lead, leads and campaign among app nodes', async () => {
+		await editor.newWorkflow();
+		await editor.addNode('manual', 'n8n-nodes-base.manualTrigger');
+		await editor.openNodeCreator();
+		const ranks: Record<string, number> = {};
+		for (const term of RANKED_TERMS) {
+			expect(await editor.searchListsSvc(term)).toBe(true);
+			ranks[term] = (await editor.resultNames()).indexOf(SVC_NAME) + 1;
+		}
+		// n8n scores a name match 1.3× an alias match: "Uplead" and "ActiveCampaign" outrank the alias
+		// "lead" and "campaign" of a node named Svc (see docs/development.md, Node panel).
+		expect(ranks).toEqual(EXPECTED_RANKS);
+	});
+
+	step('01-picker-next-step', 'after a trigger, the nodes panel lists Svc for each term, with the description Svc and its trigger share', async () => {
 		await editor.newWorkflow();
 		await editor.addNode('manual', 'n8n-nodes-base.manualTrigger');
 		await editor.openNodeCreator();
 		expect(await editor.textOf(byTestId('nodes-list-header'))).toMatch(/What happens next\?/);
-		expect(await searchPicker(SVC_NAME)).toEqual(pickerShowing(SVC_NAME, ACTION_DESCRIPTION));
+		expect(await searchPicker(SVC_NAME)).toEqual(pickerShowing(SVC_NAME, TRIGGER_DESCRIPTION));
 	});
 
 	const SVC_NODE = `${byTestId('canvas-node')}[data-node-type="n8n-nodes-svc.svc"]`;
@@ -176,6 +203,16 @@ describe('n8n editor in a real browser', () => {
 		expect(upserts[0].headers['idempotency-key']).toMatch(UUID_PATTERN);
 		expect(upserts[0].status).toBe(201);
 		await editor.screenshot('02-lead-upsert-output');
+
+		// Run again: the lead is updated, and consent still says when it was first recorded.
+		const recordedAt = (text: string): string | undefined => /"recorded_at":\s*"([^"]+)"/.exec(text)?.[1];
+		const first = recordedAt(output);
+		expect(first).toMatch(/^\d{4}-\d\d-\d\dT/);
+		await editor.executeStep();
+		const again = await editor.waitForOutput(/"upsert_result":\s*"updated"/);
+		expect(recordedAt(again)).toBe(first);
+		expect(requestsSince(mark, 'POST /v1/leads').map((request) => request.status)).toEqual([201, 200]);
+		await editor.screenshot('02-lead-upsert-again-consent-time-kept');
 		await editor.closeNode();
 	});
 
@@ -191,7 +228,7 @@ describe('n8n editor in a real browser', () => {
 		expect(statuses(requestsSince(mark, 'GET /v1/me'))).toEqual([200]);
 		await editor.screenshot('03-credential-test-ok');
 
-		await editor.testCredentialKey('svc_live_short');
+		await editor.testCredentialWith('apiKey', 'svc_live_short');
 		await editor.showCredentialTestDetails();
 		await editor.waitForText(CREDENTIAL_TEST, /not in an accepted format/);
 		// Refused before sending: the sandbox never saw the malformed key.
@@ -199,7 +236,7 @@ describe('n8n editor in a real browser', () => {
 		await editor.screenshot('03-credential-test-malformed-key');
 
 		const unknownKey = 'svc_live_RevokedOrNeverIssued000001';
-		await editor.testCredentialKey(unknownKey);
+		await editor.testCredentialWith('apiKey', unknownKey);
 		await editor.showCredentialTestDetails();
 		const shown = await editor.waitForText(CREDENTIAL_TEST, /invalid, revoked or mistyped/i);
 		expect(shown).not.toMatch(/^\s*Unauthorized\s*$/m);
@@ -282,6 +319,42 @@ describe('n8n editor in a real browser', () => {
 		await editor.stopListening();
 		await until('the test subscription removed on Stop listening', () => subscriptionsOf(webhookId).test.length === 0);
 		expect(subscriptionsOf(webhookId).production).toHaveLength(1);
+		await editor.closeNode();
+	});
+
+	step('05-dispatch-draft', 'Campaign Dispatch of a draft: Send To offers Listed Leads Only or The Whole Audience, Lead IDs only for listed leads; Execute step refuses the draft and sends nothing', async () => {
+		const workflow = await importWorkflow(env.n8n, {
+			name: 'Editor suite: dispatch a draft',
+			nodes: [
+				{ name: 'Run Manually', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					name: 'Dispatch',
+					type: 'n8n-nodes-svc.svc',
+					typeVersion: 1,
+					position: [240, 0],
+					parameters: { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0001' }, confirmDispatch: true, leadIds: 'lead_0001' },
+					credentials: { svcApi: { id: env.credential.id, name: env.credential.name } },
+				},
+			],
+			connections: { 'Run Manually': { main: [[{ node: 'Dispatch', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+		});
+		await editor.openWorkflow(workflow.id);
+		await editor.openNode('Dispatch');
+		expect(await editor.parameterText('audience')).toBe('Listed Leads Only');
+		expect(await editor.parameterText('leadIds')).toBe('lead_0001');
+		await editor.screenshotParameters('05-dispatch-send-to-listed');
+
+		const mark = env.sandbox.state.requests.all().length;
+		await editor.executeStep();
+		const shown = await editor.waitForError(/Campaign "Spring welcome series" \(cmp_0001\) is draft, not approved, so nothing was sent/);
+		expect(shown).toMatch(/Send Campaigns Not Approved/);
+		expect(requestsSince(mark, 'POST /v1/campaigns/{campaign_id}/dispatch')).toEqual([]);
+		await editor.screenshot('05-dispatch-draft-refused');
+
+		await editor.chooseOption('audience', 'The Whole Audience');
+		expect(await editor.waitForShown(byTestId('parameter-input-leadIds'), false, 5_000)).toBe(false);
+		await editor.screenshotParameters('05-dispatch-send-to-whole-audience');
 		await editor.closeNode();
 	});
 

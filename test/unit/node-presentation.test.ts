@@ -8,7 +8,7 @@ import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { resources } from '../../nodes/Svc/actions/router';
 import { ENDPOINTS } from '../../nodes/Svc/contract';
 import { Svc, SUBTITLE_MAX_LENGTH } from '../../nodes/Svc/Svc.node';
-import { SvcEventTrigger } from '../../nodes/Svc/SvcEventTrigger.node';
+import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
 import { adminEndpoints } from '../../sandbox/admin';
 import { EXAMPLES_DIR, SVC_TRIGGER_TYPE } from '../../harness/project';
 
@@ -32,8 +32,8 @@ function codex(file: string): CodexFile {
 }
 
 const action = new Svc();
-const trigger = new SvcEventTrigger();
-const codexes = { 'Svc.node.json': codex('Svc.node.json'), 'SvcEventTrigger.node.json': codex('SvcEventTrigger.node.json') };
+const trigger = new SvcTrigger();
+const codexes = { 'Svc.node.json': codex('Svc.node.json'), 'SvcTrigger.node.json': codex('SvcTrigger.node.json') };
 
 describe('the node picker finds the nodes by what they do', () => {
 	it.each(Object.entries(codexes))('%s names the node, has aliases, documented categories and its resources', (_file, data) => {
@@ -53,12 +53,22 @@ describe('the node picker finds the nodes by what they do', () => {
 });
 
 describe('descriptions', () => {
-	it('the two nodes get picker entries of their own, each with its own description', () => {
+	it('the trigger is listed under Svc in the node panel of n8n, with one entry per event, and a description that speaks for both', () => {
 		// n8n 2.41 editor, generateMergedNodesAndActions: a trigger named "<node>Trigger" is folded into
 		// "<node>"'s entry, which then shows the trigger's description for both.
-		expect(trigger.description.name.replace('Trigger', '')).not.toBe(action.description.name);
-		expect(trigger.description.description).toMatch(/^Starts the workflow when the service sends a signed event/);
-		expect(action.description.description).toMatch(/^Manage leads and consent/);
+		expect(trigger.description.name).toBe(`${action.description.name}Trigger`);
+		expect(trigger.description.description).toMatch(/^Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event/);
+		// The panel's trigger entries come from a property shown as "Events" with fixed options, by their action.
+		const events = trigger.description.properties.find((property) => property.displayName === 'Events');
+		expect(events?.options?.map((option) => ('action' in option ? option.action : undefined))).toEqual(['On lead created', 'On campaign updated']);
+	});
+
+	it('every example carries a sticky note saying what it shows and how to run it', () => {
+		for (const file of readdirSync(EXAMPLES_DIR).filter((name) => name.endsWith('.json'))) {
+			const workflow = JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as { nodes: INode[] };
+			const notes = workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote').map((node) => (typeof node.parameters.content === 'string' ? node.parameters.content : ''));
+			expect({ file, notes: notes.length, runIt: notes.some((note) => /^## .+\n[\s\S]*\*\*Run it:\*\*/.test(note)) }).toEqual({ file, notes: 1, runIt: true });
+		}
 	});
 
 	it('a new trigger is placed above version 1, which costs an expression per delivery; workflows saved with 1 still load', () => {

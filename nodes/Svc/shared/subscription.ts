@@ -5,17 +5,16 @@ import { KNOWN_EVENT_KINDS, SUBSCRIPTION_URL_PROTOCOL } from '../contract';
 import { asText } from './text';
 
 /** Keyed by kind, so a kind added to the contract does not compile without its text. */
-const EVENT_KIND_TEXT: Record<KnownEventKind, { name: string; description: string }> = {
-	'lead.created': { name: 'Lead Created', description: 'A lead was created' },
-	'campaign.updated': { name: 'Campaign Updated', description: 'A campaign changed, e.g. it was dispatched' },
+const EVENT_KIND_TEXT: Record<KnownEventKind, { name: string; action: string; description: string }> = {
+	'lead.created': { name: 'Lead Created', action: 'On lead created', description: 'A lead was created' },
+	'campaign.updated': { name: 'Campaign Updated', action: 'On campaign updated', description: 'A campaign changed, e.g. it was dispatched' },
 };
 
-/** The event kinds both nodes offer in their lists: the contract's known kinds, in its order. */
-export const EVENT_KIND_OPTIONS: INodePropertyOptions[] = KNOWN_EVENT_KINDS.map((value) => ({
-	name: EVENT_KIND_TEXT[value].name,
-	value,
-	description: EVENT_KIND_TEXT[value].description,
-}));
+/**
+ * The event kinds both nodes offer in their lists: the contract's known kinds, in its order. n8n's
+ * node panel lists a trigger's event options as entries under the app, by their `action`.
+ */
+export const EVENT_KIND_OPTIONS: INodePropertyOptions[] = KNOWN_EVENT_KINDS.map((value) => ({ ...EVENT_KIND_TEXT[value], value }));
 
 /** Problems with a subscription request, in words a user can act on; empty when it is fine. */
 export function subscriptionProblems(url: string, events: string[]): string[] {

@@ -16,7 +16,7 @@ import { placedVersion } from '../../../harness/engine/node-types';
 import type { N8nInstance } from '../../../harness/n8n/instance';
 import { PEER_END_NODE, PEER_EXAMPLE_ENV, peerWorkflow } from '../../../harness/peer-example';
 import { SVC_TRIGGER_TYPE } from '../../../harness/project';
-import { SvcEventTrigger } from '../../../nodes/Svc/SvcEventTrigger.node.ts';
+import { SvcTrigger } from '../../../nodes/Svc/SvcTrigger.node.ts';
 import { FLOOR_TRIGGER_TYPE, FLOOR_TRIGGER_WHEN_DONE_TYPE } from '../floor/build';
 
 export const RECEIVER_KINDS = ['svc', 'floor', 'floor-when-done', 'peer'] as const;
@@ -30,7 +30,7 @@ export const RECEIVER_LABEL: Record<ReceiverKind, string> = {
 };
 
 /** The version the editor places a new Svc Trigger at. */
-const SVC_TRIGGER_VERSION = placedVersion(new SvcEventTrigger().description);
+const SVC_TRIGGER_VERSION = placedVersion(new SvcTrigger().description);
 
 /** The last node of both workflows: an event that reached it got through. */
 export const END_NODE = PEER_END_NODE;

@@ -1,8 +1,6 @@
 import type {
 	IExecuteFunctions,
 	IHookFunctions,
-	ILoadOptionsFunctions,
-	INodePropertyOptions,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
@@ -15,12 +13,12 @@ import { EVENT_KIND_OPTIONS } from './shared/subscription';
 import { receiveDelivery, runDelivery } from './trigger/delivery';
 import { checkExists, create, remove } from './trigger/lifecycle';
 
-export class SvcEventTrigger implements INodeType {
+export class SvcTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Svc Trigger',
-		// Not "svcTrigger": n8n's node picker folds a "<node>Trigger" into "<node>"'s entry and shows
-		// the trigger's description for both. Apart, each node shows its own text.
-		name: 'svcEventTrigger',
+		// "<action node>Trigger": n8n's node panel lists this trigger under Svc, beside its actions, and
+		// shows this description for Svc (editor-ui's generateMergedNodesAndActions, 2.41.1).
+		name: 'svcTrigger',
 		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
 		group: ['trigger'],
 		// 1.1 behaves as 1. n8n evaluates an expression on every request to a start node at version 1
@@ -30,7 +28,7 @@ export class SvcEventTrigger implements INodeType {
 		defaultVersion: 1.1,
 		// The chosen events by the names the list shows ("Lead Created +1"), short enough for the canvas.
 		subtitle: `={{ ((names) => names.length > 1 ? names[0] + " +" + (names.length - 1) : names[0] || "")([].concat($parameter["events"] || [], String($parameter["otherEvents"] || "").split(",")).map((kind) => String(kind).trim()).filter((kind) => kind !== "").map((kind) => (${JSON.stringify(Object.fromEntries(EVENT_KIND_OPTIONS.map((option) => [option.value, option.name])))})[kind] || kind)) }}`,
-		description: 'Starts the workflow when the service sends a signed event, such as lead.created',
+		description: 'Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event such as lead.created',
 		defaults: { name: 'Svc Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -46,14 +44,14 @@ export class SvcEventTrigger implements INodeType {
 				default: '',
 			},
 			{
-				displayName: 'Event Names or IDs',
+				// Named "Events" with fixed options: n8n's panel offers one entry per option ("On lead created").
+				displayName: 'Events',
 				name: 'events',
 				type: 'multiOptions',
-				typeOptions: { loadOptionsMethod: 'getEventKinds' },
+				options: EVENT_KIND_OPTIONS,
 				required: true,
 				default: ['lead.created'],
-				description:
-					'The events that start the workflow. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				description: 'The events that start the workflow',
 			},
 			{
 				displayName: 'Other Event Kinds',
@@ -80,14 +78,6 @@ export class SvcEventTrigger implements INodeType {
 				],
 			},
 		],
-	};
-
-	methods = {
-		loadOptions: {
-			getEventKinds(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-				return Promise.resolve(EVENT_KIND_OPTIONS);
-			},
-		},
 	};
 
 	webhookMethods = {
