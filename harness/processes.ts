@@ -103,13 +103,23 @@ function killLiveGroups(): void {
 		}
 	}
 }
-process.on('exit', killLiveGroups);
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-	process.once(signal, () => {
-		killLiveGroups();
-		// With no other listener, end as the signal would have without ours.
-		if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-	});
+
+let killingOnExit = false;
+/**
+ * Kills the live groups when this process exits or gets SIGINT, SIGTERM or SIGHUP. Installed by
+ * the first spawnGroup, not on import: a tool that only runs commands keeps its signals as they are.
+ */
+function killGroupsOnExit(): void {
+	if (killingOnExit) return;
+	killingOnExit = true;
+	process.on('exit', killLiveGroups);
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+		process.once(signal, () => {
+			killLiveGroups();
+			// With no other listener, end as the signal would have without ours.
+			if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+		});
+	}
 }
 
 function groupAlive(pgid: number): boolean {
@@ -160,6 +170,7 @@ export async function untilGroupReady(what: string, group: ProcessGroup, ready: 
 
 /** Starts a long-running command in its own process group, stdout and stderr appended to `logFile`. */
 export function spawnGroup(cmd: string, args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv; logFile: string }): ProcessGroup {
+	killGroupsOnExit();
 	const logFd = openSync(options.logFile, 'a');
 	const child = spawn(cmd, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', logFd, logFd] });
 	closeSync(logFd);

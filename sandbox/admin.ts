@@ -3,9 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ERROR_CODES } from '../nodes/Svc/contract';
 import { checkFaultRules } from './faults';
 import type { JsonResponse } from './http';
-import { ApiError, asApiError, badRequest, errorResponse, isPlainObject, newId, parseJsonObject, readBody, writeJson } from './http';
+import { ApiError, asApiError, badRequest, errorResponse, isPlainObject, methodNotAllowed, newId, parseJsonObject, readBody, writeJson } from './http';
 import { checkSandboxKey } from './keys';
 import { touchCampaign, upsertLead } from './operations';
+import type { PathRoute } from './routes';
+import { compilePath, matchPath } from './routes';
 import type { SandboxState } from './state';
 
 /**
@@ -21,8 +23,8 @@ export function isAdminPath(pathname: string): boolean {
 
 interface AdminCall {
 	state: SandboxState;
-	/** The path's `{name}` segments, decoded, in order. */
-	params: string[];
+	/** The path's `{name}` segments, decoded, by name. */
+	params: Record<string, string>;
 	query: URLSearchParams;
 	body: Record<string, unknown>;
 }
@@ -38,9 +40,7 @@ interface AdminRouteSpec {
 	handle: (call: AdminCall) => JsonResponse;
 }
 
-interface AdminRoute extends AdminRouteSpec {
-	pattern: RegExp;
-}
+type AdminRoute = AdminRouteSpec & PathRoute;
 
 /** One entry of `GET /__admin/`. */
 export interface AdminEndpoint {
@@ -137,7 +137,7 @@ const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
 		method: 'POST',
 		path: 'events/{event_id}/redeliver',
 		description: 'Deliver an event again, with the same webhook-id',
-		handle: ({ state, params: [eventId] }) => ok({ event_id: eventId, deliveries: state.deliveries.redeliver(eventId) }, 202),
+		handle: ({ state, params: { event_id: eventId } }) => ok({ event_id: eventId, deliveries: state.deliveries.redeliver(eventId) }, 202),
 	},
 	{
 		method: 'POST',
@@ -152,16 +152,12 @@ const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
 		method: 'POST',
 		path: 'campaigns/{campaign_id}/touch',
 		description: 'Change a campaign\'s "name" or "status" (e.g. { "status": "approved" }); emits campaign.updated',
-		handle: ({ state, params: [campaignId], body }) => ok(touchCampaign(state, campaignId, body)),
+		handle: ({ state, params: { campaign_id: campaignId }, body }) => ok(touchCampaign(state, campaignId, body)),
 	},
 ];
 
-/** Matches the path with each `{name}` as one segment, so the index and the routing share one spelling. */
-function compile(spec: AdminRouteSpec): AdminRoute {
-	return { ...spec, pattern: new RegExp(`^${spec.path.replace(/\{\w+\}/g, '([^/]+)')}$`) };
-}
-
-const ADMIN_ROUTES: readonly AdminRoute[] = ADMIN_ROUTE_SPECS.map(compile);
+/** Compiled from the path the index shows, so the index and the routing share one spelling. */
+const ADMIN_ROUTES: readonly AdminRoute[] = ADMIN_ROUTE_SPECS.map((spec) => ({ ...spec, ...compilePath(spec.path) }));
 
 /** The index served at `GET /__admin/`, built from the routes themselves. */
 export function adminEndpoints(): AdminEndpoint[] {
@@ -174,17 +170,10 @@ function route(state: SandboxState, method: string, url: URL, raw: string, remot
 	if (remoteAddress === undefined || !LOOPBACK_PEERS.has(remoteAddress)) {
 		throw new ApiError(403, ERROR_CODES.invalidRequest, 'The admin API answers loopback clients only');
 	}
-	const path = url.pathname.slice(ADMIN_PREFIX.length);
-	let pathExists = false;
-	for (const candidate of ADMIN_ROUTES) {
-		const found = candidate.pattern.exec(path);
-		if (!found) continue;
-		pathExists = true;
-		if (candidate.method !== method) continue;
-		return candidate.handle({ state, params: found.slice(1).map(decodeURIComponent), query: url.searchParams, body: parseJsonObject(raw) });
-	}
-	if (pathExists) throw new ApiError(405, ERROR_CODES.invalidRequest, `${url.pathname} does not accept ${method}`);
-	throw new ApiError(404, ERROR_CODES.notFound, `There is no admin endpoint ${method} ${url.pathname}`);
+	const match = matchPath(ADMIN_ROUTES, method, url.pathname.slice(ADMIN_PREFIX.length));
+	if (match === undefined) throw new ApiError(404, ERROR_CODES.notFound, `There is no admin endpoint ${method} ${url.pathname}`);
+	if ('allowed' in match) throw methodNotAllowed(method, url.pathname, match.allowed);
+	return match.route.handle({ state, params: match.params, query: url.searchParams, body: parseJsonObject(raw) });
 }
 
 export async function handleAdmin(state: SandboxState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {

@@ -24,6 +24,7 @@ import {
 	checkJsonContentType,
 	codeForStatus,
 	errorResponse,
+	methodNotAllowed,
 	newId,
 	orNotFound,
 	parseJsonObject,
@@ -218,9 +219,7 @@ async function processRequest(state: SandboxState, req: IncomingMessage, query: 
 	entry.body = parseForLog(entry.rawBody);
 	const match = matchRoute(entry.method, entry.path);
 	if (match === undefined) throw new ApiError(404, ERROR_CODES.notFound, `There is no endpoint ${entry.method} ${entry.path}`);
-	if ('allowed' in match) {
-		throw new ApiError(405, ERROR_CODES.invalidRequest, `${entry.path} does not accept ${entry.method}`, undefined, { Allow: match.allowed.join(', ') });
-	}
+	if ('allowed' in match) throw methodNotAllowed(entry.method, entry.path, match.allowed);
 	const { route, params } = match;
 	entry.route = route.key;
 	const forbidden = FORBIDDEN_REQUEST_HEADERS.find((name) => req.headers[name] !== undefined);

@@ -44,6 +44,11 @@ export function badRequest(message: string): ApiError {
 	return new ApiError(400, ERROR_CODES.invalidRequest, message);
 }
 
+/** RFC 9110: a 405 names the methods the path does support in Allow. */
+export function methodNotAllowed(method: string, path: string, allowed: readonly string[]): ApiError {
+	return new ApiError(405, ERROR_CODES.invalidRequest, `${path} does not accept ${method}`, undefined, { Allow: allowed.join(', ') });
+}
+
 export function unprocessable(message: string): ApiError {
 	return new ApiError(422, ERROR_CODES.validationFailed, message);
 }

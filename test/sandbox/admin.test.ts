@@ -1,4 +1,5 @@
 import type { ApiErrorBody } from '../../nodes/Svc/contract';
+import { ERROR_CODES } from '../../nodes/Svc/contract';
 import type { AdminEndpoint } from '../../sandbox/admin';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
@@ -62,5 +63,40 @@ describe('admin API index', () => {
 		expect(unserved).toEqual([]);
 		expect((await admin().get('/__admin/nothing-here')).status).toBe(404);
 		expect((await admin().post('/__admin/')).status).toBe(405);
+	});
+});
+
+describe('admin API errors', () => {
+	/** Every listed path with its `{name}` segments filled by `value`, and the methods the index gives it. */
+	async function pathsWithMethods(value: string): Promise<Map<string, string[]>> {
+		const { endpoints } = (await admin().get<{ endpoints: AdminEndpoint[] }>('/__admin/')).data;
+		const paths = new Map<string, string[]>();
+		for (const { method, path } of endpoints) {
+			const url = path.replace(/\{\w+\}/g, value);
+			paths.set(url, [...(paths.get(url) ?? []), method]);
+		}
+		return paths;
+	}
+
+	it('answers 400 invalid_request, not 500, to a path segment that is not valid percent-encoding', async () => {
+		const withParams = [...(await pathsWithMethods('%E0%A4%A')).entries()].filter(([url]) => url.includes('%'));
+		expect(withParams.length).toBeGreaterThan(0);
+		for (const [url, [method]] of withParams) {
+			const { status, data, headers } = await admin().request<ApiErrorBody>({ method, url, data: {} });
+			expect([url, status]).toEqual([url, 400]);
+			expect(headers['content-type']).toMatch(/^application\/json/);
+			expect(data.error.code).toBe(ERROR_CODES.invalidRequest);
+			expect(data.error.message).toMatch(/percent-encoding/);
+			expect(data.error.request_id).toMatch(/^req_/);
+		}
+	});
+
+	it('answers 405 with an Allow header naming the methods the path takes', async () => {
+		for (const [url, methods] of await pathsWithMethods('x')) {
+			const { status, headers } = await admin().patch(url);
+			expect([url, status, headers.allow]).toEqual([url, 405, methods.join(', ')]);
+		}
+		expect((await admin().post('/__admin/')).headers.allow).toBe('GET');
+		expect((await admin().post('/__admin/faults')).headers.allow).toBe('GET, PUT, DELETE');
 	});
 });

@@ -101,6 +101,13 @@ describe('authentication and scopes', () => {
 		expect(wrong.status).toBe(405);
 		expect(wrong.headers.allow).toBe('POST, GET');
 	});
+
+	it('answers 400, not 500, to a path parameter that is not valid percent-encoding', async () => {
+		const { status, data } = await api().get<ApiErrorBody>(ENDPOINTS.getLead.path.replace('{lead_id}', '%E0%A4%A'));
+		expect(status).toBe(400);
+		expect(data.error.code).toBe(ERROR_CODES.invalidRequest);
+		expect(data.error.message).toMatch(/lead_id.*percent-encoding/);
+	});
 });
 
 describe('request bodies', () => {

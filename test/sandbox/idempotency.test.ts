@@ -4,6 +4,7 @@ import type { ApiErrorBody, Lead } from '../../nodes/Svc/contract';
 import { ENDPOINTS, ERROR_CODES, IDEMPOTENCY_WINDOW_HOURS, buildPath } from '../../nodes/Svc/contract';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
+import { IdempotencyStore } from '../../sandbox/idempotency';
 import { KEYS, client } from './helpers';
 import { until } from '../../harness/wait';
 
@@ -112,5 +113,37 @@ describe('replays and conflicts', () => {
 		const later = await post(leads, { email: 'new@example.com' }, key);
 		expect(later.status).toBe(201);
 		expect(later.headers['idempotent-replayed']).toBeUndefined();
+	});
+});
+
+describe('expired records', () => {
+	const HOUR = 3600 * 1000;
+
+	it('are swept on a later write, so a long-running sandbox does not keep every key', async () => {
+		await post(leads, { email: 'first@example.com' }, randomUUID());
+		await post(leads, { email: 'second@example.com' }, randomUUID());
+		expect(sandbox.state.idempotency.size).toBe(2);
+		now += IDEMPOTENCY_WINDOW_HOURS * HOUR;
+		await post(leads, { email: 'third@example.com' }, randomUUID());
+		expect(sandbox.state.idempotency.size).toBe(1);
+	});
+
+	it('are looked for at most once a minute, and only those past the window go', () => {
+		let clock = 0;
+		const store = new IdempotencyStore(() => clock);
+		const claim = (key: string) => {
+			const found = store.claim('svc_test_key', key, 'print');
+			if (found.kind === 'claimed') found.complete({ status: 201, body: {} });
+		};
+		claim('early');
+		clock = IDEMPOTENCY_WINDOW_HOURS * HOUR - 30_000;
+		claim('a');
+		clock += 59_999;
+		// "early" is past its window, but the last sweep was less than a minute ago: kept for now.
+		claim('b');
+		expect(store.size).toBe(3);
+		clock += 1;
+		claim('c');
+		expect(store.size).toBe(3);
 	});
 });
