@@ -1,16 +1,18 @@
 import type {
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestOptions,
 	INodeProperties,
 	Icon,
 } from 'n8n-workflow';
 
-import { API_VERSION_PREFIX, ENDPOINTS } from '../nodes/Svc/contract';
-import { BASE_URL_EXPRESSION, checkCredentials } from '../nodes/Svc/transport/apiKey';
-import { REJECTED_KEY_TEXT } from '../nodes/Svc/transport/errors';
+import { API_VERSION_PREFIX } from '../nodes/Svc/contract';
+import { checkCredentials } from '../nodes/Svc/transport/apiKey';
 
+/**
+ * The Svc node tests this credential (its `testedBy`, nodes/Svc/methods/credentialTest.ts), so a
+ * failure names its cause and fix. There is no declarative `test`: n8n would run it instead.
+ */
 export class SvcApi implements ICredentialType {
 	name = 'svcApi';
 
@@ -52,23 +54,5 @@ export class SvcApi implements ICredentialType {
 			...requestOptions,
 			headers: { ...requestOptions.headers, Authorization: `Bearer ${checked.apiKey}` },
 		});
-	};
-
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: BASE_URL_EXPRESSION,
-			url: ENDPOINTS.getMe.path,
-			method: ENDPOINTS.getMe.method,
-			headers: { Accept: 'application/json' },
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message: `${REJECTED_KEY_TEXT.message}. ${REJECTED_KEY_TEXT.description}`,
-				},
-			},
-		],
 	};
 }

@@ -1,17 +1,21 @@
-import { ExecuteContext, RoutingNode } from 'n8n-core';
+import { CredentialTestContext, ExecuteContext, RoutingNode } from 'n8n-core';
 import { createRunExecutionData, NodeConnectionTypes, Workflow } from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
+	ICredentialTestFunction,
+	ICredentialTestRequest,
 	ICredentialType,
 	INode,
 	INodeCredentialTestResult,
 	INodeExecutionData,
 	INodeType,
+	IVersionedNodeType,
 } from 'n8n-workflow';
 
 import { createAdditionalData } from './additional-data';
 import { HarnessCredentialsHelper } from './credentials';
+import type { NodeTypeMap } from './node-types';
 import { HarnessNodeTypes } from './node-types';
 import { ensureEngine } from './runtime';
 
@@ -21,19 +25,69 @@ interface RequestFailure {
 	cause?: { code?: string; response?: { status: number; statusText?: string } };
 }
 
+export interface CredentialTestOptions {
+	/**
+	 * The node types that use the credential, in the order n8n's loader lists them (the package's
+	 * `n8n.nodes`, then tool copies). n8n looks among them for a `testedBy` when the credential
+	 * type has no `test` of its own.
+	 */
+	nodeTypes?: NodeTypeMap;
+}
+
+/** A declarative test: the request, and the node whose description n8n borrows to send it. */
+interface RequestTest {
+	testRequest: ICredentialTestRequest;
+	nodeType?: INodeType;
+}
+
+function isVersioned(nodeType: INodeType | IVersionedNodeType): nodeType is IVersionedNodeType {
+	return 'nodeVersions' in nodeType;
+}
+
 /**
- * The steps of n8n's CredentialsTester for a credential type's `test` request: apply defaults and
- * resolve expressions ('internal' mode), then run the request as the `routing.request` of a
- * throwaway declarative node through n8n-core's RoutingNode, which authenticates with the
- * credential and sends it with n8n's HTTP helper. Outcome and messages as n8n reports them.
+ * n8n's CredentialsTester.getCredentialTestFunction (1.123 and 2.41 alike): the type's own `test`
+ * wins; otherwise the first node whose credentials entry for the type has `testedBy`, a method
+ * name in `methods.credentialTest` (newest version first) or a request. n8n's answer for OAuth2
+ * types (the stored token decides) is not modelled.
+ */
+function findCredentialTest(credentialType: ICredentialType, nodeTypes: NodeTypeMap): ICredentialTestFunction | RequestTest | undefined {
+	if (credentialType.test) return { testRequest: credentialType.test };
+	for (const node of Object.values(nodeTypes)) {
+		const versions = isVersioned(node) ? Object.values(node.nodeVersions) : [node];
+		for (const nodeType of versions) {
+			for (const { name, testedBy } of nodeType.description.credentials ?? []) {
+				if (name !== credentialType.name || !testedBy) continue;
+				if (typeof testedBy !== 'string') return { nodeType, testRequest: testedBy };
+				if (isVersioned(node)) {
+					for (const version of Object.keys(node.nodeVersions).sort().reverse()) {
+						const credentialTest = node.nodeVersions[Number(version)].methods?.credentialTest;
+						if (credentialTest && testedBy in credentialTest) return credentialTest[testedBy];
+					}
+					return undefined;
+				}
+				return node.methods?.credentialTest?.[testedBy];
+			}
+		}
+	}
+	return undefined;
+}
+
+/**
+ * The steps of n8n's CredentialsTester.testCredentials: find the test (see findCredentialTest),
+ * apply defaults and resolve expressions ('internal' mode), then either call the node's
+ * credentialTest method with n8n-core's CredentialTestContext, or run the test request as the
+ * `routing.request` of a throwaway declarative node through n8n-core's RoutingNode, which
+ * authenticates with the credential and sends it with n8n's HTTP helper. Outcome and messages as
+ * n8n reports them.
  */
 export async function runCredentialTest(
 	credentialType: ICredentialType,
 	data: ICredentialDataDecryptedObject,
+	options: CredentialTestOptions = {},
 ): Promise<INodeCredentialTestResult> {
 	await ensureEngine();
-	const testRequest = credentialType.test;
-	if (testRequest === undefined) return { status: 'Error', message: 'No testing function found for this credential.' };
+	const testFunction = findCredentialTest(credentialType, options.nodeTypes ?? {});
+	if (testFunction === undefined) return { status: 'Error', message: 'No testing function found for this credential.' };
 
 	const credentialsHelper = new HarnessCredentialsHelper([credentialType], { [credentialType.name]: data });
 	const additionalData = createAdditionalData({ credentialsHelper });
@@ -44,17 +98,26 @@ export async function runCredentialTest(
 		return { status: 'Error', message: String((error as Error).message) };
 	}
 
-	// n8n borrows the NoOp node's description and replaces credentials and properties.
+	// n8n also masks values that came from external secrets ($secrets): the harness has none.
+	if (typeof testFunction === 'function') return await testFunction.call(new CredentialTestContext(additionalData), credentials);
+	const testRequest = testFunction.testRequest;
+
+	// n8n borrows the testing node's description (the NoOp node's for a type's own `test`) and
+	// replaces credentials and properties.
+	const baseDescription: INodeType['description'] = testFunction.nodeType?.description ?? {
+		displayName: 'No Operation, do nothing',
+		name: 'n8n-nodes-base.noOp',
+		group: ['organization'],
+		version: 1,
+		description: 'No Operation',
+		defaults: { name: 'No Operation, do nothing' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	};
 	const nodeType: INodeType = {
 		description: {
-			displayName: 'No Operation, do nothing',
-			name: 'n8n-nodes-base.noOp',
-			group: ['organization'],
-			version: 1,
-			description: 'No Operation',
-			defaults: { name: 'No Operation, do nothing' },
-			inputs: [NodeConnectionTypes.Main],
-			outputs: [NodeConnectionTypes.Main],
+			...baseDescription,
 			credentials: [{ name: credentialType.name, required: true }],
 			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' }],
 		},
@@ -63,7 +126,7 @@ export async function runCredentialTest(
 		id: 'temp',
 		name: 'Temp-Node',
 		type: nodeType.description.name,
-		typeVersion: 1,
+		typeVersion: Array.isArray(nodeType.description.version) ? nodeType.description.version[nodeType.description.version.length - 1] : nodeType.description.version,
 		position: [0, 0],
 		parameters: {},
 		credentials: { [credentialType.name]: { id: credentials.id, name: credentials.name } },

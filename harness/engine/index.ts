@@ -6,6 +6,7 @@
 export { runWorkflow, outputOf, errorOf } from './run-workflow';
 export type { RunWorkflowOptions } from './run-workflow';
 export { runCredentialTest } from './credential-test';
+export type { CredentialTestOptions } from './credential-test';
 export { createTriggerHarness } from './trigger';
 export type { Delivery, DeliveryResult, RecordedResponse, TriggerHarness, TriggerHarnessOptions } from './trigger';
 export { START_NODE_TYPE, aiToolNodeType, startNode, chain } from './node-types';

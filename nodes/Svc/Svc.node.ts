@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { buildProperties, executeOperations, resources } from './actions/router';
+import { svcApiTest } from './methods/credentialTest';
 import { searchCampaigns, searchLeads, searchThreads } from './methods/listSearch';
 
 /**
@@ -47,11 +48,12 @@ export class Svc implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'svcApi', required: true }],
+		// testedBy: the credential's Test runs methods.credentialTest.svcApiTest (n8n 1.x and 2.x).
+		credentials: [{ name: 'svcApi', required: true, testedBy: 'svcApiTest' }],
 		properties: buildProperties(),
 	};
 
-	methods = { listSearch: { searchLeads, searchThreads, searchCampaigns } };
+	methods = { listSearch: { searchLeads, searchThreads, searchCampaigns }, credentialTest: { svcApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await executeOperations.call(this);

@@ -9,6 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { svcApiTest } from './methods/credentialTest';
 import { EVENT_KIND_OPTIONS } from './shared/subscription';
 import { receiveDelivery, runDelivery } from './trigger/delivery';
 import { checkExists, create, remove } from './trigger/lifecycle';
@@ -32,7 +33,7 @@ export class SvcTrigger implements INodeType {
 		defaults: { name: 'Svc Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'svcApi', required: true }],
+		credentials: [{ name: 'svcApi', required: true, testedBy: 'svcApiTest' }],
 		// 'responseNode': execute() answers the delivery once n8n has stored its execution.
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'responseNode', path: 'webhook' }],
 		properties: [
@@ -79,6 +80,8 @@ export class SvcTrigger implements INodeType {
 			},
 		],
 	};
+
+	methods = { credentialTest: { svcApiTest } };
 
 	webhookMethods = {
 		default: {

@@ -58,10 +58,19 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			const malformed = await testCredential(env.n8n, { type: 'svcApi', data: env.credentialData({ apiKey: 'svc_live_short', baseUrl: env.sandbox.url }) });
 			expect(malformed.status).toBe('Error');
 			expect(malformed.message).toMatch(/not in an accepted format/);
+			// The Svc node's credentialTest (testedBy) answers, so both majors give the package's text.
 			const revoked = await testCredential(env.n8n, { type: 'svcApi', data: env.credentialData({ apiKey: 'svc_live_RevokedOrNeverIssued000001', baseUrl: env.sandbox.url }) });
-			// 1.x answers every 401 of a credential test with its own text: it never hands the response to the type's rules.
-			const rejected = version === 'v2' ? /^The API key was rejected \(401\): it is invalid, revoked or mistyped\. / : /^Authorization failed - please check your credentials$/;
-			expect(revoked).toEqual({ status: 'Error', message: expect.stringMatching(rejected) as unknown });
+			expect(revoked).toEqual({ status: 'Error', message: expect.stringMatching(/^The API key was rejected \(401\): it is invalid, revoked or mistyped\. /) as unknown });
+			expect(revoked.message).not.toContain('RevokedOrNeverIssued');
+		});
+
+		it("n8n's credential test names a wrong scheme and the fix, not a bare EPROTO", async () => {
+			const address = env.sandbox.url.replace(/^http:/, 'https:');
+			const wrongScheme = await testCredential(env.n8n, { type: 'svcApi', data: env.credentialData({ apiKey: FULL_KEY, baseUrl: address }) });
+			expect(wrongScheme.status).toBe('Error');
+			expect(wrongScheme.message).toMatch(/^Could not connect to https:\/\/127\.0\.0\.1:\d+ \((EPROTO|ERR_SSL_[A-Z_]+)\)\. The server at 127\.0\.0\.1:\d+ did not answer in TLS/);
+			expect(wrongScheme.message).toContain('change the Base URL to start with http://');
+			expect(wrongScheme.message).not.toContain(FULL_KEY);
 		});
 	});
 

@@ -243,6 +243,13 @@ describe('n8n editor in a real browser', () => {
 		expect(statuses(requestsSince(mark, 'GET /v1/me').filter((request) => request.headers.authorization === `Bearer ${unknownKey}`))).toEqual([401]);
 		await editor.screenshot('03-credential-test-unknown-key');
 
+		// https:// for the sandbox, which speaks http: the test names the cause and the fix, not a bare EPROTO.
+		await editor.testCredentialWith('baseUrl', env.sandbox.url.replace(/^http:/, 'https:'));
+		await editor.showCredentialTestDetails();
+		const wrongScheme = await editor.waitForText(CREDENTIAL_TEST, /did not answer in TLS/);
+		expect(wrongScheme).toContain('change the Base URL to start with http://');
+		await editor.screenshot('03-credential-test-wrong-scheme');
+
 		await editor.discardCredentialChanges();
 	});
 

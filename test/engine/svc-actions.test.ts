@@ -1,8 +1,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
-import { runCredentialTest, shutdownEngine } from '../../harness/engine';
+import { shutdownEngine } from '../../harness/engine';
 import { FULL_KEY, LEGACY_KEY, NO_SENSITIVE_KEY, READ_ONLY_KEY, requestsTo, runSvc, useSandbox, visibleText } from '../../harness/engine/svc';
 
 const sandbox = useSandbox();
@@ -418,23 +417,5 @@ describe('Webhook Subscription', () => {
 		const none = await runSvc(sandbox(), { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/svc', events: [] });
 		expect(none.error?.message).toMatch(/at least one event/);
 		expect(requestsTo(sandbox(), 'POST /v1/webhook-subscriptions')).toHaveLength(0);
-	});
-});
-
-describe('Credential test (as n8n runs it)', () => {
-	it('passes with a good key, and fails clearly with a malformed or unknown one', async () => {
-		const credential = new SvcApi();
-		const good = await runCredentialTest(credential, { apiKey: FULL_KEY, baseUrl: `${sandbox().url}/` });
-		expect(good.status).toBe('OK');
-		expect(requestsTo(sandbox(), 'GET /v1/me')[0].headers.authorization).toBe(`Bearer ${FULL_KEY}`);
-
-		const malformed = await runCredentialTest(credential, { apiKey: 'svc_live_tooShort', baseUrl: sandbox().url });
-		expect(malformed.status).toBe('Error');
-		expect(malformed.message).toMatch(/not in an accepted format/);
-		expect(malformed.message).not.toContain('tooShort');
-
-		const unknown = await runCredentialTest(credential, { apiKey: 'svc_live_ThisKeyWasNeverIssued0001', baseUrl: sandbox().url });
-		expect(unknown.status).toBe('Error');
-		expect(unknown.message).not.toContain('ThisKeyWasNeverIssued');
 	});
 });

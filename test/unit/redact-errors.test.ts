@@ -1,7 +1,7 @@
 import type { INode } from 'n8n-workflow';
 
 import { ENDPOINTS } from '../../nodes/Svc/contract';
-import { describeFailure, Redactor, toNodeApiError } from '../../nodes/Svc/transport';
+import { describeFailure, networkCause, Redactor, toNodeApiError } from '../../nodes/Svc/transport';
 
 const node: INode = { id: 'n1', name: 'Svc', type: 'n8n-nodes-svc.svc', typeVersion: 1, position: [0, 0], parameters: {} };
 const key = 'svc_live_Zz9Yy8Xx7Ww6Vv5Uu4Tt';
@@ -68,6 +68,23 @@ describe('describeFailure', () => {
 		const { description } = describeFailure({ ...failure, baseUrl: 'https://api.example.com:8443', networkCode, attempts: 1 });
 		expect(description).toMatch(cause);
 		expect(description).toMatch(/writes are safe to repeat/);
+	});
+
+	it('a TLS failure on loopback suggests http://, elsewhere the port and the https address (http is refused there)', () => {
+		expect(networkCause('EPROTO', 'https://127.0.0.1:8080')).toMatch(/If the service there is served over plain http, change the Base URL to start with http:\/\/; otherwise check its port\.$/);
+		expect(networkCause('EPROTO', 'https://localhost:8080')).toMatch(/start with http:\/\//);
+		const remote = networkCause('ERR_SSL_WRONG_VERSION_NUMBER', 'https://api.example.com:8080');
+		expect(remote).toMatch(/Check the port, and that the Base URL is the service's https address/);
+		expect(remote).not.toMatch(/start with http:\/\//);
+	});
+
+	it('404 on a path without an ID means the Base URL, not an ID', () => {
+		const list = describeFailure({ ...failure, endpoint: ENDPOINTS.getMe, status: 404, baseUrl: 'https://api.example.com/api' });
+		expect(list).toEqual({
+			message: 'The Base URL does not lead to the service API (404)',
+			description: "GET /v1/me at https://api.example.com/api was not found. Put the service's API address in the Base URL of the Svc API credential, without /v1.",
+		});
+		expect(describeFailure({ ...failure, endpoint: ENDPOINTS.getLead, status: 404 }).description).toMatch(/check the ID/);
 	});
 });
 

@@ -75,6 +75,3 @@ export function checkBaseUrl(value: unknown): string {
 	const withoutVersion = path.endsWith(API_VERSION_PREFIX) ? path.slice(0, -API_VERSION_PREFIX.length) : path;
 	return `${url.origin}${withoutVersion}`;
 }
-
-/** checkBaseUrl's trimming as an n8n expression, for the credential test, which n8n sends itself. */
-export const BASE_URL_EXPRESSION = `={{ $credentials.baseUrl.replace(/\\/+$/, "").replace(/${API_VERSION_PREFIX.replaceAll('/', '\\/')}$/, "") }}`;

@@ -22,7 +22,7 @@ import {
 	RETRYABLE_STATUSES,
 } from '../contract';
 import { checkCredentials, isLegacyApiKey } from './apiKey';
-import { isRedirect, toNodeApiError, userError } from './errors';
+import { isRedirect, NOT_THE_API_TEXT, toNodeApiError, userError } from './errors';
 import { RequestGate } from './gate';
 import { Redactor } from './redact';
 
@@ -299,7 +299,7 @@ export class SvcClient {
 			throw new NodeOperationError(
 				this.ctx.getNode(),
 				`The service answered ${ENDPOINTS[name].path} with status ${status} and a body that is not JSON`,
-				{ itemIndex, description: 'Check that the Base URL in the Svc API credential points at the service API, not at a website or proxy page.' },
+				{ itemIndex, description: NOT_THE_API_TEXT },
 			);
 		}
 	}

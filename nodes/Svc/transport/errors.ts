@@ -2,7 +2,8 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ApiErrorBody, EndpointContract } from '../contract';
-import { ERROR_CODES, IDEMPOTENCY_WINDOW_HOURS, SCOPE_GRANTS } from '../contract';
+import { API_VERSION_PREFIX, ERROR_CODES, IDEMPOTENCY_WINDOW_HOURS, SCOPE_GRANTS } from '../contract';
+import { isLoopbackHost } from './apiKey';
 import type { Redactor } from './redact';
 
 export interface FailureDetails {
@@ -55,6 +56,9 @@ function retriedText(attempts: number): string {
 	return attempts > 1 ? ` after ${attempts} attempts` : '';
 }
 
+/** A 2xx that is not the service's JSON: the Base URL leads to something else. */
+export const NOT_THE_API_TEXT = 'Check that the Base URL in the Svc API credential points at the service API, not at a website or proxy page.';
+
 /** The node never follows a redirect (transport/client.ts): a 3xx is an answer of its own. */
 export function isRedirect(status: number): boolean {
 	return status >= 300 && status < 400;
@@ -62,8 +66,11 @@ export function isRedirect(status: number): boolean {
 
 const CERTIFICATE_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
 
-/** The likely cause of a connection that got no answer, and where to fix it, by its error code. */
-function networkCause(code: string | undefined, baseUrl: string): string {
+/**
+ * The likely cause of a connection that got no answer, and where to fix it, by its error code:
+ * what operations and the credential test both say.
+ */
+export function networkCause(code: string | undefined, baseUrl: string): string {
 	let host = baseUrl;
 	let hostname = baseUrl;
 	try {
@@ -74,7 +81,11 @@ function networkCause(code: string | undefined, baseUrl: string): string {
 	if (code === 'ECONNREFUSED') return `Nothing accepted the connection at ${host}: check the port in the credential's Base URL, and that the service runs there.`;
 	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `The host name ${hostname} does not resolve: check the credential's Base URL for a typo, and this machine's DNS.`;
 	if (code === 'EPROTO' || code?.startsWith('ERR_SSL') === true) {
-		return `The server at ${host} did not answer in TLS: the credential's Base URL most likely says https:// for a server that speaks http, or names the port of another service.`;
+		// Plain http is allowed only on loopback (apiKey.ts), so only there is http:// the fix.
+		const fix = isLoopbackHost(hostname)
+			? 'If the service there is served over plain http, change the Base URL to start with http://; otherwise check its port.'
+			: 'Check the port, and that the Base URL is the service\'s https address (plain http is accepted only for 127.0.0.1 or localhost).';
+		return `The server at ${host} did not answer in TLS: the credential's Base URL most likely says https:// for a server that speaks http, or names the port of another service. ${fix}`;
 	}
 	if (code !== undefined && CERTIFICATE_CODES.test(code)) {
 		return `The TLS certificate of ${host} is not trusted: check that the credential's Base URL is the service's own address; a proxy that re-signs traffic needs its CA in n8n's NODE_EXTRA_CA_CERTS.`;
@@ -115,6 +126,13 @@ export function describeFailure(details: FailureDetails): { message: string; des
 			};
 		}
 		case 404:
+			// A path without an ID that is not found means the Base URL leads somewhere else.
+			if (!endpoint.path.includes('{')) {
+				return {
+					message: 'The Base URL does not lead to the service API (404)',
+					description: `${route} at ${details.baseUrl} was not found. Put the service's API address in the Base URL of the Svc API credential, without ${API_VERSION_PREFIX}.${serverMessage}`,
+				};
+			}
 			return {
 				message: 'The resource was not found (404)',
 				description: `${route}: check the ID.${serverMessage}`,
