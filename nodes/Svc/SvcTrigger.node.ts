@@ -38,13 +38,6 @@ export class SvcTrigger implements INodeType {
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'responseNode', path: 'webhook' }],
 		properties: [
 			{
-				displayName:
-					'The service delivers events only over https: n8n\'s webhook URL must be public and https (set N8N_WEBHOOK_URL). Every delivery\'s signature is checked and repeated events start nothing.',
-				name: 'httpsNotice',
-				type: 'notice',
-				default: '',
-			},
-			{
 				// Named "Events" with fixed options: n8n's panel offers one entry per option ("On lead created").
 				displayName: 'Events',
 				name: 'events',

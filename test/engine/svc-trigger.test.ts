@@ -167,7 +167,7 @@ describe('subscription lifecycle', () => {
 	it('refuses an http webhook URL, saying how to set the public https address', async () => {
 		const t = await trigger({ webhookBaseUrl: 'http://localhost:5678/webhook' });
 		await expect(t.activate()).rejects.toThrow(/only to https URLs/);
-		await expect(t.create()).rejects.toMatchObject({ description: expect.stringContaining('N8N_WEBHOOK_URL') as unknown });
+		await expect(t.create()).rejects.toMatchObject({ message: expect.stringContaining('Set WEBHOOK_URL to the public https address of this n8n') as unknown });
 		expect(subscriptions()).toHaveLength(0);
 	});
 

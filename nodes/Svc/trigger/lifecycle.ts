@@ -122,10 +122,13 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') ?? '';
 	const events = desiredEvents(this);
 	if (!url.startsWith('https://')) {
-		throw userError(this.getNode(), `The service delivers events only to https URLs, and n8n's webhook URL for this trigger is ${url}`, {
-			description:
-				'Set N8N_WEBHOOK_URL (n8n 2.x; WEBHOOK_URL also works) to the public https address of this n8n, for example https://n8n.example.com/, then publish the workflow again (n8n 1.x: activate).',
-		});
+		// The whole fix is in the message: n8n 2.x's editor shows only the message of a listen or
+		// publish that fails here, not the description (response-helper sendErrorResponse).
+		throw userError(
+			this.getNode(),
+			`The service delivers events only to https URLs, and n8n's webhook URL for this trigger is ${url}. Set WEBHOOK_URL to the public https address of this n8n (e.g. https://n8n.example.com/) and restart it`,
+			{ description: 'WEBHOOK_URL works on n8n 1.x and 2.x (2.x also reads N8N_WEBHOOK_URL first). Then listen again, or publish the workflow again (n8n 1.x: activate).' },
+		);
 	}
 	const problems = subscriptionProblems(url, events);
 	if (problems.length > 0) throw userError(this.getNode(), problems[0], { description: problems.join(' ') });
