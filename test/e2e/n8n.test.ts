@@ -288,7 +288,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			const execution = await runOnce(example('dispatch-approved-campaign.json'));
 			expect(execution.status).toBe('success');
 			expect(nodeOutput(execution, 'Dispatch').map((item) => item.json.campaign_id)).toEqual(['cmp_0002']);
-			const reasons = Object.fromEntries(nodeOutput(execution, 'Not Dispatched').map((item): [string, unknown] => [String(item.json.campaign), item.json.reason]));
+			const reasons = Object.fromEntries(nodeOutput(execution, 'Not Dispatched').map((item): [string, unknown] => [typeof item.json.campaign === 'string' ? item.json.campaign : '', item.json.reason]));
 			expect(reasons).toMatchObject({ 'Spring welcome series (cmp_0001)': 'Its status is draft, and this workflow dispatches only campaigns whose status is approved.' });
 			expect(Object.keys(reasons)).not.toContain('Webinar follow-up (cmp_0002)');
 			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(before + 1);
