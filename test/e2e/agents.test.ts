@@ -60,6 +60,8 @@ const TOOLS: Record<string, INodeParameters> = {
 		operation: 'dispatch',
 		campaignId: byId(fromAI('campaignId', 'The id of the campaign, e.g. cmp_0001')),
 		confirmDispatch: fromAI('confirm', 'Whether to really send', 'boolean'),
+		// Fixed: n8n refuses to publish a workflow whose Dispatch has no Lead IDs (a required field).
+		leadIds: 'lead_0001',
 	},
 };
 
@@ -78,6 +80,21 @@ function errorText(result: ToolResult): string {
 	const items = JSON.parse(result.content) as Array<{ error?: string; description?: string }>;
 	expect(items).toEqual([{ error: expect.any(String) as unknown, description: expect.any(String) as unknown }]);
 	return `${items[0].error ?? ''} ${items[0].description ?? ''}`;
+}
+
+/**
+ * The text of an MCP error result for a failure the tool threw: n8n's MCP Server Trigger writes
+ * `<error name>: <message>` (2.41, MessageFormatter.formatError) or `Error: <message>` (1.123), and
+ * the message holds the cause, then the fix after "Details:". Returns the cause and the fix.
+ */
+function mcpFailure(result: CallToolResult, version: string): { cause: string; fix: string } {
+	expect(result.isError).toBe(true);
+	const text = resultText(result);
+	const prefix = version === 'v2' ? 'NodeOperationError: ' : 'Error: ';
+	expect(text.startsWith(prefix)).toBe(true);
+	expect(text).toMatch(/^[^\n]+\n\nDetails: [^\n]+$/);
+	const [cause, fix] = text.slice(prefix.length).split('\n\nDetails: ');
+	return { cause, fix };
 }
 
 /** What a caller (model or MCP client) may be shown of a failure: short, no stack, no key. */
@@ -364,7 +381,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 			for (const request of sent) expect(request.headers.authorization).toBe(`Bearer ${FULL_KEY}`);
 		});
 
-		it('a missing argument and a wrong id end in a result that says what to fix: no hang, no stack trace, no key', async () => {
+		it('a missing argument and a wrong id end in an error result that says what to fix: no hang, no stack trace, no key', async () => {
 			env.sandbox.state.requests.clear();
 			const outcomes: Array<CallToolResult | Error> = [];
 			for (const args of [{}, { leadId: 'lead_9999' }]) {
@@ -375,10 +392,9 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 			expect(missing).toMatch(/leadId/);
 			expectCleanError(missing);
 			expect(outcomes[0]).toMatchObject({ isError: true });
-			// The node's answer to a 404: a normal result whose text is its error item, cause and fix.
-			expect(JSON.parse(wrong)).toEqual([{ error: 'The resource was not found (404)', description: 'GET /v1/leads/{lead_id}: check the ID. The service said: No lead with id "lead_9999"' }]);
+			// The node throws a 404 to an MCP client: an error result, cause and fix.
+			expect(mcpFailure(outcomes[1] as CallToolResult, version)).toEqual({ cause: 'The resource was not found (404)', fix: 'GET /v1/leads/{lead_id}: check the ID. The service said: No lead with id "lead_9999"' });
 			expectCleanError(wrong);
-			expect((outcomes[1] as CallToolResult).isError ?? false).toBe(false);
 			expect(requests().map((request) => request.route)).toEqual(['GET /v1/leads/{lead_id}']);
 			const everything = await executionText(workflow.id);
 			for (const secret of SECRETS) expect(everything).not.toContain(secret);
@@ -437,8 +453,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 			};
 			const campaignId = byId(fromAI('campaignId', 'The id of the campaign, e.g. cmp_0001'));
 			const tools = [
-				svcTool('Dispatch Campaign', { resource: 'campaign', operation: 'dispatch', campaignId, confirmDispatch: fromAI('confirm', 'Whether to really send', 'boolean') }),
-				svcTool('Dispatch If Allowed', { resource: 'campaign', operation: 'dispatch', campaignId, confirmDispatch: true, allowToolUse: "={{ $fromAI('allow', '', 'boolean') }}" }),
+				svcTool('Dispatch Campaign', TOOLS['Dispatch Campaign']),
+				svcTool('Dispatch If Allowed', { resource: 'campaign', operation: 'dispatch', campaignId, confirmDispatch: true, leadIds: 'lead_0001', allowToolUse: "={{ $fromAI('allow', '', 'boolean') }}" }),
 				svcTool('Subscribe', { resource: 'webhookSubscription', operation: 'create', url: fromAI('url', 'The https URL that receives the events'), events: ['lead.created'] }),
 				svcTool('Unsubscribe', { resource: 'webhookSubscription', operation: 'delete', subscriptionId: fromAI('subscriptionId', 'The id of the subscription') }),
 				svcTool('Dispatch Approved', { resource: 'campaign', operation: 'dispatch', campaignId, confirmDispatch: true, allowToolUse: true, audience: 'wholeAudience' }),
@@ -455,7 +471,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 			await mcp?.close();
 		});
 
-		it('refuses a dispatch confirmed by the model, one whose allowToolUse is the model\'s, and a subscription to an outside URL: nothing reaches the service', async () => {
+		it('refuses a dispatch confirmed by the model, one whose allowToolUse is the model\'s, and a subscription to an outside URL, each as an error result: nothing reaches the service', async () => {
 			touchCampaign(env.sandbox.state, 'cmp_0002', { status: 'approved' });
 			const subscriptions = env.sandbox.state.store.subscriptions.size;
 			const dispatches = env.sandbox.state.stats.snapshot().dispatches;
@@ -468,13 +484,13 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: Svc tools for AI agents a
 			];
 			for (const [name, args] of calls) {
 				const result = await mcp.callTool(name, args);
-				// Answered as the tool's error item, in a normal result: the refusal and what a person must do.
-				expect({ name, isError: result.isError ?? false }).toEqual({ name, isError: false });
-				const items = JSON.parse(resultText(result)) as Array<{ error: string; description: string }>;
-				expect(items).toEqual([{ error: expect.stringMatching(/is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot$/) as unknown, description: expect.any(String) as unknown }]);
-				expect(items[0].description).toMatch(/Nothing was sent to the service\. To let the model .+, a person opens this tool node in the editor and switches on 'Allow Use by AI'\.$/);
-				if (name === 'Dispatch_Campaign') expect(items[0].error).toMatch(REFUSAL);
-				if (name === 'Dispatch_If_Allowed') expect(items[0].description).toMatch(/holds an expression/);
+				// An error result: the refusal and what a person must do.
+				expect({ name, isError: result.isError }).toEqual({ name, isError: true });
+				const { cause, fix } = mcpFailure(result, version);
+				expect(cause).toMatch(/is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot$/);
+				expect(fix).toMatch(/Nothing was sent to the service\. To let the model .+, a person opens this tool node in the editor and switches on 'Allow Use by AI'\.$/);
+				if (name === 'Dispatch_Campaign') expect(cause).toMatch(REFUSAL);
+				if (name === 'Dispatch_If_Allowed') expect(fix).toMatch(/holds an expression/);
 				expectCleanError(resultText(result));
 			}
 			expect(requests()).toEqual([]);

@@ -1,9 +1,10 @@
 /**
  * The Svc node as n8n's AI tool copy (`n8n-nodes-svc.svcTool`), called the two ways n8n 2.41 calls
- * a tool: as the MCP Server Trigger does (n8n-core's getInputConnectionData builds the tool with
- * createNodeAsTool: name, description, $fromAI schema; invoking it runs the node's execute() in a
- * SupplyDataContext), and as the AI Agent 3.x does (it answers WorkflowExecute with an engine
- * request, and the engine runs the tool node and resumes the agent with its result).
+ * a tool: by a node that invokes it itself, as the MCP Server Trigger does (n8n-core's
+ * getInputConnectionData builds the tool with createNodeAsTool: name, description, $fromAI schema;
+ * invoking it runs the node's execute() in a SupplyDataContext whose parentNode is the caller), and
+ * as the AI Agent 3.x does (it answers WorkflowExecute with an engine request, and the engine runs
+ * the tool node and resumes the agent with its result).
  */
 import type { EngineRequest, EngineResponse, IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
@@ -39,7 +40,10 @@ interface CallableTool {
 	invoke(args: IDataObject): Promise<unknown>;
 }
 
-/** Stands in for the MCP Server Trigger: takes the connected tool from n8n and calls it once per input item with that item's `args`. */
+/**
+ * A node that calls its tool itself, as the AI Agent before 3.x or the MCP Server Trigger does: takes
+ * the connected tool from n8n and calls it once per input item with that item's `args`.
+ */
 const callerType: INodeType = {
 	description: {
 		displayName: 'Tool Caller',
@@ -68,6 +72,10 @@ const callerType: INodeType = {
 		return [output];
 	},
 };
+
+/** n8n's MCP Server Trigger type: the same calls, and the tool can tell that an MCP client waits for the answer. */
+const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
+const mcpTriggerType: INodeType = { ...callerType, description: { ...callerType.description, displayName: 'MCP Server Trigger', name: MCP_TRIGGER_TYPE, defaults: { name: 'MCP Server' } } };
 
 const AGENT_TYPE = 'n8n-harness.engineAgent';
 
@@ -116,6 +124,24 @@ async function callToolThroughEngine(box: Sandbox, parameters: INodeParameters, 
 async function callTool(box: Sandbox, parameters: INodeParameters, calls: IDataObject[] = [{}], apiKey = FULL_KEY): Promise<ToolCall[]> {
 	const answers = await runUnder({ name: 'Caller', type: CALLER_TYPE, nodeType: callerType }, box, parameters, calls, apiKey);
 	return answers.map((answer) => answer as unknown as ToolCall);
+}
+
+/**
+ * Calls the tool as n8n's MCP Server Trigger does. The trigger answers the client `isError: true`
+ * for a thrown error (1.123 and 2.41, McpServer's CallTool handler): `call.error` is that text's
+ * message.
+ */
+async function callToolAsMcp(box: Sandbox, parameters: INodeParameters, calls: IDataObject[] = [{}], apiKey = FULL_KEY): Promise<ToolCall[]> {
+	const answers = await runUnder({ name: 'MCP Server', type: MCP_TRIGGER_TYPE, nodeType: mcpTriggerType }, box, parameters, calls, apiKey);
+	return answers.map((answer) => answer as unknown as ToolCall);
+}
+
+/** The cause and the fix of a call thrown to an MCP client, after checking that nothing was answered. */
+function mcpFailureOf(call: ToolCall): { cause: string; fix: string } {
+	expect(call.result).toBeUndefined();
+	expect(call.error).toMatch(/^[^\n]+\n\nDetails: [^\n]+$/);
+	const [cause, fix] = (call.error ?? '').split('\n\nDetails: ');
+	return { cause, fix };
 }
 
 /**
@@ -297,7 +323,7 @@ describe('a service error answers the model as an item, with the cause and the f
 		expect(text).not.toContain(key.slice(9));
 	};
 
-	it('404 on Lead Get of an unknown ID, called as the MCP Server Trigger does', async () => {
+	it('404 on Lead Get of an unknown ID, called by a node that invokes the tool itself (an AI Agent before 3.x)', async () => {
 		const [call] = await callTool(sandbox(), unknownLead);
 		const item = errorItemOf(call);
 		expect(item.error).toBe('The resource was not found (404)');
@@ -338,5 +364,47 @@ describe('a service error answers the model as an item, with the cause and the f
 		expect(notFound.error?.description).toContain('check the ID.');
 		const forbidden = await runSvc(sandbox(), { ...upsert, email: 'ada@example.com' }, { apiKey: READ_ONLY_KEY });
 		expect(forbidden.error?.message).toBe('The API key lacks the scope "leads:write" that this operation needs (403)');
+	});
+});
+
+describe('an MCP client is told of a failure by a thrown error (isError: true), with the cause and the fix', () => {
+	const unknownLead = { resource: 'lead', operation: 'get', leadId: { __rl: true, mode: 'id', value: 'lead_9999' } };
+
+	it('a 404: the cause, then the fix after "Details:", once; no key', async () => {
+		const [call] = await callToolAsMcp(sandbox(), unknownLead);
+		expect(mcpFailureOf(call)).toEqual({ cause: 'The resource was not found (404)', fix: 'GET /v1/leads/{lead_id}: check the ID. The service said: No lead with id "lead_9999"' });
+		expect(JSON.stringify(call)).not.toContain(FULL_KEY.slice(9));
+		expect(requestsTo(sandbox(), 'GET /v1/leads/{lead_id}')).toHaveLength(1);
+	});
+
+	describe.each(PROTECTED)('$label', ({ parameters, refusal }) => {
+		it.each(NOT_ALLOWED)('is refused before any request when Allow Use by AI is %s', async (_case, allow, cause) => {
+			const [call] = await callToolAsMcp(sandbox(), { ...parameters, ...allow, confirmDispatch: "={{ $fromAI('confirm', '', 'boolean') }}" }, [{ allow: true, confirm: true }]);
+			const failure = mcpFailureOf(call);
+			expect(failure.cause).toMatch(refusal);
+			expect(failure.fix).toMatch(cause);
+			expect(failure.fix).toMatch(/Nothing was sent to the service\. .*a person opens this tool node in the editor and switches on 'Allow Use by AI'\.$/);
+			expect(sandbox().state.requests.all()).toHaveLength(0);
+		});
+	});
+
+	it('a 403, a malformed key and Map Automatically are thrown with their fix too', async () => {
+		const upsert = { resource: 'lead', operation: 'upsert', inputMode: 'defineBelow', email: "={{ $fromAI('Email', '', 'string') }}" };
+		const [forbidden] = await callToolAsMcp(sandbox(), upsert, [{ Email: 'ada@example.com' }], READ_ONLY_KEY);
+		expect(mcpFailureOf(forbidden).cause).toBe('The API key lacks the scope "leads:write" that this operation needs (403)');
+		expect(mcpFailureOf(forbidden).fix).toMatch(/create or edit a key with that scope and use it in the Svc API credential\.$/);
+		const [malformed] = await callToolAsMcp(sandbox(), unknownLead, [{}], 'svc_live_short');
+		expect(mcpFailureOf(malformed)).toEqual({ cause: expect.stringMatching(/not in an accepted format/) as unknown, fix: 'Edit the Svc API credential of this node.' });
+		expect(JSON.stringify(malformed)).not.toContain('svc_live_short');
+		const [mapped] = await callToolAsMcp(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' });
+		expect(mcpFailureOf(mapped).cause).toMatch(/^Map Automatically is not available when this node runs as an AI tool/);
+	});
+
+	it('a call that works answers as before, and another node calling the tool still gets the error item', async () => {
+		const [read] = await callToolAsMcp(sandbox(), { resource: 'campaign', operation: 'get', campaignId: campaign('cmp_0001') });
+		expect(read.error).toBeUndefined();
+		expect(read.result).toEqual([expect.objectContaining({ id: 'cmp_0001' })]);
+		const [other] = await callTool(sandbox(), unknownLead);
+		expect(errorItemOf(other).error).toBe('The resource was not found (404)');
 	});
 });

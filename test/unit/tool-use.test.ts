@@ -1,8 +1,8 @@
-import type { IDataObject, INode, INodeParameters, INodeType, INodeTypes } from 'n8n-workflow';
-import { NodeHelpers, Workflow } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeParameters, INodeType, INodeTypes } from 'n8n-workflow';
+import { NodeHelpers, NodeOperationError, Workflow } from 'n8n-workflow';
 
 import { resources } from '../../nodes/Svc/actions/router';
-import { ALLOW_TOOL_USE, runsAsTool, TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT, toolUsePermission } from '../../nodes/Svc/actions/tool';
+import { ALLOW_TOOL_USE, answersMcpClient, runsAsTool, TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT, toolUsePermission, withFixInMessage } from '../../nodes/Svc/actions/tool';
 import { Svc } from '../../nodes/Svc/Svc.node';
 import { aiToolNodeType } from '../../harness/engine/node-types';
 
@@ -131,5 +131,25 @@ describe('compact reads on the tool, the plain node unchanged', () => {
 		expect(filled(tool, { ...upsert, options: { ignoreFields: 'x' } }).options).toEqual({});
 		expect(filled(plain, upsert).inputMode).toBe('defineBelow');
 		expect(filled(plain, { ...upsert, inputMode: 'mapAutomatically', options: { ignoreFields: 'x' } })).toMatchObject({ inputMode: 'mapAutomatically', options: { ignoreFields: 'x' } });
+	});
+});
+
+describe('a failure thrown to an MCP client', () => {
+	/** A run context as far as answersMcpClient reads it: n8n-core's SupplyDataContext carries `parentNode`, an engine-run ExecuteContext none. */
+	const runContext = (fields: object): IExecuteFunctions => fields as IExecuteFunctions;
+
+	it('knows the MCP Server Trigger by the node that asked for the tool, and nothing else', () => {
+		expect(answersMcpClient(runContext({ parentNode: { name: 'MCP Server', type: '@n8n/n8n-nodes-langchain.mcpTrigger' } }))).toBe(true);
+		expect(answersMcpClient(runContext({ parentNode: { name: 'Agent', type: '@n8n/n8n-nodes-langchain.agent' } }))).toBe(false);
+		expect(answersMcpClient(runContext({ parentNode: undefined }))).toBe(false);
+		expect(answersMcpClient(runContext({}))).toBe(false);
+	});
+
+	it('carries the fix in the message, once', () => {
+		const node: INode = { id: 'n', name: 'Svc', type: 'n8n-nodes-svc.svcTool', typeVersion: 1, position: [0, 0], parameters: {} };
+		const error = withFixInMessage(new NodeOperationError(node, 'The cause', { description: 'The fix.' }));
+		expect(error.message).toBe('The cause\n\nDetails: The fix.');
+		expect(withFixInMessage(error).message).toBe('The cause\n\nDetails: The fix.');
+		expect(withFixInMessage(new NodeOperationError(node, 'Only a cause')).message).toBe('Only a cause');
 	});
 });

@@ -16,7 +16,7 @@ import { conversation } from './conversation';
 import { lead } from './lead';
 import { ItemParameters } from './itemParameters';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, requestOptions } from './parameters';
-import { allowToolUseProperty, runsAsTool, toolOnly, toolUsePermission } from './tool';
+import { allowToolUseProperty, answersMcpClient, runsAsTool, toolOnly, toolUsePermission, withFixInMessage } from './tool';
 import type { Operation, OperationContext, Resource } from './types';
 import { webhookSubscription } from './webhookSubscription';
 
@@ -105,9 +105,10 @@ function toolRefusal(ctx: IExecuteFunctions, resource: Resource, operation: Oper
 }
 
 /**
- * A failed item as output: what Continue On Fail gives, and what a tool answers the model. n8n's
+ * A failed item as output: what Continue On Fail gives, and what a tool answers an AI Agent. n8n's
  * AI Agent passes a thrown error's message alone to the model (2.41) or ends the whole run (1.123),
- * so as a tool the node answers with the cause and the fix instead of throwing.
+ * so there the tool answers with the cause and the fix instead of throwing. An MCP client gets the
+ * failure thrown instead (answersMcpClient).
  */
 function errorItem(error: NodeError, itemIndex: number): INodeExecutionData {
 	return { json: { error: error.message, ...(error.description ? { description: error.description } : {}) }, pairedItem: { item: itemIndex } };
@@ -140,8 +141,13 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 	}
 	const { operation } = found;
 	const asTool = runsAsTool(this.getNode());
+	// Thrown, so that n8n's MCP Server Trigger answers the client `isError: true`.
+	const toMcpClient = asTool && answersMcpClient(this);
 	const refusal = asTool && operation.needsPersonAsTool ? toolRefusal(this, found.resource, operation) : undefined;
-	if (refusal) return everyItemFailed(items, refusal);
+	if (refusal) {
+		if (toMcpClient) throw withFixInMessage(refusal);
+		return everyItemFailed(items, refusal);
+	}
 	const options = this.getNodeParameter('options', 0, {});
 	const gate = new RequestGate({ maxRequestsPerSecond: Number(options.maxRequestsPerSecond ?? 0) || undefined });
 	const timeoutMs = Math.max(1, Number(options.timeoutSeconds ?? 30)) * 1000;
@@ -151,6 +157,7 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 	} catch (caught) {
 		const error = caught instanceof NodeError ? caught : new NodeOperationError(this.getNode(), caught instanceof Error ? caught : String(caught));
 		// A credential the node refuses (its message holds no key) answers the model too.
+		if (toMcpClient) throw withFixInMessage(error);
 		if (!asTool) throw error;
 		return everyItemFailed(items, error);
 	}
@@ -181,6 +188,7 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 			results[itemIndex] = itemsOf(await operation.execute(context), itemIndex);
 		} catch (caught) {
 			const error = asNodeError(this, caught, itemIndex, client);
+			if (toMcpClient) throw withFixInMessage(error);
 			if (!asTool && !this.continueOnFail()) throw error;
 			results[itemIndex] = [errorItem(error, itemIndex)];
 		}

@@ -6,13 +6,40 @@
  * type's name, in the editor and when the Workflow fills in a node's parameters at run time.
  */
 
-import type { IDisplayOptions, INode, INodeParameters, INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, IExecuteFunctions, INode, INodeParameters, INodeProperties, NodeError } from 'n8n-workflow';
 
 import { storedSetting } from './itemParameters';
 
 /** Whether this node runs as n8n's tool copy (for an AI Agent or an MCP Server Trigger). */
 export function runsAsTool(node: Pick<INode, 'type'>): boolean {
 	return node.type.endsWith('Tool');
+}
+
+/** n8n's MCP Server Trigger, the same type on 1.x and 2.x (2.x's n8n-workflow exports it as MCP_TRIGGER_NODE_TYPE; 1.x's does not). */
+const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
+
+/**
+ * Whether this run of the tool answers an MCP client. n8n's MCP Server Trigger takes its tools
+ * through n8n-core's getInputConnectionData, which runs each call in a SupplyDataContext whose
+ * `parentNode` is the node that asked for the tool (1.123 and 2.41; 2.41's queue-mode worker sets
+ * it to the trigger too). The AI Agent 3.x has the engine run the tool in an ExecuteContext, which
+ * has no `parentNode`. The field is not in n8n-workflow's types: read with care, and anything else
+ * counts as no MCP client, so the tool answers with an error item as before.
+ */
+export function answersMcpClient(ctx: IExecuteFunctions): boolean {
+	if (!('parentNode' in ctx)) return false;
+	const parent = ctx.parentNode;
+	return typeof parent === 'object' && parent !== null && 'type' in parent && parent.type === MCP_TRIGGER_TYPE;
+}
+
+/**
+ * A failure as it is thrown to an MCP client: n8n's MCP Server Trigger sets `isError: true` only
+ * for a thrown error, and 2.41's queue-mode worker passes on the message alone, so the fix joins
+ * the cause there, the way n8n-core's tool wrapper joins them ("Details:").
+ */
+export function withFixInMessage(error: NodeError): NodeError {
+	if (error.description && !error.message.includes(error.description)) error.message = `${error.message}\n\nDetails: ${error.description}`;
+	return error;
 }
 
 /** Adds `'@tool'` to each property's `show`: shown (and read at run time) only on the tool, or only on the plain node. */
