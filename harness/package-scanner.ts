@@ -81,8 +81,9 @@ for (const leg of request.legs) {
 writeFileSync(resultPath, JSON.stringify(results));
 `;
 
-export function seconds(since: number): string {
-	return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+/** The time since `started` (a Date.now() reading), as "1.2 s". */
+export function secondsSince(started: number): string {
+	return `${((Date.now() - started) / 1000).toFixed(1)} s`;
 }
 
 export function kb(bytes: number): string {
@@ -206,7 +207,7 @@ export async function ensureScanner(reinstall: boolean, workDir: string): Promis
 		const message = error instanceof Error ? error.message : String(error);
 		throw new ScanError(`installing the scanner failed: ${message}\nFull log: ${kept}`);
 	}
-	return { dir, marker, note: `installed in ${seconds(started)} (${dir})` };
+	return { dir, marker, note: `installed in ${secondsSince(started)} (${dir})` };
 }
 
 /** Fails loudly if the installed scanner no longer does what this script mirrors. */

@@ -8,7 +8,7 @@ import { closeSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { constants as osConstants } from 'node:os';
-import { sleep } from './wait';
+import { poll, sleep } from './wait';
 
 export interface CommandResult {
 	code: number;
@@ -155,17 +155,25 @@ export interface ReadyOptions {
  * its log, once the group exits or `timeoutMs` passes; a check that throws counts as not ready.
  */
 export async function untilGroupReady(what: string, group: ProcessGroup, ready: () => Promise<boolean>, options: ReadyOptions): Promise<void> {
-	const deadline = Date.now() + options.timeoutMs;
-	for (;;) {
-		if (!group.exited() && (await ready().catch(() => false))) return;
-		const exited = group.exited();
-		if (exited || Date.now() > deadline) {
-			const logFile = options.logFile ?? group.logFile;
-			const why = exited ? `exited during start-up (code ${exited.code}, signal ${exited.signal})` : `was not ready within ${options.timeoutMs} ms`;
-			throw new Error(`${what} ${why}\n--- last lines of ${logFile} ---\n${await logTail(logFile)}`);
-		}
-		await sleep(options.everyMs ?? 150);
-	}
+	const failure = async (why: string): Promise<Error> => {
+		const logFile = options.logFile ?? group.logFile;
+		return new Error(`${what} ${why}\n--- last lines of ${logFile} ---\n${await logTail(logFile)}`);
+	};
+	await poll(
+		async () => {
+			if (!group.exited() && (await ready().catch(() => false))) return true;
+			const exited = group.exited();
+			if (exited) throw await failure(`exited during start-up (code ${exited.code}, signal ${exited.signal})`);
+			return undefined;
+		},
+		{
+			timeoutMs: options.timeoutMs,
+			everyMs: options.everyMs ?? 150,
+			timedOut: async () => {
+				throw await failure(`was not ready within ${options.timeoutMs} ms`);
+			},
+		},
+	);
 }
 
 /** Starts a long-running command in its own process group, stdout and stderr appended to `logFile`. */

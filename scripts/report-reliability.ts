@@ -13,7 +13,9 @@ import type { FaultRule, Sandbox } from '../sandbox';
 import { startSandbox } from '../sandbox';
 import { shutdownEngine } from '../harness/engine';
 import { runSvc } from '../harness/engine/svc';
-import { runCommand } from '../harness/processes';
+import { runJest } from '../harness/jest-run';
+import { markdownTable } from '../harness/markdown-table';
+import { logTail } from '../harness/processes';
 import { PROJECT_DIR, TMP_DIR } from '../harness/project';
 
 const rows: string[][] = [];
@@ -61,24 +63,16 @@ async function dispatches(sandbox: Sandbox, count: number): Promise<void> {
 	]);
 }
 
-interface JestReport {
-	testResults: Array<{ assertionResults: Array<{ status: string; fullName: string }> }>;
-}
-
 /** Runs jest suites and counts their tests by outcome. */
 async function suites(label: string, paths: string[], target: string): Promise<void> {
-	const out = join(TMP_DIR, `jest-${label.replace(/\W+/g, '-')}.json`);
+	const file = join(TMP_DIR, `jest-${label.replace(/\W+/g, '-')}`);
+	const logFile = `${file}.log`;
 	// A failing suite still writes its report; the counts below say what failed.
-	await runCommand(join(PROJECT_DIR, 'node_modules', '.bin', 'jest'), ['--json', `--outputFile=${out}`, ...paths], {
-		cwd: PROJECT_DIR,
-		env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules' },
-	});
-	const report = JSON.parse(await readFile(out, 'utf8')) as JestReport;
-	// Tests left out by a -t filter are reported as pending: count only those that ran.
-	const all = report.testResults.flatMap((file) => file.assertionResults).filter((test) => test.status === 'passed' || test.status === 'failed');
-	const passed = all.filter((test) => test.status === 'passed').length;
-	const failedNames = all.filter((test) => test.status === 'failed').map((test) => test.fullName);
-	rows.push([label, `${passed} of ${all.length} cases passed${failedNames.length ? `; failed: ${failedNames.join('; ')}` : ''}`, target, failedNames.length === 0 && all.length > 0 ? 'met' : 'MISSED']);
+	const run = await runJest(paths, { reportFile: `${file}.json`, logFile });
+	if (!run.outcome) throw new Error(`${label}: jest exited with code ${run.exitCode} and wrote no report\n--- last lines of ${logFile} ---\n${await logTail(logFile)}`);
+	const { passed, failed } = run.outcome;
+	const ran = passed.length + failed.length;
+	rows.push([label, `${passed.length} of ${ran} cases passed${failed.length ? `; failed: ${failed.join('; ')}` : ''}`, target, failed.length === 0 && ran > 0 ? 'met' : 'MISSED']);
 }
 
 async function main(): Promise<void> {
@@ -98,7 +92,7 @@ async function main(): Promise<void> {
 	await suites('Property tests (fast-check): verifier, key formats, idempotency keys, pagination', ['test/unit/properties.test.ts', 'test/unit/pagination.test.ts'], 'no exception escapes, no false accept, stable keys');
 	await suites('Faults, Retry On Fail and timeouts in the engine', ['test/engine/svc-faults.test.ts'], 'exactly once; hung server fails clearly');
 
-	const table = ['| scenario | result | detail | target |', '|---|---|---|---|', ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+	const table = markdownTable(['scenario', 'result', 'detail', 'target'], rows);
 	const engine = JSON.parse(await readFile(join(PROJECT_DIR, 'node_modules', 'n8n-core', 'package.json'), 'utf8')) as { version: string };
 	const header = `Reliability report, ${new Date().toISOString().slice(0, 10)}, n8n-core ${engine.version} engine in-process, Node ${process.version}`;
 	console.log(`\n${header}\n\n${table}\n`);

@@ -33,7 +33,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { packTarball } from '../harness/pack';
-import { checkScannerSource, ensureScanner, kb, type LegRequest, runLegs, ScanError, SCANNER_PACKAGE, seconds, TARBALL_PATTERNS } from '../harness/package-scanner';
+import { checkScannerSource, ensureScanner, kb, type LegRequest, runLegs, ScanError, SCANNER_PACKAGE, secondsSince, TARBALL_PATTERNS } from '../harness/package-scanner';
 import { lastLines, runCommand } from '../harness/processes';
 import { PROJECT_DIR } from '../harness/project';
 
@@ -128,11 +128,11 @@ async function main(): Promise<number> {
 				const buildStarted = Date.now();
 				const build = await runCommand('npm', ['run', 'build', '--silent'], { cwd: projectDir });
 				if (build.code !== 0) throw new ScanError(`npm run build failed (exit ${build.code}):\n${lastLines(build.output, 30)}`);
-				console.log(`build:   npm run build (${seconds(buildStarted)})`);
+				console.log(`build:   npm run build (${secondsSince(buildStarted)})`);
 			}
 			const packStarted = Date.now();
 			tarball = await packTarball(join(workDir, 'pack'), projectDir);
-			console.log(`pack:    npm pack (${seconds(packStarted)})`);
+			console.log(`pack:    npm pack (${secondsSince(packStarted)})`);
 		}
 
 		// As the scanner's downloadAndExtractPackage: tar -xzf <tgz> -C <dir> --strip-components=1.
@@ -161,7 +161,7 @@ async function main(): Promise<number> {
 
 		const scanStarted = Date.now();
 		const results = await runLegs(scanner.dir, workDir, legs);
-		console.log(`scan:    ${seconds(scanStarted)}`);
+		console.log(`scan:    ${secondsSince(scanStarted)}`);
 		console.log('');
 		console.log('provenance: NOT CHECKED (needs the published version in the registry). Publish from a public GitHub repo with `npm publish --provenance`, or the real scan fails.');
 
@@ -187,10 +187,10 @@ async function main(): Promise<number> {
 		console.log('');
 		console.log(`tarball size: ${kb(tarballBytes)} (${tarballBytes} bytes)`);
 		if (failed.length === 0) {
-			console.log(`scan passed: ${manifest.name}@${manifest.version} (${seconds(started)})`);
+			console.log(`scan passed: ${manifest.name}@${manifest.version} (${secondsSince(started)})`);
 			return 0;
 		}
-		console.log(`scan FAILED: ${errors} error(s), ${warnings} warning(s) in ${failed.join(' and ')} (${seconds(started)})`);
+		console.log(`scan FAILED: ${errors} error(s), ${warnings} warning(s) in ${failed.join(' and ')} (${secondsSince(started)})`);
 		return 1;
 	} finally {
 		if (values.keep) console.log(`kept: ${workDir}`);

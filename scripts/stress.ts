@@ -12,28 +12,19 @@
  * failure. The busy processes and jest run in their own process groups (harness/processes.ts),
  * stopped on every way out: normal end, error, SIGINT/SIGTERM/SIGHUP, uncaught exception.
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
+import { runJest } from '../harness/jest-run';
 import type { ProcessGroup } from '../harness/processes';
 import { childEnv, logTail, runCommand, spawnGroup } from '../harness/processes';
 import { PROJECT_DIR, TMP_DIR } from '../harness/project';
-import { until } from '../harness/wait';
 
 const SUITES: Record<string, string> = { unit: 'test/unit', engine: 'test/engine', sandbox: 'test/sandbox', e2e: 'test/e2e' };
 /** One folder per run, so that two runs side by side keep their reports apart. */
 const OUT_DIR = join(TMP_DIR, 'stress', new Date().toISOString().replace(/[:.]/g, '-'));
-
-interface JestReport {
-	testResults: Array<{
-		name: string;
-		status: string;
-		message?: string;
-		assertionResults: Array<{ status: string; fullName: string }>;
-	}>;
-}
 
 interface Options {
 	rounds: number;
@@ -88,40 +79,19 @@ interface Round {
 }
 
 async function runRound(round: number, options: Options): Promise<Round> {
-	const report = join(OUT_DIR, `round-${round}.json`);
 	const logFile = join(OUT_DIR, `round-${round}.log`);
-	await rm(report, { force: true });
-	await rm(logFile, { force: true });
 	const started = Date.now();
-	const jest = spawnGroup(join(PROJECT_DIR, 'node_modules', '.bin', 'jest'), ['--ci', '--json', `--outputFile=${report}`, ...options.paths], {
-		cwd: PROJECT_DIR,
-		env: childEnv({ NODE_OPTIONS: '--experimental-vm-modules' }),
-		logFile,
-	});
-	let overran = false;
-	// The round's jest process is what this waits for; the limit only ends a round that hangs.
-	await until(`round ${round}`, () => jest.exited() !== undefined, { everyMs: 250, timeoutMs: options.roundMs }).catch(async () => {
-		overran = true;
-		await jest.kill();
-	});
+	const run = await runJest(options.paths, { reportFile: join(OUT_DIR, `round-${round}.json`), logFile, timeoutMs: options.roundMs });
 	const seconds = Math.round((Date.now() - started) / 100) / 10;
-	const parsed = await readFile(report, 'utf8').then((text) => JSON.parse(text) as JestReport, () => undefined);
-	if (!parsed) {
-		const why = overran ? `still running after ${options.roundMs / 60_000} min` : `jest exited with code ${jest.exited()?.code} and wrote no report`;
+	const overran = `(round ${round}: still running after ${options.roundMs / 60_000} min)`;
+	if (!run.outcome) {
 		console.log(`--- last lines of ${logFile} ---\n${await logTail(logFile)}`);
-		return { seconds, failed: [`(round ${round}: ${why})`], ran: 0 };
+		return { seconds, failed: [run.overran ? overran : `(round ${round}: jest exited with code ${run.exitCode} and wrote no report)`], ran: 0 };
 	}
-	const failed: string[] = [];
-	let ran = 0;
-	for (const file of parsed.testResults) {
-		const tests = file.assertionResults.filter((test) => test.status === 'passed' || test.status === 'failed');
-		ran += tests.length;
-		failed.push(...tests.filter((test) => test.status === 'failed').map((test) => test.fullName));
-		// A file that failed without a failed test did not run at all (a syntax error, a hook that threw).
-		if (file.status === 'failed' && !tests.some((test) => test.status === 'failed')) failed.push(`${file.name.replace(`${PROJECT_DIR}/`, '')} (the file failed: ${(file.message ?? '').trim().split('\n')[0]})`);
-	}
-	if (overran) failed.push(`(round ${round}: still running after ${options.roundMs / 60_000} min)`);
-	return { seconds, failed, ran };
+	const { passed, failed, brokenFiles } = run.outcome;
+	const failures = [...failed, ...brokenFiles.map((file) => `${file.path} (the file failed: ${file.why})`)];
+	if (run.overran) failures.push(overran);
+	return { seconds, failed: failures, ran: passed.length + failed.length };
 }
 
 async function main(): Promise<number> {

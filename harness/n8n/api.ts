@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ExecutionStatus, IConnections, IDataObject, INode, IPinData, IRunExecutionData, IWorkflowSettings } from 'n8n-workflow';
 import type { HttpResult } from '../http';
-import { sleep } from '../wait';
+import { poll, type PollOptions } from '../wait';
 import type { N8nInstance } from './instance';
 
 function fail(what: string, result: HttpResult): never {
@@ -145,30 +145,49 @@ export type ExecutionSource = (workflowId: string, options: { includeData?: bool
 
 /** Polls until the workflow has at least `count` executions, none of them still running; returns them oldest first. */
 export async function waitForExecutions(n8n: N8nInstance, workflowId: string, count: number, timeoutMs = 15_000, options: { includeData?: boolean; source?: ExecutionSource } = {}): Promise<ExecutionRecord[]> {
-	const deadline = Date.now() + timeoutMs;
 	const { source = async (id, listOptions) => await listExecutions(n8n, id, listOptions), ...listOptions } = options;
 	let seen: ExecutionRecord[] = [];
-	for (;;) {
-		seen = await source(workflowId, listOptions);
-		if (seen.length >= count && !seen.some((execution) => UNFINISHED.includes(execution.status))) return seen.reverse();
-		if (Date.now() > deadline) {
-			const states = seen.map((execution) => `${execution.id}:${execution.status}`).join(', ') || 'none';
-			throw new Error(`Workflow ${workflowId}: expected ${count} finished execution(s) within ${timeoutMs} ms, saw ${states}`);
-		}
-		await sleep(100);
-	}
+	return await poll(
+		async () => {
+			seen = await source(workflowId, listOptions);
+			return seen.length >= count && !seen.some((execution) => UNFINISHED.includes(execution.status)) ? seen.reverse() : undefined;
+		},
+		{
+			timeoutMs,
+			everyMs: 100,
+			timedOut: () => {
+				const states = seen.map((execution) => `${execution.id}:${execution.status}`).join(', ') || 'none';
+				throw new Error(`Workflow ${workflowId}: expected ${count} finished execution(s) within ${timeoutMs} ms, saw ${states}`);
+			},
+		},
+	);
 }
 
-async function waitForExecution(n8n: N8nInstance, executionId: string, timeoutMs: number): Promise<ExecutionRecord> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const execution = await n8n.api<ExecutionRecord>('GET', `/executions/${executionId}?includeData=false`);
-		// 404 until the execution row is written; 503 while n8n is too busy to answer (heavy runs).
-		if (execution.status === 200 && !UNFINISHED.includes(execution.body.status)) return await getExecution(n8n, executionId, true);
-		if (![200, 404, 503].includes(execution.status)) fail(`GET /api/v1/executions/${executionId}`, execution);
-		if (Date.now() > deadline) throw new Error(`Execution ${executionId} did not finish within ${timeoutMs} ms`);
-		await sleep(50);
-	}
+/**
+ * Polls execution `executionId` without its data (cheap for n8n while it runs) until `ended`
+ * holds for its row, and returns that row. 404 until the row is written and 503 while n8n is too
+ * busy to answer (heavy runs) mean: look again.
+ */
+export async function waitForExecutionEnd<Row extends { status: ExecutionStatus }, Ended extends Row>(
+	n8n: N8nInstance,
+	executionId: string,
+	options: Pick<PollOptions<Ended>, 'timeoutMs' | 'everyMs'> & { ended: (row: Row) => row is Ended },
+): Promise<Ended> {
+	return await poll(
+		async () => {
+			const row = await n8n.api<Row>('GET', `/executions/${executionId}?includeData=false`);
+			if (row.status === 200 && options.ended(row.body)) return row.body;
+			if (![200, 404, 503].includes(row.status)) fail(`GET /api/v1/executions/${executionId}`, row);
+			return undefined;
+		},
+		{
+			timeoutMs: options.timeoutMs,
+			everyMs: options.everyMs,
+			timedOut: () => {
+				throw new Error(`Execution ${executionId} did not finish within ${options.timeoutMs} ms`);
+			},
+		},
+	);
 }
 
 /**
@@ -184,7 +203,9 @@ export async function executeWorkflow(n8n: N8nInstance, workflowId: string, opti
 	if (result.status !== 200) fail(`POST /rest/workflows/${workflowId}/run`, result);
 	const { executionId, waitingForWebhook } = result.body.data;
 	if (!executionId) throw new Error(`Workflow ${workflowId} did not start (waitingForWebhook: ${String(waitingForWebhook)}): start it from a non-webhook trigger`);
-	return await waitForExecution(n8n, String(executionId), options.timeoutMs ?? 30_000);
+	const id = String(executionId);
+	await waitForExecutionEnd(n8n, id, { timeoutMs: options.timeoutMs ?? 30_000, everyMs: 50, ended: (row: ExecutionRecord): row is ExecutionRecord => !UNFINISHED.includes(row.status) });
+	return await getExecution(n8n, id, true);
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Waiting for the thousands of executions a burst starts. */
 import { listExecutions, UNFINISHED } from '../../harness/n8n/api';
 import type { N8nInstance } from '../../harness/n8n/instance';
-import { sleep } from '../../harness/wait';
+import { poll } from '../../harness/wait';
 
 export interface Settled {
 	executions: number;
@@ -15,13 +15,16 @@ export interface Settled {
  * the figures then say how many did not.
  */
 export async function waitUntilSettled(n8n: N8nInstance, workflowId: string, options: { quietMs: number; timeoutMs: number }): Promise<Settled> {
-	const deadline = Date.now() + options.timeoutMs;
+	let last: Settled = { executions: 0, unfinished: 0 };
 	let previous = -1;
-	for (;;) {
-		const list = await listExecutions(n8n, workflowId);
-		const unfinished = list.filter((execution) => UNFINISHED.includes(execution.status)).length;
-		if ((unfinished === 0 && list.length === previous) || Date.now() > deadline) return { executions: list.length, unfinished };
-		previous = unfinished === 0 ? list.length : -1;
-		await sleep(options.quietMs);
-	}
+	return await poll(
+		async () => {
+			const list = await listExecutions(n8n, workflowId);
+			last = { executions: list.length, unfinished: list.filter((execution) => UNFINISHED.includes(execution.status)).length };
+			if (last.unfinished === 0 && list.length === previous) return last;
+			previous = last.unfinished === 0 ? list.length : -1;
+			return undefined;
+		},
+		{ timeoutMs: options.timeoutMs, everyMs: options.quietMs, timedOut: () => last },
+	);
 }

@@ -46,7 +46,7 @@ import { tableT } from './tools/table';
 import { describeMachine, type Machine } from './machine';
 import { benchRequire, benchSignature } from './micro';
 import { Phases } from './phases';
-import { markdownTable, type Table } from './report';
+import { markdownSection, type Table } from './report';
 import { settingsFrom, type ScenarioId, type Settings } from './settings';
 import { count, fmt } from './stats';
 
@@ -138,7 +138,7 @@ async function main(argv: string[]): Promise<void> {
 	}
 	if (bursts.queue) tables.push(tableFQueue(bursts.queue, settings.queueBurst), tableCapacity(bursts.queue, host.cores));
 	const problems = action && action.problems.length > 0 ? ['#### Problems seen', '', ...action.problems.map((problem) => `- ${problem}`), ''].join('\n') : '';
-	const markdown = [header(host, settings, phases), ...tables.map(markdownTable), problems, phases.markdown()].filter(Boolean).join('\n');
+	const markdown = [header(host, settings, phases), ...tables.map(markdownSection), problems, phases.markdown()].filter(Boolean).join('\n');
 
 	console.log(`\n${markdown}`);
 	await mkdir(TMP_DIR, { recursive: true });

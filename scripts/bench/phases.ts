@@ -5,7 +5,7 @@
 import { cpus } from 'node:os';
 
 import { cpuSnapshot, otherCpu, type OtherCpu } from './cpu';
-import { seconds } from './report';
+import { msAsSeconds } from './report';
 import { fmt } from './stats';
 
 export interface Phase {
@@ -46,8 +46,8 @@ export class Phases {
 		return [
 			'#### Run time per phase',
 			'',
-			...this.list.map(({ name, ms, other }) => `- ${name}: ${seconds(ms)} (other processes: ${fmt(other.seconds, 'CPU-s')}, ${fmt(other.share * 100)} %)`),
-			`- total: ${seconds(this.elapsedMs())}`,
+			...this.list.map(({ name, ms, other }) => `- ${name}: ${msAsSeconds(ms)} (other processes: ${fmt(other.seconds, 'CPU-s')}, ${fmt(other.share * 100)} %)`),
+			`- total: ${msAsSeconds(this.elapsedMs())}`,
 			'',
 		].join('\n');
 	}

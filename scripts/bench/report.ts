@@ -1,4 +1,5 @@
 /** The report's building blocks: a table with its notes, rendered as markdown, and cell formats. */
+import { markdownTable } from '../../harness/markdown-table';
 import { fmt, median } from './stats';
 
 export interface Table {
@@ -9,7 +10,8 @@ export interface Table {
 }
 
 export const yes = (met: boolean): string => (met ? 'yes' : '**NO**');
-export const seconds = (ms: number): string => fmt(ms / 1000, 's');
+/** A duration given in milliseconds, shown in seconds. */
+export const msAsSeconds = (ms: number): string => fmt(ms / 1000, 's');
 export const milliseconds = (ms: number): string => fmt(ms, 'ms');
 export const mb = (kb: number): string => fmt(kb / 1024, 'MB');
 
@@ -31,15 +33,12 @@ export function statusSummary(statuses: string[]): string {
 	return [...counts].map(([status, count]) => `${status} ×${count}`).join(', ');
 }
 
-export function markdownTable(table: Table): string {
-	const widths = table.columns.map((column, index) => Math.max(column.length, ...table.rows.map((row) => (row[index] ?? '').length)));
-	const line = (cells: string[]): string => `| ${widths.map((width, index) => (cells[index] ?? '').padEnd(width)).join(' | ')} |`;
+/** The table under its title, with its notes below. */
+export function markdownSection(table: Table): string {
 	return [
 		`### ${table.title}`,
 		'',
-		line(table.columns),
-		`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`,
-		...table.rows.map(line),
+		markdownTable(table.columns, table.rows),
 		...(table.notes.length > 0 ? ['', ...table.notes.map((note) => `- ${note}`)] : []),
 		'',
 	].join('\n');

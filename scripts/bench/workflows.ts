@@ -5,8 +5,7 @@ import type { ExecutionStatus, IConnections, INode } from 'n8n-workflow';
 
 import type { CredentialRef, WorkflowNodeInput, WorkflowRecord } from '../../harness/n8n/api';
 import type { N8nInstance } from '../../harness/n8n/instance';
-import { importWorkflow } from '../../harness/n8n/api';
-import { sleep } from '../../harness/wait';
+import { importWorkflow, waitForExecutionEnd } from '../../harness/n8n/api';
 import { FLOOR_NODE_TYPE } from './floor/build';
 
 export type Sink = 'svc' | 'httpRequest' | 'floor' | 'floorNoRedirect' | 'none';
@@ -150,10 +149,15 @@ interface ExecutionRow {
 	data?: { resultData?: { error?: { message?: string; description?: string } } };
 }
 
+/** A row n8n has written the end of: the run's own time can be read from it. */
+type EndedRow = ExecutionRow & { stoppedAt: string };
+
+const ended = (row: ExecutionRow): row is EndedRow => !UNFINISHED.includes(row.status) && Boolean(row.stoppedAt);
+
 /**
  * Runs a workflow like the editor's Execute button and waits for it. Unlike executeWorkflow()
- * in lib/n8n.ts, it polls without the execution's data (10,000 items are megabytes), so the
- * polling costs n8n little while it works.
+ * in harness/n8n/api.ts, it never reads the data of a run that succeeded (10,000 items are
+ * megabytes), so waiting costs n8n little while it works.
  */
 export async function runTimed(n8n: N8nInstance, workflow: WorkflowRecord, timeoutMs: number): Promise<TimedExecution> {
 	const started = performance.now();
@@ -166,24 +170,15 @@ export async function runTimed(n8n: N8nInstance, workflow: WorkflowRecord, timeo
 		throw new Error(`POST /rest/workflows/${workflow.id}/run answered ${result.status}: ${JSON.stringify(result.body).slice(0, 500)}`);
 	}
 	const id = String(executionId);
-	const deadline = Date.now() + timeoutMs;
-	for (let poll = 0; ; poll++) {
-		const row = await n8n.api<ExecutionRow>('GET', `/executions/${id}?includeData=false`);
-		if (row.status === 200 && !UNFINISHED.includes(row.body.status) && row.body.stoppedAt) {
-			const wallMs = performance.now() - started;
-			const engineMs = Date.parse(row.body.stoppedAt) - Date.parse(row.body.startedAt);
-			const timed: TimedExecution = { id, status: row.body.status, engineMs, wallMs };
-			if (row.body.status !== 'success') {
-				const full = await n8n.api<ExecutionRow>('GET', `/executions/${id}?includeData=true`);
-				const error = full.body.data?.resultData?.error;
-				timed.error = [error?.message, error?.description].filter(Boolean).join(' | ') || 'no error recorded';
-			}
-			return timed;
-		}
-		// 404 until the row exists; 503 when n8n is too busy to answer during a heavy run.
-		if (![200, 404, 503].includes(row.status)) throw new Error(`GET /api/v1/executions/${id} answered ${row.status}`);
-		if (Date.now() > deadline) throw new Error(`Execution ${id} did not finish within ${timeoutMs} ms`);
-		// Quick at first (short runs), then gentler so polling does not compete with the run.
-		await sleep(poll < 20 ? 25 : 100);
+	// Quick at first (short runs), then gentler so polling does not compete with the run.
+	const row = await waitForExecutionEnd(n8n, id, { timeoutMs, everyMs: (attempt) => (attempt < 20 ? 25 : 100), ended });
+	const wallMs = performance.now() - started;
+	const engineMs = Date.parse(row.stoppedAt) - Date.parse(row.startedAt);
+	const timed: TimedExecution = { id, status: row.status, engineMs, wallMs };
+	if (row.status !== 'success') {
+		const full = await n8n.api<ExecutionRow>('GET', `/executions/${id}?includeData=true`);
+		const error = full.body.data?.resultData?.error;
+		timed.error = [error?.message, error?.description].filter(Boolean).join(' | ') || 'no error recorded';
 	}
+	return timed;
 }

@@ -1,6 +1,6 @@
 /** The action-node tables (a)–(e) and (k), each target beside its figure. */
 import type { RequireResult, SignatureResult } from '../micro';
-import { mb, medianOf, seconds, spread, statusSummary, yes, type Table } from '../report';
+import { mb, medianOf, msAsSeconds, spread, statusSummary, yes, type Table } from '../report';
 import type { RssPeak } from '../rss';
 import type { Settings } from '../settings';
 import { count, fmt, max, median, ratio } from '../stats';
@@ -34,11 +34,11 @@ export function tableA(figures: Figures, settings: Settings): Table {
 			['floor, no redirects ÷ floor (per item)', '', '', fmt(ratio(per('floorNoRedirect'), per('floor')), '×'), '', '', '', ''],
 			['HTTP Request ÷ Svc (per item)', fmt(speedup, '×'), '', '', '', '', '≥ 5×', yes(speedup >= 5)],
 			['Svc ÷ raw client (per item)', fmt(ratio(per('svc'), per('raw')), '×'), '', '', '', '', '', ''],
-			[`run of N=${settings.nA}`, ...cells((figure) => figure.full.ms, seconds), '', ''],
+			[`run of N=${settings.nA}`, ...cells((figure) => figure.full.ms, msAsSeconds), '', ''],
 			['run of N=1 (fixed cost)', ...cells((figure) => figure.one.ms, (value) => fmt(value, 'ms')), '', ''],
 			['items per second', ...cells((figure) => 1000 / figure.perItemMs, count), '', ''],
 			['max requests in flight (sandbox)', ...cells((figure) => figure.full.stats.maxInFlight, count), '', ''],
-			['n8n wall time of the N run (saving included)', ...cells((figure) => figure.full.wallMs, seconds), '', ''],
+			['n8n wall time of the N run (saving included)', ...cells((figure) => figure.full.wallMs, msAsSeconds), '', ''],
 		],
 		notes: [
 			`Floor: a bench-only fixture node (scripts/bench/floor, never shipped) that makes one httpRequestWithAuthentication call per item with the same credential (read once per execution and handed to n8n, as the Svc node does), the item as the JSON body and an Idempotency-Key, at concurrency ${CONCURRENCY}, and nothing else. "No redirects" is the same with disableFollowRedirect: true, as the Svc node sends: the target compares with it.`,
@@ -55,13 +55,13 @@ export function tableB(figures: Figures, settings: Settings): Table {
 	const speedups = perRepRatios(figures.http, figures.svc, net);
 	const [medianSpeedup, worstSpeedup] = [median(speedups), Math.min(...speedups)];
 	const floorMs = (settings.nB / CONCURRENCY) * settings.latencyMs;
-	const show = (variant: Variant): string => spread(times(variant), seconds);
+	const show = (variant: Variant): string => spread(times(variant), msAsSeconds);
 	return {
 		title: `(b) ${settings.nB.toLocaleString('en-US')} lead upserts, ${settings.latencyMs} ms server latency`,
 		columns: ['measure', 'Svc node', 'HTTP Request node', 'floor, no redirects', 'raw client', 'target', 'met'],
 		rows: [
 			['repetitions', ...(['svc', 'http', 'floorNoRedirect', 'raw'] as const).map((variant) => String(figures[variant].length)), '', ''],
-			['time, N=1 run subtracted: median (min–max)', show('svc'), show('http'), show('floorNoRedirect'), show('raw'), `bound at concurrency ${CONCURRENCY}: ${seconds(floorMs)}`, ''],
+			['time, N=1 run subtracted: median (min–max)', show('svc'), show('http'), show('floorNoRedirect'), show('raw'), `bound at concurrency ${CONCURRENCY}: ${msAsSeconds(floorMs)}`, ''],
 			['HTTP Request ÷ Svc (time), median of repetitions', fmt(medianSpeedup, '×'), '', '', '', '≥ 2×', yes(medianSpeedup >= 2)],
 			['HTTP Request ÷ Svc (time), worst repetition', fmt(worstSpeedup, '×'), '', '', '', '≥ 2×', yes(worstSpeedup >= 2)],
 			// The best n8n's helper and any client at the same concurrency can do: whether the target is reachable at all.
@@ -99,7 +99,7 @@ export function tableC(figures: RateFigures, settings: Settings): Table {
 		columns: ['measure', ...columns.map(([name]) => name), 'target (Svc)', 'met'],
 		rows: [
 			['repetitions', ...cells((list) => String(list.length)), '', ''],
-			['time (median)', ...cells((list) => seconds(medianOf(list, (figure) => figure.run.ms))), `≤ 1.15 × ${seconds(floorMs)} = ${seconds(floorMs * 1.15)}`, yes(svcTime <= floorMs * 1.15)],
+			['time (median)', ...cells((list) => msAsSeconds(medianOf(list, (figure) => figure.run.ms))), `≤ 1.15 × ${msAsSeconds(floorMs)} = ${msAsSeconds(floorMs * 1.15)}`, yes(svcTime <= floorMs * 1.15)],
 			['time ÷ floor', ...cells((list) => fmt(ratio(medianOf(list, (figure) => figure.run.ms), floorMs), '×')), '', ''],
 			['execution status', ...cells((list) => statusSummary(list.map((figure) => figure.run.status))), 'success', yes(svcStatusOk)],
 			['failed items (not stored, worst run)', ...cells((list) => count(max(list.map((figure) => figure.failedItems)))), '0', yes(svcFailures === 0 && svcStatusOk)],
@@ -110,7 +110,7 @@ export function tableC(figures: RateFigures, settings: Settings): Table {
 			['replayed by idempotency key (median)', ...cells((list) => count(medianOf(list, (figure) => figure.replays))), '', ''],
 		],
 		notes: [
-			`Floor: ${settings.nC} requests at ${settings.ratePerSecond}/s = ${seconds(floorMs)} (the bucket starts full with ${settings.ratePerSecond} tokens, so the true floor is about 1 s lower). Svc node: default options. HTTP Request node: default options (no batching); "Retry On Fail" = the node setting on with its defaults (3 tries, 1000 ms apart).`,
+			`Floor: ${settings.nC} requests at ${settings.ratePerSecond}/s = ${msAsSeconds(floorMs)} (the bucket starts full with ${settings.ratePerSecond} tokens, so the true floor is about 1 s lower). Svc node: default options. HTTP Request node: default options (no batching); "Retry On Fail" = the node setting on with its defaults (3 tries, 1000 ms apart).`,
 			...[...new Set(errors)].map((error) => `HTTP Request error: ${error.slice(0, 300)}`),
 		],
 	};

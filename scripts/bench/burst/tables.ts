@@ -1,5 +1,5 @@
 /** The burst tables (f) and (f-queue), the Svc Trigger's targets beside the peer's figures. */
-import { mb, milliseconds, seconds, yes, type Table } from '../report';
+import { mb, milliseconds, msAsSeconds, yes, type Table } from '../report';
 import type { BurstSettings } from '../settings';
 import { count, fmt, median, ratio } from '../stats';
 import { SETTLE_TIMEOUT_MS, type BurstRun } from './measure';
@@ -27,8 +27,8 @@ function measureRows(runs: BurstRun[]): Array<[string, string[]]> {
 		['deliveries never accepted', cells((run) => count(run.unaccepted))],
 		['peak RSS, n8n processes', cells((run) => mb(run.peakRssKb))],
 		['database growth', cells((run) => mb(run.databaseGrowthBytes / 1024))],
-		['burst, first send to last answer', cells((run) => seconds(run.burstMs))],
-		['until every execution ended', cells((run) => seconds(run.totalMs))],
+		['burst, first send to last answer', cells((run) => msAsSeconds(run.burstMs))],
+		['until every execution ended', cells((run) => msAsSeconds(run.totalMs))],
 	];
 }
 

@@ -1,0 +1,71 @@
+/// <reference lib="dom" />
+// The functions handed to page.evaluate and page.waitForFunction run in the browser: they need the DOM's types.
+
+/** The Editor's pages and canvas: signing in, opening a workflow, and reading what the canvas draws. */
+import { BrowserPage } from './page';
+import { byTestId, canvasNode } from './selectors';
+
+/** An edge into a canvas node: where it comes from and its connection type (main, ai_tool, …). */
+export interface CanvasEdge {
+	source: string;
+	type: string;
+}
+
+export class CanvasPage extends BrowserPage {
+	// -----------------------------------------------------------------------------------------
+	// Pages
+
+	/** Logs in through the real sign-in page. */
+	async logIn(email: string, password: string): Promise<void> {
+		await this.page.goto(`${this.baseUrl}/signin`);
+		await this.replaceText(`${byTestId('emailOrLdapLoginId')} input`, email);
+		await this.replaceText(`${byTestId('password')} input`, password);
+		await this.click(byTestId('form-submit-button'));
+		// 2.41 lands on its Assistant page or on the overview: both have the main sidebar.
+		await this.page.waitForFunction(() => !location.pathname.startsWith('/signin'));
+		await this.page.waitForSelector(byTestId('project-home-menu-item'), { visible: true });
+	}
+
+	async openWorkflow(workflowId: string): Promise<void> {
+		await this.page.goto(`${this.baseUrl}/workflow/${workflowId}`);
+		await this.page.waitForSelector(byTestId('canvas-node'), { visible: true });
+	}
+
+	async newWorkflow(): Promise<void> {
+		await this.page.goto(`${this.baseUrl}/workflow/new`);
+		await this.page.waitForSelector(byTestId('node-creator-plus-button'), { visible: true });
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// The canvas
+
+	/** The subtitle under a canvas node (the operation line); its element has no test id, only a CSS-module class with this prefix. */
+	async canvasSubtitle(nodeSelector: string): Promise<string> {
+		return (await this.textOf(`${nodeSelector} [class*="_subtitle_"]`))?.trim() ?? '';
+	}
+
+	/** The type of the canvas node named `name` (e.g. n8n-nodes-svc.svcTool), once it is on the canvas. */
+	async canvasNodeType(name: string): Promise<string> {
+		const node = await this.page.waitForSelector(canvasNode(name), { visible: true });
+		return (await node?.evaluate((el) => el.getAttribute('data-node-type'))) ?? '';
+	}
+
+	/** The edges the canvas draws into node `target`. */
+	async edgesInto(target: string): Promise<CanvasEdge[]> {
+		return await this.page.$$eval(`${byTestId('edge')}[data-target-node-name="${target}"]`, (edges) =>
+			edges.map((edge) => ({
+				source: edge.getAttribute('data-source-node-name') ?? '',
+				// The edge's group is keyed "[<source id>/outputs/<type>/<index>][<target id>/inputs/<type>/<index>]".
+				type: /\/outputs\/([^/]+)\//.exec(edge.closest('.vue-flow__edge')?.getAttribute('data-id') ?? '')?.[1] ?? '',
+			})),
+		);
+	}
+
+	/** Waits until the canvas shows `count` nodes; returns the names of those with an issue marker. */
+	async nodesWithIssues(count: number): Promise<string[]> {
+		await this.page.waitForFunction((expected: number) => document.querySelectorAll('[data-test-id="canvas-node"]').length === expected, {}, count);
+		return await this.page.$$eval(byTestId('canvas-node'), (nodes) =>
+			nodes.filter((node) => node.querySelector('[data-test-id="node-issues"]') !== null).map((node) => node.getAttribute('data-node-name') ?? ''),
+		);
+	}
+}

@@ -1,0 +1,208 @@
+/// <reference lib="dom" />
+// The functions handed to page.evaluate and page.waitForFunction run in the browser: they need the DOM's types.
+
+/** The Editor's details view of a node (NDV): its parameters, resource locators, output and credential field. */
+import { TimeoutError } from 'puppeteer-core';
+
+import { NodePicker } from './node-picker';
+import { byTestId, canvasNode, NDV } from './selectors';
+
+const OUTPUT = byTestId('output-panel');
+
+/** What the open node offers for one parameter, as n8n draws it beside the parameter's label and input. */
+export interface ParameterControls {
+	label: string;
+	/** n8n's "Let the model define this parameter" (sparkle) button, offered on AI tool nodes. */
+	modelFill: boolean;
+	/** The Fixed / Expression switch above the input (drawn on hover, present in the page all along). */
+	expressionSwitch: boolean;
+	/** What n8n shows in place of the input once the model defines the parameter, if it does. */
+	definedByModel?: string;
+}
+
+/**
+ * Within a parameter's label, the element holding its name: the first text. The label also holds
+ * the parameter's switches (Fixed / Expression), whose text shows while the pointer is over it.
+ */
+const LABEL_NAME = 'span.n8n-text';
+
+/**
+ * CSS for the open node's row of parameter `name` (its label, switches and input); rows of a
+ * collection's fields sit inside the collection's row, so the label must be the row's own.
+ */
+function parameterItem(name: string): string {
+	return `${NDV} ${byTestId('parameter-item')}:has(> * > ${byTestId('input-label')} label[for="${name}"])`;
+}
+
+export interface NodeCredentialField {
+	/** The credential the node's Credential field shows as selected, if any. */
+	selected?: string;
+	/** True when the field offers "Connect to …" instead: the node has no usable credential. */
+	empty: boolean;
+}
+
+export class NodeDetails extends NodePicker {
+	// -----------------------------------------------------------------------------------------
+	// A node's details view (NDV)
+
+	async openNode(name: string): Promise<void> {
+		await this.click(canvasNode(name), { count: 2 });
+		await this.page.waitForSelector(`${NDV} ${byTestId('node-parameters')}`, { visible: true });
+	}
+
+	async closeNode(): Promise<void> {
+		await this.click(byTestId('ndv-close-button'));
+		await this.page.waitForSelector(NDV, { hidden: true });
+	}
+
+	/** What a parameter's input shows (e.g. "Lead" for resource). */
+	async parameterText(name: string): Promise<string> {
+		const input = await this.page.waitForSelector(`${byTestId(`parameter-input-${name}`)} input`, { visible: true });
+		if (!input) throw new Error(`No input for parameter ${name}`);
+		return await input.evaluate((el) => (el instanceof HTMLInputElement ? el.value : ''));
+	}
+
+	/** Picks `option` in a parameter's dropdown; returns once the parameter shows it. */
+	async chooseOption(parameter: string, option: string): Promise<void> {
+		await this.click(byTestId(`parameter-input-${parameter}`));
+		// By the option's name alone: options with a description (operations) show it under the name.
+		await this.clickText('li.el-select-dropdown__item[role="option"] .option-headline', option);
+		await this.page.waitForFunction(
+			(css: string, wanted: string) => {
+				const input = document.querySelector(css);
+				return input instanceof HTMLInputElement && input.value === wanted;
+			},
+			{},
+			`${byTestId(`parameter-input-${parameter}`)} input`,
+			option,
+		);
+	}
+
+	/** Adds the field shown as `field` (e.g. "Email") to the collection parameter `collection` (e.g. filters). */
+	async addCollectionField(collection: string, field: string): Promise<void> {
+		const option = `li${byTestId('collection-parameter-option')}`;
+		await this.click(`${parameterItem(collection)} ${byTestId('collection-parameter-add')}`);
+		await this.clickText(option, field);
+		// The list fades out over the new field for a moment: a click meant for the field would land on it.
+		await this.page.waitForFunction((css: string) => !Array.from(document.querySelectorAll(css)).some((item) => item instanceof HTMLElement && item.checkVisibility()), {}, option);
+		await this.page.waitForFunction(
+			(css: string, label: string) => Array.from(document.querySelectorAll(css)).some((name) => name.textContent?.trim() === label),
+			{},
+			`${parameterItem(collection)} ${byTestId('parameter-item')} label ${LABEL_NAME}`,
+			field,
+		);
+	}
+
+	/** What the open node shows for parameter `name`, once its row is on screen. */
+	async parameterControls(name: string): Promise<ParameterControls> {
+		const item = await this.page.waitForSelector(parameterItem(name), { visible: true });
+		if (!item) throw new Error(`The open node shows no parameter ${name}`);
+		return await item.evaluate(
+			(el, parameter: string, labelName: string) => {
+				const override = el.querySelector('[data-test-id="fromAI-override-field"]');
+				const controls = {
+					label: el.querySelector(`label[for="${parameter}"] ${labelName}`)?.textContent?.trim() ?? '',
+					modelFill: el.querySelector('[data-test-id="from-ai-override-button"]') !== null,
+					expressionSwitch: el.querySelector(`[data-test-id="${parameter}-parameter-input-options-container"] [data-test-id="radio-button-expression"]`) !== null,
+				};
+				return override instanceof HTMLElement ? { ...controls, definedByModel: override.innerText.trim() } : controls;
+			},
+			name,
+			LABEL_NAME,
+		);
+	}
+
+	/** Clicks parameter `name`'s "Let the model define this parameter" button; returns once n8n shows the parameter as the model's. */
+	async letModelDefine(name: string): Promise<void> {
+		await this.click(`${parameterItem(name)} ${byTestId('from-ai-override-button')}`);
+		await this.page.waitForSelector(`${parameterItem(name)} ${byTestId('fromAI-override-field')}`, { visible: true });
+	}
+
+	/** A screenshot of the open node's parameters column alone (no test id: n8n's class for it). */
+	async screenshotParameters(name: string): Promise<void> {
+		await this.screenshotOf(`${NDV} .node-settings`, name);
+	}
+
+	/** "Execute step" in the open node; on a trigger node this is "Listen for test event". */
+	async executeStep(): Promise<void> {
+		await this.click(`${NDV} ${byTestId('node-execute-button')}`);
+	}
+
+	/** Waits until the output panel, shown as JSON, matches `pattern`; returns its text. */
+	async waitForOutput(pattern: RegExp): Promise<string> {
+		await this.click(`${OUTPUT} ${byTestId('radio-button-json')}`);
+		return await this.waitForText(`${OUTPUT} ${byTestId('ndv-data-container')}`, pattern);
+	}
+
+	/** Waits until the open node's output pane shows an error matching `pattern`; returns the pane's text. */
+	async waitForError(pattern: RegExp): Promise<string> {
+		return await this.waitForText(OUTPUT, pattern);
+	}
+
+	/** The open trigger listens for a test event (after executeStep). */
+	async waitUntilListening(): Promise<void> {
+		await this.page.waitForSelector(`${NDV} ${byTestId('trigger-listening')}`, { visible: true });
+	}
+
+	async stopListening(): Promise<void> {
+		await this.click(`${NDV} ${byTestId('trigger-execute-button')}`);
+		await this.page.waitForSelector(`${NDV} ${byTestId('trigger-listening')}`, { hidden: true });
+	}
+
+	/** The open node's Credential field. */
+	async credentialField(): Promise<NodeCredentialField> {
+		await this.page.waitForSelector(`${NDV} ${byTestId('node-credentials-slot')}`, { visible: true });
+		const select = await this.page.$(`${NDV} ${byTestId('node-credentials-select')} input`);
+		const selected = select ? await select.evaluate((el) => (el instanceof HTMLInputElement ? el.value : '')) : undefined;
+		return { selected, empty: (await this.page.$(`${NDV} ${byTestId('node-credentials-empty-state')}`)) !== null };
+	}
+
+	// -----------------------------------------------------------------------------------------
+	// The resource locator ("Lead" picker) of the open node
+
+	/** Opens the parameter's "From List" dropdown; returns the items once some are shown. */
+	async openLocatorList(parameter: string): Promise<string[]> {
+		await this.click(`${byTestId(`parameter-input-${parameter}`)} ${byTestId('rlc-input')}`);
+		await this.page.waitForSelector(byTestId('rlc-item'), { visible: true });
+		return await this.locatorItems();
+	}
+
+	async locatorItems(): Promise<string[]> {
+		return await this.page.$$eval(byTestId('rlc-item'), (items) => items.map((item) => (item instanceof HTMLElement ? item.innerText.trim() : '')));
+	}
+
+	/**
+	 * Types in the open list's search box; returns the items once they are `expected`, or after
+	 * 10 s whatever is shown, for the caller's assertion to report.
+	 */
+	async searchLocatorList(text: string, expected: string[]): Promise<string[]> {
+		await this.replaceText(byTestId('rlc-search'), text);
+		await this.page
+			.waitForFunction(
+				(wanted: string) =>
+					JSON.stringify(Array.from(document.querySelectorAll('[data-test-id="rlc-item"]')).map((item) => (item instanceof HTMLElement ? item.innerText.trim() : ''))) === wanted,
+				{ timeout: 10_000 },
+				JSON.stringify(expected),
+			)
+			.catch((error: unknown) => {
+				if (!(error instanceof TimeoutError)) throw error;
+			});
+		return await this.locatorItems();
+	}
+
+	/** Switches the parameter's mode ("From list", "By ID", "By URL"). */
+	async chooseLocatorMode(parameter: string, mode: 'list' | 'id' | 'url'): Promise<void> {
+		await this.click(`${byTestId(`parameter-input-${parameter}`)} ${byTestId('rlc-mode-selector')}`);
+		await this.click(`li${byTestId(`mode-${mode}`)}`);
+	}
+
+	/**
+	 * Types into the parameter's input; returns whether n8n then flags an issue on it. The input
+	 * hands the value on after a debounce, so this waits up to 5 s for the marker to be as `expected`.
+	 */
+	async enterLocatorValue(parameter: string, value: string, expected: { issue: boolean }): Promise<boolean> {
+		const container = byTestId(`parameter-input-${parameter}`);
+		await this.replaceText(`${container} ${byTestId('rlc-input')}`, value);
+		return await this.waitForShown(`${container} ${byTestId('parameter-issues')}`, expected.issue, 5_000);
+	}
+}
