@@ -19,6 +19,11 @@ function rows(text: string): string[] {
 	return text.split('\n').filter((line) => line.startsWith('|'));
 }
 
+/** A table row's cells, trimmed: a formatter may pad them to align the columns. */
+function cells(row: string): string[] {
+	return row.split('|').slice(1, -1).map((cell) => cell.trim());
+}
+
 describe('the README and docs/contract.md follow contract.ts', () => {
 	const operations = rows(section('README.md', 'Operations'));
 	const assumptions = rows(section('docs/contract.md', 'Documented and assumed'));
@@ -33,7 +38,7 @@ describe('the README and docs/contract.md follow contract.ts', () => {
 	it.each(Object.entries(ENDPOINTS))('docs/contract.md labels the path of %s as the contract does', (_name, endpoint) => {
 		const row = assumptions.find((line) => line.includes(endpoint.path) && line.includes(endpoint.method));
 		expect(row).toBeDefined();
-		expect(row).toMatch(new RegExp(`\\| ${endpoint.label} \\|$`));
+		expect(cells(row ?? '').at(-1)).toBe(endpoint.label);
 	});
 
 	it('the README links to docs/contract.md', () => {
