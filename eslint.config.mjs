@@ -7,7 +7,17 @@ import tseslint from 'typescript-eslint';
 const community = n8nCommunityNodes.configs.recommended;
 
 export default tseslint.config(
-	{ ignores: ['dist/**', 'node_modules/**', '.n8n-runtime/**', 'coverage/**', '.tmp/**', '**/*.js', '**/*.mjs'] },
+	{
+		ignores: [
+			'dist/**',
+			'node_modules/**',
+			'.n8n-runtime/**',
+			'coverage/**',
+			'.tmp/**',
+			'**/*.js',
+			'**/*.mjs',
+		],
+	},
 	{
 		files: ['**/*.ts'],
 		extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
@@ -18,7 +28,11 @@ export default tseslint.config(
 			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
 		},
 	},
-	{ files: ['nodes/**/*.ts', 'credentials/**/*.ts'], extends: [community], rules: { 'no-console': 'error' } },
+	{
+		files: ['nodes/**/*.ts', 'credentials/**/*.ts'],
+		extends: [community],
+		rules: { 'no-console': 'error' },
+	},
 	{
 		files: ['package.json'],
 		extends: [community],

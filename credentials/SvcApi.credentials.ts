@@ -41,13 +41,15 @@ export class SvcApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'https://api.example.com',
-			description:
-				`Address of the service API, without ${API_VERSION_PREFIX}. Must be https; http is accepted only for a local sandbox on 127.0.0.1 or localhost.`,
+			description: `Address of the service API, without ${API_VERSION_PREFIX}. Must be https; http is accepted only for a local sandbox on 127.0.0.1 or localhost.`,
 		},
 	];
 
 	/** Checks the key and Base URL before anything is sent, then adds the Bearer header. */
-	authenticate = (credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> => {
+	authenticate = (
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> => {
 		const checked = checkCredentials(credentials);
 		if ('problem' in checked) return Promise.reject(new Error(checked.problem));
 		return Promise.resolve({

@@ -14,7 +14,11 @@ export const SCRIPTED_MODEL_CREDENTIAL_NAME = 'Scripted model (local)';
  * no key; `header: false` is spelled out because n8n 1.x's public API otherwise asks for
  * headerName and headerValue (a JSON-schema `if` on an absent property holds).
  */
-export function scriptedModelCredentialData(url: string): { apiKey: string; url: string; header: boolean } {
+export function scriptedModelCredentialData(url: string): {
+	apiKey: string;
+	url: string;
+	header: boolean;
+} {
 	return { apiKey: 'sk-scripted-model-reads-no-key', url, header: false };
 }
 
@@ -76,8 +80,19 @@ export function qualifyLeadScript(): Turn[] {
 			const lead = foundLead(request);
 			if (lead === undefined) return { answer: `No lead was found: ${lastToolResult(request)}` };
 			const consent = consentOf(lead) ?? 'not recorded';
-			if (consent !== 'granted') return { answer: `Left lead ${lead.id} alone: its consent is ${consent}.` };
-			return { toolCalls: [{ name: 'Hand_To_Assistant', arguments: { leadId: lead.id, note: 'Consent granted; new lead qualified by the agent.' } }] };
+			if (consent !== 'granted')
+				return { answer: `Left lead ${lead.id} alone: its consent is ${consent}.` };
+			return {
+				toolCalls: [
+					{
+						name: 'Hand_To_Assistant',
+						arguments: {
+							leadId: lead.id,
+							note: 'Consent granted; new lead qualified by the agent.',
+						},
+					},
+				],
+			};
 		},
 		answer((request) => handoverAnswer(lastToolResult(request))),
 	];
@@ -92,11 +107,17 @@ function handoverAnswer(result: string): string {
 		return `The handover answered: ${result}`;
 	}
 	const record = (Array.isArray(parsed) ? parsed[0] : parsed) ?? null;
-	if (typeof record !== 'object' || record === null || Array.isArray(record)) return `The handover answered: ${result}`;
+	if (typeof record !== 'object' || record === null || Array.isArray(record))
+		return `The handover answered: ${result}`;
 	if (typeof record.error === 'string') return `The handover failed: ${record.error}`;
 	const greeting = record.greeting;
-	const sent = record.greeting_sent ?? (typeof greeting === 'object' && greeting !== null && !Array.isArray(greeting) ? greeting.sent : undefined);
-	const greeted = sent === true ? ', which greeted the lead' : sent === false ? '; no greeting was sent' : '';
+	const sent =
+		record.greeting_sent ??
+		(typeof greeting === 'object' && greeting !== null && !Array.isArray(greeting)
+			? greeting.sent
+			: undefined);
+	const greeted =
+		sent === true ? ', which greeted the lead' : sent === false ? '; no greeting was sent' : '';
 	const leadId = typeof record.lead_id === 'string' ? record.lead_id : 'unknown';
 	return `Handed lead ${leadId} to the assistant${greeted}.`;
 }

@@ -18,7 +18,9 @@ const REDIS_SERVER = '/usr/bin/redis-server';
 /** The newest installed PostgreSQL server's bin folder, if any. */
 function postgresBin(): string | undefined {
 	if (!existsSync(POSTGRES_ROOT)) return undefined;
-	const versions = readdirSync(POSTGRES_ROOT).filter((name) => existsSync(join(POSTGRES_ROOT, name, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
+	const versions = readdirSync(POSTGRES_ROOT)
+		.filter((name) => existsSync(join(POSTGRES_ROOT, name, 'bin', 'postgres')))
+		.sort((a, b) => Number(b) - Number(a));
 	return versions[0] ? join(POSTGRES_ROOT, versions[0], 'bin') : undefined;
 }
 
@@ -60,12 +62,17 @@ async function asServerUser(dir: string): Promise<string[]> {
 	if (userInfo().uid !== 0) return [];
 	const ids = await runCommand('id', ['-u', 'postgres']);
 	const gid = await runCommand('id', ['-g', 'postgres']);
-	if (ids.code !== 0) throw new Error('Running PostgreSQL as root needs the `postgres` user that Debian\'s postgresql package creates');
+	if (ids.code !== 0)
+		throw new Error(
+			"Running PostgreSQL as root needs the `postgres` user that Debian's postgresql package creates",
+		);
 	await chown(dir, Number(ids.stdout.trim()), Number(gid.stdout.trim()));
 	return ['runuser', '-u', 'postgres', '--'];
 }
 
-async function startPostgres(root: string): Promise<{ server: PostgresServer; group: ProcessGroup }> {
+async function startPostgres(
+	root: string,
+): Promise<{ server: PostgresServer; group: ProcessGroup }> {
 	const bin = postgresBin();
 	if (!bin) throw new Error('PostgreSQL is not installed (ensureBackingPackages installs it)');
 	const dir = join(root, 'postgres');
@@ -75,18 +82,69 @@ async function startPostgres(root: string): Promise<{ server: PostgresServer; gr
 		const [cmd, ...rest] = [...prefix, join(bin, tool), ...args];
 		return [cmd, rest];
 	};
-	const server: PostgresServer = { host: '127.0.0.1', port: await freePort(), database: 'n8n', user: 'n8n', password: 'n8n-queue-test' };
+	const server: PostgresServer = {
+		host: '127.0.0.1',
+		port: await freePort(),
+		database: 'n8n',
+		user: 'n8n',
+		password: 'n8n-queue-test',
+	};
 	const data = join(dir, 'data');
-	const [initCmd, initArgs] = exec('initdb', ['-D', data, '-U', server.user, '--auth=trust', '-E', 'UTF8', '--no-sync']);
+	const [initCmd, initArgs] = exec('initdb', [
+		'-D',
+		data,
+		'-U',
+		server.user,
+		'--auth=trust',
+		'-E',
+		'UTF8',
+		'--no-sync',
+	]);
 	const init = await runCommand(initCmd, initArgs, { timeoutMs: 120_000 });
 	if (init.code !== 0) throw new Error(`initdb failed (${init.code}): ${init.stderr.slice(-1500)}`);
 	// A throwaway test database: durability settings off, connections for 5 n8n processes and their pools.
-	const [cmd, args] = exec('postgres', ['-D', data, '-p', String(server.port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
-		'-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200']);
+	const [cmd, args] = exec('postgres', [
+		'-D',
+		data,
+		'-p',
+		String(server.port),
+		'-k',
+		dir,
+		'-c',
+		'listen_addresses=127.0.0.1',
+		'-c',
+		'fsync=off',
+		'-c',
+		'synchronous_commit=off',
+		'-c',
+		'full_page_writes=off',
+		'-c',
+		'max_connections=200',
+	]);
 	const group = spawnGroup(cmd, args, { env: process.env, logFile: join(root, 'postgres.log') });
-	const [readyCmd, readyArgs] = exec('pg_isready', ['-h', server.host, '-p', String(server.port), '-U', server.user]);
-	await untilGroupReady('PostgreSQL', group, async () => (await runCommand(readyCmd, readyArgs)).code === 0, { timeoutMs: 30_000, everyMs: 100 });
-	const [createCmd, createArgs] = exec('createdb', ['-h', server.host, '-p', String(server.port), '-U', server.user, server.database]);
+	const [readyCmd, readyArgs] = exec('pg_isready', [
+		'-h',
+		server.host,
+		'-p',
+		String(server.port),
+		'-U',
+		server.user,
+	]);
+	await untilGroupReady(
+		'PostgreSQL',
+		group,
+		async () => (await runCommand(readyCmd, readyArgs)).code === 0,
+		{ timeoutMs: 30_000, everyMs: 100 },
+	);
+	const [createCmd, createArgs] = exec('createdb', [
+		'-h',
+		server.host,
+		'-p',
+		String(server.port),
+		'-U',
+		server.user,
+		server.database,
+	]);
 	const created = await runCommand(createCmd, createArgs);
 	if (created.code !== 0) throw new Error(`createdb failed: ${created.stderr}`);
 	return { server, group };
@@ -94,11 +152,34 @@ async function startPostgres(root: string): Promise<{ server: PostgresServer; gr
 
 async function startRedis(root: string): Promise<{ server: RedisServer; group: ProcessGroup }> {
 	const server: RedisServer = { host: '127.0.0.1', port: await freePort() };
-	const group = spawnGroup(REDIS_SERVER, ['--port', String(server.port), '--bind', server.host, '--save', '', '--appendonly', 'no', '--dir', root], {
-		env: process.env,
-		logFile: join(root, 'redis.log'),
-	});
-	await untilGroupReady('Redis', group, async () => (await runCommand('redis-cli', ['-h', server.host, '-p', String(server.port), 'ping'])).stdout.trim() === 'PONG', { timeoutMs: 30_000, everyMs: 100 });
+	const group = spawnGroup(
+		REDIS_SERVER,
+		[
+			'--port',
+			String(server.port),
+			'--bind',
+			server.host,
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			root,
+		],
+		{
+			env: process.env,
+			logFile: join(root, 'redis.log'),
+		},
+	);
+	await untilGroupReady(
+		'Redis',
+		group,
+		async () =>
+			(
+				await runCommand('redis-cli', ['-h', server.host, '-p', String(server.port), 'ping'])
+			).stdout.trim() === 'PONG',
+		{ timeoutMs: 30_000, everyMs: 100 },
+	);
 	return { server, group };
 }
 
@@ -124,7 +205,21 @@ export async function startBackingServices(): Promise<BackingServices> {
 		},
 		async sql(statement) {
 			const { host, port, user, database } = postgres.server;
-			const result = await runCommand('psql', ['-h', host, '-p', String(port), '-U', user, '-d', database, '-v', 'ON_ERROR_STOP=1', '-At', '-c', statement]);
+			const result = await runCommand('psql', [
+				'-h',
+				host,
+				'-p',
+				String(port),
+				'-U',
+				user,
+				'-d',
+				database,
+				'-v',
+				'ON_ERROR_STOP=1',
+				'-At',
+				'-c',
+				statement,
+			]);
 			if (result.code !== 0) throw new Error(`psql failed: ${result.stderr.trim()}`);
 			return result.stdout;
 		},

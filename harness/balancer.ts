@@ -112,9 +112,17 @@ export async function startBalancer(options: BalancerOptions): Promise<Balancer>
 	const logFile = join(dir, 'nginx.log');
 	const check = await runCommand(NGINX, ['-t', '-q', '-p', dir, '-c', configFile]);
 	if (check.code !== 0) throw new Error(`nginx refused its configuration: ${check.stderr.trim()}`);
-	const group: ProcessGroup = spawnGroup(NGINX, ['-p', dir, '-c', configFile, '-g', 'daemon off;'], { env: process.env, logFile });
+	const group: ProcessGroup = spawnGroup(
+		NGINX,
+		['-p', dir, '-c', configFile, '-g', 'daemon off;'],
+		{ env: process.env, logFile },
+	);
 	try {
-		await untilGroupReady('nginx', group, async () => await accepts(options.port), { timeoutMs: 10_000, everyMs: 50, logFile: join(dir, 'error.log') });
+		await untilGroupReady('nginx', group, async () => await accepts(options.port), {
+			timeoutMs: 10_000,
+			everyMs: 50,
+			logFile: join(dir, 'error.log'),
+		});
 	} catch (error) {
 		await group.stop();
 		await rm(dir, { recursive: true, force: true });

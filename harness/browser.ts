@@ -29,7 +29,8 @@ export async function ensureChromium(): Promise<string> {
 	if (found) return found;
 	await installDebianPackages(['chromium'], 'The editor suite', ' (or set CHROMIUM_PATH)');
 	const installed = installedChromium();
-	if (!installed) throw new Error(`apt-get installed chromium, but none of ${CHROMIUM_PATHS.join(', ')} exists`);
+	if (!installed)
+		throw new Error(`apt-get installed chromium, but none of ${CHROMIUM_PATHS.join(', ')} exists`);
 	return installed;
 }
 

@@ -10,7 +10,10 @@ export function cacheRoot(): string {
 }
 
 /** Reads the marker a complete install leaves in its folder; undefined when there is none. */
-export async function readInstallMarker<M>(dir: string, markerFile: string): Promise<M | undefined> {
+export async function readInstallMarker<M>(
+	dir: string,
+	markerFile: string,
+): Promise<M | undefined> {
 	try {
 		return JSON.parse(await readFile(join(dir, markerFile), 'utf8')) as M;
 	} catch {

@@ -7,11 +7,24 @@ import { runCommand } from './processes';
  * Installs `packages` (needs root, as in CI); elsewhere throws saying what `user` needs and the
  * command to run, plus `alternative` when there is another way.
  */
-export async function installDebianPackages(packages: string[], user: string, alternative = ''): Promise<void> {
-	if (userInfo().uid !== 0) throw new Error(`${user} needs Debian's ${packages.join(' and ')}: run \`sudo apt-get install -y ${packages.join(' ')}\`${alternative}`);
+export async function installDebianPackages(
+	packages: string[],
+	user: string,
+	alternative = '',
+): Promise<void> {
+	if (userInfo().uid !== 0)
+		throw new Error(
+			`${user} needs Debian's ${packages.join(' and ')}: run \`sudo apt-get install -y ${packages.join(' ')}\`${alternative}`,
+		);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', ...packages]]) {
+	for (const args of [
+		['update', '-qq'],
+		['install', '-y', '-qq', '--no-install-recommends', ...packages],
+	]) {
 		const result = await runCommand('apt-get', args, { env, timeoutMs: 15 * 60_000 });
-		if (result.code !== 0) throw new Error(`apt-get ${args.join(' ')} failed (${result.code}): ${result.stderr.slice(-1500)}`);
+		if (result.code !== 0)
+			throw new Error(
+				`apt-get ${args.join(' ')} failed (${result.code}): ${result.stderr.slice(-1500)}`,
+			);
 	}
 }

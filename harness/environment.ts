@@ -19,7 +19,6 @@ import { PEER_EXAMPLE_ENV } from './peer-example';
 import { EXAMPLES_DIR, PACKAGE_NODE_TYPES, TMP_DIR } from './project';
 import type { RuntimeVersion } from './n8n-runtime/install';
 
-
 export const FULL_KEY = DEMO_KEYS[0].key;
 export const NO_SENSITIVE_KEY = DEMO_KEYS[2].key;
 /** The id the example workflows use for their credential. */
@@ -32,13 +31,21 @@ const RUNTIME_VERSIONS: readonly RuntimeVersion[] = ['v1', 'v2'];
  * `v1`, `v2`, or a comma list such as `v1,v2` (run one after the other, each with its own n8n and
  * sandbox). A wrong value names the variable it came from.
  */
-export function runtimeVersions(variable: 'SVC_E2E_N8N' | 'SVC_QUEUE_N8N', env: NodeJS.ProcessEnv = process.env): RuntimeVersion[] {
+export function runtimeVersions(
+	variable: 'SVC_E2E_N8N' | 'SVC_QUEUE_N8N',
+	env: NodeJS.ProcessEnv = process.env,
+): RuntimeVersion[] {
 	const value = env[variable];
 	const wanted = (value ?? '').trim().toLowerCase();
 	if (wanted === '' || wanted === 'all') return [...RUNTIME_VERSIONS];
 	const versions = wanted.split(',').map((part) => part.trim());
-	const unknown = versions.filter((version) => !RUNTIME_VERSIONS.includes(version as RuntimeVersion));
-	if (unknown.length > 0) throw new Error(`${variable}=${value}: unknown n8n runtime ${unknown.join(', ')} (use v1, v2, all or a comma list)`);
+	const unknown = versions.filter(
+		(version) => !RUNTIME_VERSIONS.includes(version as RuntimeVersion),
+	);
+	if (unknown.length > 0)
+		throw new Error(
+			`${variable}=${value}: unknown n8n runtime ${unknown.join(', ')} (use v1, v2, all or a comma list)`,
+		);
 	return [...new Set(versions as RuntimeVersion[])];
 }
 
@@ -72,11 +79,18 @@ export function credentialData(version: RuntimeVersion, data: IDataObject): IDat
 }
 
 /** The sandbox and a real n8n over https with the packed package and a "Svc sandbox" credential. */
-export async function startEnvironment(options: { version?: RuntimeVersion; protocol?: 'https' | 'http'; ui?: boolean } = {}): Promise<Environment> {
+export async function startEnvironment(
+	options: { version?: RuntimeVersion; protocol?: 'https' | 'http'; ui?: boolean } = {},
+): Promise<Environment> {
 	const runtime = await ensureN8nRuntime(options.version ?? 'v2');
 	const tlsDir = await mkdtemp(join(tmpdir(), 'svc-e2e-tls-'));
 	const tls = await makeLocalCa(tlsDir);
-	const sandbox = await startSandbox({ allowLoopbackWebhooks: true, trustedCa: tls.caPem, maxPageSize: 5, delivery: { timeoutMs: 5000, retryDelaysMs: [200, 500] } });
+	const sandbox = await startSandbox({
+		allowLoopbackWebhooks: true,
+		trustedCa: tls.caPem,
+		maxPageSize: 5,
+		delivery: { timeoutMs: 5000, retryDelaysMs: [200, 500] },
+	});
 	let n8n: N8nInstance;
 	try {
 		n8n = await startN8n({
@@ -98,7 +112,12 @@ export async function startEnvironment(options: { version?: RuntimeVersion; prot
 	try {
 		// 1.x ignores a given credential id (importCredential would throw): workflows get the one it made, see withCredential.
 		const id = runtime.version === 'v1' ? undefined : SANDBOX_CREDENTIAL_ID;
-		credential = await importCredential(n8n, { id, name: 'Svc sandbox', type: 'svcApi', data: credentialData(runtime.version, { apiKey: FULL_KEY, baseUrl: sandbox.url }) });
+		credential = await importCredential(n8n, {
+			id,
+			name: 'Svc sandbox',
+			type: 'svcApi',
+			data: credentialData(runtime.version, { apiKey: FULL_KEY, baseUrl: sandbox.url }),
+		});
 	} catch (error) {
 		await n8n.stop();
 		await sandbox.close();
@@ -124,13 +143,20 @@ export async function startEnvironment(options: { version?: RuntimeVersion; prot
  * The workflow with every reference to the example credential id (`svcSandbox`) pointed at
  * `credential`: the same workflow on 2.x, the id n8n made on 1.x.
  */
-export function withCredential(workflow: WorkflowInput, credential: CredentialRef, exampleId = SANDBOX_CREDENTIAL_ID): WorkflowInput {
+export function withCredential(
+	workflow: WorkflowInput,
+	credential: CredentialRef,
+	exampleId = SANDBOX_CREDENTIAL_ID,
+): WorkflowInput {
 	return {
 		...workflow,
 		nodes: workflow.nodes.map((node) => {
 			if (!node.credentials) return node;
 			const credentials = Object.fromEntries(
-				Object.entries(node.credentials).map(([type, ref]) => [type, ref.id === exampleId ? { id: credential.id, name: credential.name } : ref]),
+				Object.entries(node.credentials).map(([type, ref]) => [
+					type,
+					ref.id === exampleId ? { id: credential.id, name: credential.name } : ref,
+				]),
 			);
 			return { ...node, credentials };
 		}),
@@ -144,7 +170,11 @@ export function loadExample(file: string, credential: CredentialRef): WorkflowIn
 }
 
 /** The items a node's last run put on one output of an execution fetched with its data (output 0 unless told; 1 is an error output). */
-export function nodeOutput(execution: ExecutionRecord, nodeName: string, output = 0): INodeExecutionData[] {
+export function nodeOutput(
+	execution: ExecutionRecord,
+	nodeName: string,
+	output = 0,
+): INodeExecutionData[] {
 	const tasks = execution.data?.resultData.runData[nodeName];
 	return tasks?.[tasks.length - 1]?.data?.main[output] ?? [];
 }

@@ -30,7 +30,15 @@ export interface KillMidBurstOptions {
 /** The result with each list of events as its length, for a figures file. */
 export function countsOf(result: KillMidBurstResult): Record<string, number | string[]> {
 	const { details, ...figures } = result;
-	return { ...Object.fromEntries(Object.entries(figures).map(([name, value]) => [name, Array.isArray(value) ? value.length : value])), ...(details.length > 0 ? { details } : {}) };
+	return {
+		...Object.fromEntries(
+			Object.entries(figures).map(([name, value]) => [
+				name,
+				Array.isArray(value) ? value.length : value,
+			]),
+		),
+		...(details.length > 0 ? { details } : {}),
+	};
 }
 
 export interface KillMidBurstResult {
@@ -70,7 +78,11 @@ const RAN_PATH = '/__ran';
  * counts what ran, which a kill cannot tear as it can n8n's own record of a run (n8n 1.x writes an
  * execution's status and its data in two statements).
  */
-export function receiverWorkflow(name: string, receiver: WorkflowInput['nodes'][number], sandboxUrl: string): WorkflowInput {
+export function receiverWorkflow(
+	name: string,
+	receiver: WorkflowInput['nodes'][number],
+	sandboxUrl: string,
+): WorkflowInput {
 	return {
 		name,
 		nodes: [
@@ -80,7 +92,14 @@ export function receiverWorkflow(name: string, receiver: WorkflowInput['nodes'][
 				type: 'n8n-nodes-base.httpRequest',
 				typeVersion: 4.2,
 				position: [240, 0],
-				parameters: { method: 'POST', url: `${sandboxUrl}${RAN_PATH}`, sendBody: true, specifyBody: 'json', jsonBody: '={{ JSON.stringify($json) }}', options: { response: { response: { neverError: true } } } },
+				parameters: {
+					method: 'POST',
+					url: `${sandboxUrl}${RAN_PATH}`,
+					sendBody: true,
+					specifyBody: 'json',
+					jsonBody: '={{ JSON.stringify($json) }}',
+					options: { response: { response: { neverError: true } } },
+				},
 			},
 		],
 		connections: { [receiver.name]: { main: [[{ node: 'Ran', type: 'main', index: 0 }]] } },
@@ -100,15 +119,25 @@ export const SVC_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
 };
 
 /** The executions with the events each holds, read from its data once. */
-function withEventIds(executions: ExecutionRecord[]): Array<{ execution: ExecutionRecord; eventIds: Set<string> }> {
-	return executions.map((execution) => ({ execution, eventIds: new Set(JSON.stringify(execution.data ?? {}).match(EVENT_ID) ?? []) }));
+function withEventIds(
+	executions: ExecutionRecord[],
+): Array<{ execution: ExecutionRecord; eventIds: Set<string> }> {
+	return executions.map((execution) => ({
+		execution,
+		eventIds: new Set(JSON.stringify(execution.data ?? {}).match(EVENT_ID) ?? []),
+	}));
 }
 
 /** Every event some execution holds, and the executions n8n ended as `error` holding none (it replaced the run's data with its own error). */
-function storedEvents(executions: Array<{ execution: ExecutionRecord; eventIds: Set<string> }>): { stored: Set<string>; dataReplaced: number } {
+function storedEvents(executions: Array<{ execution: ExecutionRecord; eventIds: Set<string> }>): {
+	stored: Set<string>;
+	dataReplaced: number;
+} {
 	return {
 		stored: new Set(executions.flatMap(({ eventIds }) => [...eventIds])),
-		dataReplaced: executions.filter(({ execution, eventIds }) => execution.status === 'error' && eventIds.size === 0).length,
+		dataReplaced: executions.filter(
+			({ execution, eventIds }) => execution.status === 'error' && eventIds.size === 0,
+		).length,
 	};
 }
 
@@ -116,18 +145,31 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	const { state } = options;
 	const ids: string[] = [];
 	const inBurst = new Set<string>();
-	const acknowledged = () => new Set(state.deliveries.attempts().filter((attempt) => attempt.ok && inBurst.has(attempt.eventId)).map((attempt) => attempt.eventId));
+	const acknowledged = () =>
+		new Set(
+			state.deliveries
+				.attempts()
+				.filter((attempt) => attempt.ok && inBurst.has(attempt.eventId))
+				.map((attempt) => attempt.eventId),
+		);
 	state.deliveries.limitConcurrency(options.concurrency);
 	let resendRounds = 0;
 	let killedAt: number;
 	let acknowledgedBeforeKill: number;
 	try {
 		for (let number = 1; number <= options.events; number++) {
-			const { id } = state.deliveries.emit('lead.created', { id: `lead_burst_${number}`, email: `burst-${number}@example.com` }).event;
+			const { id } = state.deliveries.emit('lead.created', {
+				id: `lead_burst_${number}`,
+				email: `burst-${number}@example.com`,
+			}).event;
 			ids.push(id);
 			inBurst.add(id);
 		}
-		await until(`${options.killAfterAcknowledged} events answered 2xx`, () => acknowledged().size >= options.killAfterAcknowledged, { everyMs: 5, timeoutMs: 300_000 });
+		await until(
+			`${options.killAfterAcknowledged} events answered 2xx`,
+			() => acknowledged().size >= options.killAfterAcknowledged,
+			{ everyMs: 5, timeoutMs: 300_000 },
+		);
 		await options.kill();
 		killedAt = Date.now();
 		acknowledgedBeforeKill = acknowledged().size;
@@ -138,7 +180,10 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 			const answered = acknowledged();
 			const unanswered = ids.filter((id) => !answered.has(id));
 			if (unanswered.length === 0) break;
-			if (++resendRounds > 20) throw new Error(`${unanswered.length} events still not answered 2xx after 20 rounds of sending them again`);
+			if (++resendRounds > 20)
+				throw new Error(
+					`${unanswered.length} events still not answered 2xx after 20 rounds of sending them again`,
+				);
 			for (const id of unanswered) state.deliveries.redeliver(id);
 			await state.waitForDeliveries();
 		}
@@ -167,16 +212,26 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	const runs = new Map<string, number>();
 	for (const request of state.requests.all()) {
 		if (request.path !== RAN_PATH) continue;
-		for (const id of new Set(request.rawBody.match(EVENT_ID) ?? [])) runs.set(id, (runs.get(id) ?? 0) + 1);
+		for (const id of new Set(request.rawBody.match(EVENT_ID) ?? []))
+			runs.set(id, (runs.get(id) ?? 0) + 1);
 	}
-	const retryable = new Set(held.filter(({ execution }) => execution.status === 'crashed' || execution.status === 'error').flatMap(({ eventIds }) => [...eventIds]));
+	const retryable = new Set(
+		held
+			.filter(({ execution }) => execution.status === 'crashed' || execution.status === 'error')
+			.flatMap(({ eventIds }) => [...eventIds]),
+	);
 	const lost = ids.filter((id) => answered.has(id) && !stored.has(id));
 	const stranded = ids.filter((id) => !runs.has(id) && !retryable.has(id) && stored.has(id));
 	const details = [...lost, ...stranded].map((id) => {
-		const attempts = state.deliveries.attempts({ eventId: id }).map((attempt) => `${attempt.status ?? attempt.error} at ${attempt.startedAt.slice(11, 23)}`);
+		const attempts = state.deliveries
+			.attempts({ eventId: id })
+			.map((attempt) => `${attempt.status ?? attempt.error} at ${attempt.startedAt.slice(11, 23)}`);
 		const holding = held
 			.filter(({ eventIds }) => eventIds.has(id))
-			.map(({ execution }) => `${execution.id} ${execution.status} from ${execution.startedAt?.slice(11, 23)}, nodes run: ${Object.keys(execution.data?.resultData.runData ?? {}).join('+') || 'none'}`);
+			.map(
+				({ execution }) =>
+					`${execution.id} ${execution.status} from ${execution.startedAt?.slice(11, 23)}, nodes run: ${Object.keys(execution.data?.resultData.runData ?? {}).join('+') || 'none'}`,
+			);
 		return `${id}: attempts [${attempts.join(', ')}], executions [${holding.join(', ')}]`;
 	});
 	return {

@@ -41,13 +41,27 @@ export function fetchTrusting(ca: string | undefined): FetchLike {
 		if (payload !== undefined) headers['content-length'] = String(payload.length);
 		const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
 		return await new Promise<Response>((resolve, reject) => {
-			const req = send(target, { method: init.method ?? 'GET', headers, ca, signal: init.signal ?? undefined }, (res) => {
-				const status = res.statusCode ?? 0;
-				const empty = status === 204 || status === 304 || init.method === 'HEAD';
-				if (empty) res.resume();
-				const body = empty ? null : (Readable.toWeb(res) as WebReadableStream<Uint8Array> as unknown as ReadableStream<Uint8Array>);
-				resolve(new Response(body, { status, statusText: res.statusMessage, headers: responseHeaders(res.headers) }));
-			});
+			const req = send(
+				target,
+				{ method: init.method ?? 'GET', headers, ca, signal: init.signal ?? undefined },
+				(res) => {
+					const status = res.statusCode ?? 0;
+					const empty = status === 204 || status === 304 || init.method === 'HEAD';
+					if (empty) res.resume();
+					const body = empty
+						? null
+						: (Readable.toWeb(
+								res,
+							) as WebReadableStream<Uint8Array> as unknown as ReadableStream<Uint8Array>);
+					resolve(
+						new Response(body, {
+							status,
+							statusText: res.statusMessage,
+							headers: responseHeaders(res.headers),
+						}),
+					);
+				},
+			);
 			req.on('error', reject);
 			req.end(payload);
 		});
@@ -68,18 +82,23 @@ export interface McpConnection {
  * `Authorization: Bearer <token>` when a token is given. Every request is bounded by `timeoutMs`
  * (default 20 s), so a server that never answers fails the test instead of hanging it.
  */
-export async function connectMcp(url: string, options: { ca?: string; token?: string; timeoutMs?: number } = {}): Promise<McpConnection> {
+export async function connectMcp(
+	url: string,
+	options: { ca?: string; token?: string; timeoutMs?: number } = {},
+): Promise<McpConnection> {
 	const timeout = options.timeoutMs ?? 20_000;
 	const transport = new StreamableHTTPClientTransport(new URL(url), {
 		fetch: fetchTrusting(options.ca),
-		requestInit: options.token === undefined ? {} : { headers: { authorization: `Bearer ${options.token}` } },
+		requestInit:
+			options.token === undefined ? {} : { headers: { authorization: `Bearer ${options.token}` } },
 	});
 	const client = new Client({ name: 'n8n-nodes-svc-e2e', version: '1.0.0' });
 	await client.connect(transport, { timeout });
 	return {
 		client,
 		listTools: async () => (await client.listTools(undefined, { timeout })).tools,
-		callTool: async (name, args) => (await client.callTool({ name, arguments: args }, undefined, { timeout })) as CallToolResult,
+		callTool: async (name, args) =>
+			(await client.callTool({ name, arguments: args }, undefined, { timeout })) as CallToolResult,
 		close: async () => {
 			await client.close();
 		},

@@ -9,9 +9,13 @@ export async function packTarball(dest: string, projectDir = PROJECT_DIR): Promi
 	await rm(dest, { recursive: true, force: true });
 	await mkdir(dest, { recursive: true });
 	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	const pack = await runCommand(npm, ['pack', '--pack-destination', dest, '--loglevel=warn'], { cwd: projectDir });
-	if (pack.code !== 0) throw new Error(`npm pack failed (exit ${pack.code}):\n${lastLines(pack.output, 30)}`);
+	const pack = await runCommand(npm, ['pack', '--pack-destination', dest, '--loglevel=warn'], {
+		cwd: projectDir,
+	});
+	if (pack.code !== 0)
+		throw new Error(`npm pack failed (exit ${pack.code}):\n${lastLines(pack.output, 30)}`);
 	const tarballs = (await readdir(dest)).filter((file) => file.endsWith('.tgz'));
-	if (tarballs.length !== 1) throw new Error(`npm pack left ${tarballs.length} tarballs in ${dest}`);
+	if (tarballs.length !== 1)
+		throw new Error(`npm pack left ${tarballs.length} tarballs in ${dest}`);
 	return join(dest, tarballs[0]);
 }

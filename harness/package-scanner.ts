@@ -28,7 +28,12 @@ const EXPECTED_CALLS = [
 	"'-xzf', tarballName, '-C', packageDir, '--strip-components=1'",
 ];
 /** Packages whose resolved versions are shown (they decide what the scan finds). */
-const REPORTED_DEPS = ['eslint', '@n8n/eslint-plugin-community-nodes', 'eslint-plugin-n8n-nodes-base', '@typescript-eslint/parser'];
+const REPORTED_DEPS = [
+	'eslint',
+	'@n8n/eslint-plugin-community-nodes',
+	'eslint-plugin-n8n-nodes-base',
+	'@typescript-eslint/parser',
+];
 
 export interface Marker {
 	scanner: string;
@@ -110,21 +115,34 @@ function scannerDir(installDir: string): string {
 
 async function resolvedVersions(installDir: string): Promise<Record<string, string>> {
 	const scanner = scannerDir(installDir);
-	const versions: Record<string, string> = { [SCANNER_PACKAGE]: await versionOf(join(scanner, 'package.json')) };
+	const versions: Record<string, string> = {
+		[SCANNER_PACKAGE]: await versionOf(join(scanner, 'package.json')),
+	};
 	for (const dep of REPORTED_DEPS) versions[dep] = await versionOf(findPackageJson(scanner, dep));
 	// The TypeScript that @typescript-eslint parses .ts with (the scanner's own typescript@7 has no JS API).
-	const estree = findPackageJson(dirname(findPackageJson(scanner, '@typescript-eslint/parser') ?? scanner), '@typescript-eslint/typescript-estree');
-	versions['typescript (for the parser)'] = await versionOf(estree ? findPackageJson(dirname(estree), 'typescript') : undefined);
+	const estree = findPackageJson(
+		dirname(findPackageJson(scanner, '@typescript-eslint/parser') ?? scanner),
+		'@typescript-eslint/typescript-estree',
+	);
+	versions['typescript (for the parser)'] = await versionOf(
+		estree ? findPackageJson(dirname(estree), 'typescript') : undefined,
+	);
 	return versions;
 }
 
 async function readMarker(dir: string): Promise<Marker | undefined> {
 	const marker = await readInstallMarker<Marker>(dir, MARKER);
-	return marker?.recipe === INSTALL_RECIPE && marker.scanner === SCANNER_VERSION ? marker : undefined;
+	return marker?.recipe === INSTALL_RECIPE && marker.scanner === SCANNER_VERSION
+		? marker
+		: undefined;
 }
 
 /** Runs the scanner's functions in a plain node child; its own console output goes straight to ours. */
-export async function runLegs(installDir: string, workDir: string, legs: LegRequest[]): Promise<LegResult[]> {
+export async function runLegs(
+	installDir: string,
+	workDir: string,
+	legs: LegRequest[],
+): Promise<LegResult[]> {
 	const scannerPath = join(scannerDir(installDir), 'scanner', 'scanner.mjs');
 	const id = `${process.pid}-${Date.now()}`;
 	const driverPath = join(workDir, `driver-${id}.mjs`);
@@ -135,13 +153,19 @@ export async function runLegs(installDir: string, workDir: string, legs: LegRequ
 	await mkdir(scannerTmp, { recursive: true });
 	await writeFile(driverPath, DRIVER);
 	await writeFile(requestPath, JSON.stringify({ legs }));
-	const result = await runCommand(process.execPath, [driverPath, scannerPath, requestPath, resultPath], {
-		cwd: workDir,
-		env: childEnv({ TMPDIR: scannerTmp }),
-		inherit: true,
-	});
+	const result = await runCommand(
+		process.execPath,
+		[driverPath, scannerPath, requestPath, resultPath],
+		{
+			cwd: workDir,
+			env: childEnv({ TMPDIR: scannerTmp }),
+			inherit: true,
+		},
+	);
 	if (result.code !== 0 || !existsSync(resultPath)) {
-		throw new ScanError(`the scanner's analysis crashed (exit ${result.code}); its output is above`);
+		throw new ScanError(
+			`the scanner's analysis crashed (exit ${result.code}); its output is above`,
+		);
 	}
 	return JSON.parse(await readFile(resultPath, 'utf8')) as LegResult[];
 }
@@ -150,16 +174,27 @@ export async function runLegs(installDir: string, workDir: string, legs: LegRequ
 async function smokeScan(installDir: string, workDir: string): Promise<void> {
 	const fixture = join(workDir, 'smoke');
 	await mkdir(join(fixture, 'nodes', 'Smoke'), { recursive: true });
-	await writeFile(join(fixture, 'package.json'), JSON.stringify({ name: 'n8n-nodes-smoke', version: '0.0.0' }));
-	await writeFile(join(fixture, 'nodes', 'Smoke', 'Smoke.node.ts'), 'export const wait = (ms: number): unknown => setTimeout(() => undefined, ms);\n');
+	await writeFile(
+		join(fixture, 'package.json'),
+		JSON.stringify({ name: 'n8n-nodes-smoke', version: '0.0.0' }),
+	);
+	await writeFile(
+		join(fixture, 'nodes', 'Smoke', 'Smoke.node.ts'),
+		'export const wait = (ms: number): unknown => setTimeout(() => undefined, ms);\n',
+	);
 	const [leg] = await runLegs(installDir, workDir, [{ id: 'smoke', dir: fixture, patterns: null }]);
 	if (leg.passed || !leg.details?.includes('@n8n/community-nodes/no-restricted-globals')) {
-		throw new ScanError(`smoke scan did not flag setTimeout in a .ts node (TypeScript parsing broken?): ${JSON.stringify(leg)}`);
+		throw new ScanError(
+			`smoke scan did not flag setTimeout in a .ts node (TypeScript parsing broken?): ${JSON.stringify(leg)}`,
+		);
 	}
 }
 
 /** The scanner installed in the cache (reused when complete), with the versions it resolved. */
-export async function ensureScanner(reinstall: boolean, workDir: string): Promise<{ dir: string; marker: Marker; note: string }> {
+export async function ensureScanner(
+	reinstall: boolean,
+	workDir: string,
+): Promise<{ dir: string; marker: Marker; note: string }> {
 	const started = Date.now();
 	const root = cacheRoot();
 	const dir = join(root, `scanner-${SCANNER_VERSION}`);
@@ -171,23 +206,46 @@ export async function ensureScanner(reinstall: boolean, workDir: string): Promis
 	const tmp = await mkdtemp(join(root, `.tmp-scanner-${SCANNER_VERSION}-`));
 	const logPath = join(tmp, 'install.log');
 	const log = createWriteStream(logPath);
-	const endLog = async (): Promise<void> => await new Promise<void>((done) => log.end(() => done()));
+	const endLog = async (): Promise<void> =>
+		await new Promise<void>((done) => log.end(() => done()));
 	console.log(`scanner: installing ${SCANNER_PACKAGE}@${SCANNER_VERSION} into ${dir} ...`);
 	let marker: Marker;
 	try {
-		await writeFile(join(tmp, 'package.json'), `${JSON.stringify({
-			name: 'n8n-nodes-svc-scanner',
-			private: true,
-			description: `${SCANNER_PACKAGE} for scripts/scan-package.ts in n8n-nodes-svc`,
-			dependencies: { [SCANNER_PACKAGE]: SCANNER_VERSION },
-		}, null, '\t')}\n`);
+		await writeFile(
+			join(tmp, 'package.json'),
+			`${JSON.stringify(
+				{
+					name: 'n8n-nodes-svc-scanner',
+					private: true,
+					description: `${SCANNER_PACKAGE} for scripts/scan-package.ts in n8n-nodes-svc`,
+					dependencies: { [SCANNER_PACKAGE]: SCANNER_VERSION },
+				},
+				null,
+				'\t',
+			)}\n`,
+		);
 		const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-		const install = await runCommand(npm, ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=warn', '--prefix', tmp], {
-			cwd: tmp,
-			env: childEnv(),
-			log,
-		});
-		if (install.code !== 0) throw new ScanError(`npm install failed (exit ${install.code}):\n${lastLines(install.output, 30)}`);
+		const install = await runCommand(
+			npm,
+			[
+				'install',
+				'--ignore-scripts',
+				'--no-audit',
+				'--no-fund',
+				'--loglevel=warn',
+				'--prefix',
+				tmp,
+			],
+			{
+				cwd: tmp,
+				env: childEnv(),
+				log,
+			},
+		);
+		if (install.code !== 0)
+			throw new ScanError(
+				`npm install failed (exit ${install.code}):\n${lastLines(install.output, 30)}`,
+			);
 		await smokeScan(tmp, workDir);
 		marker = {
 			scanner: SCANNER_VERSION,
@@ -197,8 +255,14 @@ export async function ensureScanner(reinstall: boolean, workDir: string): Promis
 			installSeconds: Math.round((Date.now() - started) / 1000),
 		};
 		await endLog();
-		const promoted = await promoteInstall(tmp, dir, { file: MARKER, value: marker, read: readMarker }, reinstall);
-		if (!promoted.ours) return { dir, marker: promoted.marker, note: `installed by another run (${dir})` };
+		const promoted = await promoteInstall(
+			tmp,
+			dir,
+			{ file: MARKER, value: marker, read: readMarker },
+			reinstall,
+		);
+		if (!promoted.ours)
+			return { dir, marker: promoted.marker, note: `installed by another run (${dir})` };
 	} catch (error) {
 		await endLog();
 		const kept = join(root, `scanner-${SCANNER_VERSION}.failed.log`);
@@ -215,6 +279,8 @@ export async function checkScannerSource(installDir: string): Promise<void> {
 	const source = await readFile(join(scannerDir(installDir), 'scanner', 'scanner.mjs'), 'utf8');
 	const missing = EXPECTED_CALLS.filter((call) => !source.includes(call));
 	if (missing.length > 0) {
-		throw new ScanError(`scanner.mjs of ${SCANNER_PACKAGE}@${SCANNER_VERSION} no longer contains ${missing.join(' / ')}: review scripts/scan-package.ts`);
+		throw new ScanError(
+			`scanner.mjs of ${SCANNER_PACKAGE}@${SCANNER_VERSION} no longer contains ${missing.join(' / ')}: review scripts/scan-package.ts`,
+		);
 	}
 }

@@ -21,11 +21,16 @@ export const PEER_EXAMPLE_ENV: Record<string, string> = { NODE_FUNCTION_ALLOW_BU
 
 /** The example with its own webhook path and the subscription's secret pasted into the Code node. */
 export function peerWorkflow(path: string, secret: string): WorkflowInput {
-	const workflow = JSON.parse(readFileSync(join(EXAMPLES_DIR, PEER_EXAMPLE), 'utf8')) as WorkflowInput;
+	const workflow = JSON.parse(
+		readFileSync(join(EXAMPLES_DIR, PEER_EXAMPLE), 'utf8'),
+	) as WorkflowInput;
 	const webhook = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.webhook');
 	const code = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.code');
 	const jsCode = code?.parameters.jsCode;
-	if (!webhook || !code || typeof jsCode !== 'string' || !jsCode.includes(SECRET_PLACEHOLDER)) throw new Error(`examples/${PEER_EXAMPLE} no longer has its Webhook node and secret placeholder`);
+	if (!webhook || !code || typeof jsCode !== 'string' || !jsCode.includes(SECRET_PLACEHOLDER))
+		throw new Error(
+			`examples/${PEER_EXAMPLE} no longer has its Webhook node and secret placeholder`,
+		);
 	webhook.parameters = { ...webhook.parameters, path };
 	webhook.webhookId = randomUUID();
 	code.parameters = { ...code.parameters, jsCode: jsCode.replace(SECRET_PLACEHOLDER, secret) };

@@ -29,10 +29,18 @@ export interface CommandOptions {
 	inherit?: boolean;
 }
 
-export async function runCommand(cmd: string, args: string[], options: CommandOptions = {}): Promise<CommandResult> {
+export async function runCommand(
+	cmd: string,
+	args: string[],
+	options: CommandOptions = {},
+): Promise<CommandResult> {
 	options.log?.write(`\n$ (cd ${options.cwd ?? process.cwd()} && ${cmd} ${args.join(' ')})\n`);
 	return await new Promise((resolvePromise, reject) => {
-		const child = spawn(cmd, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: options.inherit ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(cmd, args, {
+			cwd: options.cwd,
+			env: options.env ?? process.env,
+			stdio: options.inherit ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
+		});
 		let stdout = '';
 		let stderr = '';
 		let output = '';
@@ -42,8 +50,14 @@ export async function runCommand(cmd: string, args: string[], options: CommandOp
 			output += text;
 			options.log?.write(chunk);
 		};
-		child.stdout?.on('data', collect((text) => (stdout += text)));
-		child.stderr?.on('data', collect((text) => (stderr += text)));
+		child.stdout?.on(
+			'data',
+			collect((text) => (stdout += text)),
+		);
+		child.stderr?.on(
+			'data',
+			collect((text) => (stderr += text)),
+		);
 		const timer = options.timeoutMs
 			? setTimeout(() => child.kill('SIGKILL'), options.timeoutMs)
 			: undefined;
@@ -51,7 +65,12 @@ export async function runCommand(cmd: string, args: string[], options: CommandOp
 		child.on('close', (code, signal) => {
 			if (timer) clearTimeout(timer);
 			// Shell convention for a signal death (137 = SIGKILL, e.g. the timeout above).
-			resolvePromise({ code: code ?? 128 + (signal ? osConstants.signals[signal] : 0), stdout, stderr: signal ? `${stderr}\n[killed by ${signal}]` : stderr, output });
+			resolvePromise({
+				code: code ?? 128 + (signal ? osConstants.signals[signal] : 0),
+				stdout,
+				stderr: signal ? `${stderr}\n[killed by ${signal}]` : stderr,
+				output,
+			});
 		});
 	});
 }
@@ -61,7 +80,10 @@ export async function runCommand(cmd: string, args: string[], options: CommandOp
  * By default it drops what `npm run` exports about the outer project (npm_config_*, INIT_CWD),
  * which an inner npm would take as its own configuration, and NODE_OPTIONS (a runner's loaders).
  */
-export function childEnv(extra: Record<string, string> = {}, drop = /^(npm_|INIT_CWD$|NODE_OPTIONS$)/i): NodeJS.ProcessEnv {
+export function childEnv(
+	extra: Record<string, string> = {},
+	drop = /^(npm_|INIT_CWD$|NODE_OPTIONS$)/i,
+): NodeJS.ProcessEnv {
 	const env: NodeJS.ProcessEnv = {};
 	for (const [key, value] of Object.entries(process.env)) {
 		if (!drop.test(key)) env[key] = value;
@@ -154,7 +176,12 @@ export interface ReadyOptions {
  * Checks `ready` until it holds, for a process group just started. Throws, with the last lines of
  * its log, once the group exits or `timeoutMs` passes; a check that throws counts as not ready.
  */
-export async function untilGroupReady(what: string, group: ProcessGroup, ready: () => Promise<boolean>, options: ReadyOptions): Promise<void> {
+export async function untilGroupReady(
+	what: string,
+	group: ProcessGroup,
+	ready: () => Promise<boolean>,
+	options: ReadyOptions,
+): Promise<void> {
 	const failure = async (why: string): Promise<Error> => {
 		const logFile = options.logFile ?? group.logFile;
 		return new Error(`${what} ${why}\n--- last lines of ${logFile} ---\n${await logTail(logFile)}`);
@@ -163,7 +190,10 @@ export async function untilGroupReady(what: string, group: ProcessGroup, ready: 
 		async () => {
 			if (!group.exited() && (await ready().catch(() => false))) return true;
 			const exited = group.exited();
-			if (exited) throw await failure(`exited during start-up (code ${exited.code}, signal ${exited.signal})`);
+			if (exited)
+				throw await failure(
+					`exited during start-up (code ${exited.code}, signal ${exited.signal})`,
+				);
 			return undefined;
 		},
 		{
@@ -177,19 +207,30 @@ export async function untilGroupReady(what: string, group: ProcessGroup, ready: 
 }
 
 /** Starts a long-running command in its own process group, stdout and stderr appended to `logFile`. */
-export function spawnGroup(cmd: string, args: string[], options: { cwd?: string; env: NodeJS.ProcessEnv; logFile: string }): ProcessGroup {
+export function spawnGroup(
+	cmd: string,
+	args: string[],
+	options: { cwd?: string; env: NodeJS.ProcessEnv; logFile: string },
+): ProcessGroup {
 	killGroupsOnExit();
 	const logFd = openSync(options.logFile, 'a');
-	const child = spawn(cmd, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', logFd, logFd] });
+	const child = spawn(cmd, args, {
+		cwd: options.cwd,
+		env: options.env,
+		detached: true,
+		stdio: ['ignore', logFd, logFd],
+	});
 	closeSync(logFd);
 	const pid = child.pid;
 	if (pid === undefined) throw new Error(`Could not spawn ${cmd} ${args.join(' ')}`);
 	liveGroups.add(pid);
 	let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-	const exitPromise = new Promise<void>((done) => child.on('exit', (code, signal) => {
-		exited = { code, signal };
-		done();
-	}));
+	const exitPromise = new Promise<void>((done) =>
+		child.on('exit', (code, signal) => {
+			exited = { code, signal };
+			done();
+		}),
+	);
 	const end = async (graceMs: number): Promise<void> => {
 		if (groupAlive(pid)) {
 			process.kill(-pid, graceMs > 0 ? 'SIGTERM' : 'SIGKILL');

@@ -9,7 +9,8 @@ export type Environment = Record<string, string | undefined>;
 /** Why publishing from this environment is refused, or `undefined` when it may go on. */
 export function releaseRefusal(env: Environment): string | undefined {
 	const reasons: string[] = [];
-	if (env.GITHUB_ACTIONS !== 'true') reasons.push('it is not running in GitHub Actions (GITHUB_ACTIONS is not "true")');
+	if (env.GITHUB_ACTIONS !== 'true')
+		reasons.push('it is not running in GitHub Actions (GITHUB_ACTIONS is not "true")');
 	if (env.npm_config_provenance !== 'true' && env.NPM_CONFIG_PROVENANCE !== 'true') {
 		reasons.push('npm provenance is off (publish with `npm publish --provenance`)');
 	}

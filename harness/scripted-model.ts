@@ -13,7 +13,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+	string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
 export interface ToolCall {
@@ -44,7 +45,8 @@ export interface ChatRequest {
 }
 
 /** What one turn makes the model say: call tools, or give its final answer. */
-export type Reply = { toolCalls: Array<{ name: string; arguments: JsonObject }> } | { answer: string };
+export type Reply =
+	{ toolCalls: Array<{ name: string; arguments: JsonObject }> } | { answer: string };
 
 /** A turn of the script: a fixed reply, or one computed from the request (e.g. from the last tool result). */
 export type Turn = (request: ChatRequest) => Reply;
@@ -75,8 +77,13 @@ export interface ScriptedModel {
 export const SCRIPTED_MODEL_ID = 'scripted';
 
 /** A turn that calls one tool; `args` may be computed from the request, e.g. from an earlier tool's result. */
-export function callTool(name: string, args: JsonObject | ((request: ChatRequest) => JsonObject)): Turn {
-	return (request) => ({ toolCalls: [{ name, arguments: typeof args === 'function' ? args(request) : args }] });
+export function callTool(
+	name: string,
+	args: JsonObject | ((request: ChatRequest) => JsonObject),
+): Turn {
+	return (request) => ({
+		toolCalls: [{ name, arguments: typeof args === 'function' ? args(request) : args }],
+	});
 }
 
 /** The final answer; `text` may be computed from the request, e.g. quoting the last tool result. */
@@ -87,7 +94,8 @@ export function answer(text: string | ((request: ChatRequest) => string)): Turn 
 /** A message's text, whether sent as a string or as content parts. */
 export function messageText(message: ChatMessage): string {
 	if (typeof message.content === 'string') return message.content;
-	if (Array.isArray(message.content)) return message.content.map((part) => part.text ?? '').join('');
+	if (Array.isArray(message.content))
+		return message.content.map((part) => part.text ?? '').join('');
 	return '';
 }
 
@@ -101,12 +109,17 @@ export interface ToolResult {
 /** The tool results a request carries back to the model, oldest first, each with the call it answers. */
 export function toolResults(request: ChatRequest): ToolResult[] {
 	const calls = new Map<string, ToolCall>();
-	for (const message of request.messages) for (const call of message.tool_calls ?? []) calls.set(call.id, call);
+	for (const message of request.messages)
+		for (const call of message.tool_calls ?? []) calls.set(call.id, call);
 	return request.messages
 		.filter((message) => message.role === 'tool')
 		.map((message) => {
 			const call = message.tool_call_id === undefined ? undefined : calls.get(message.tool_call_id);
-			return { name: call?.function.name, arguments: call ? parseArguments(call.function.arguments) : undefined, content: messageText(message) };
+			return {
+				name: call?.function.name,
+				arguments: call ? parseArguments(call.function.arguments) : undefined,
+				content: messageText(message),
+			};
 		});
 }
 
@@ -126,7 +139,9 @@ export function lastUserText(request: ChatRequest): string {
 function parseArguments(text: string): JsonObject | undefined {
 	try {
 		const parsed = JSON.parse(text) as JsonValue;
-		return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : undefined;
+		return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+			? parsed
+			: undefined;
 	} catch {
 		return undefined;
 	}
@@ -163,14 +178,24 @@ function completion(request: ChatRequest, turn: number, reply: Reply): JsonObjec
 		object: 'chat.completion',
 		created: Math.floor(Date.now() / 1000),
 		model: request.model,
-		choices: [{ index: 0, message, logprobs: null, finish_reason: 'answer' in reply ? 'stop' : 'tool_calls' }],
+		choices: [
+			{
+				index: 0,
+				message,
+				logprobs: null,
+				finish_reason: 'answer' in reply ? 'stop' : 'tool_calls',
+			},
+		],
 		usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
 	};
 }
 
 function send(res: ServerResponse, status: number, body: JsonObject): void {
 	const text = JSON.stringify(body);
-	res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+	res.writeHead(status, {
+		'content-type': 'application/json',
+		'content-length': Buffer.byteLength(text),
+	});
 	res.end(text);
 }
 
@@ -186,18 +211,30 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** Starts the scripted model on 127.0.0.1 (a free port unless `port` is given), with an empty script. */
-export async function startScriptedModel(options: { port?: number; turns?: Turn[] } = {}): Promise<ScriptedModel> {
+export async function startScriptedModel(
+	options: { port?: number; turns?: Turn[] } = {},
+): Promise<ScriptedModel> {
 	let turns: Turn[] = options.turns ?? [];
 	let recorded: RecordedChat[] = [];
 
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.replace(/\/+$/, '');
 		if (req.method === 'GET' && path === '/v1/models') {
-			send(res, 200, { object: 'list', data: [{ id: SCRIPTED_MODEL_ID, object: 'model', created: 0, owned_by: 'scripted-model' }] });
+			send(res, 200, {
+				object: 'list',
+				data: [{ id: SCRIPTED_MODEL_ID, object: 'model', created: 0, owned_by: 'scripted-model' }],
+			});
 			return;
 		}
 		if (req.method !== 'POST' || path !== '/v1/chat/completions') {
-			send(res, 404, failure(`The scripted model answers POST /v1/chat/completions and GET /v1/models, not ${req.method ?? '?'} ${path}`, 'not_found'));
+			send(
+				res,
+				404,
+				failure(
+					`The scripted model answers POST /v1/chat/completions and GET /v1/models, not ${req.method ?? '?'} ${path}`,
+					'not_found',
+				),
+			);
 			return;
 		}
 		let request: ChatRequest;
@@ -205,11 +242,25 @@ export async function startScriptedModel(options: { port?: number; turns?: Turn[
 			request = JSON.parse(await readBody(req)) as ChatRequest;
 			if (!Array.isArray(request.messages)) throw new Error('messages is not an array');
 		} catch (error) {
-			send(res, 400, failure(`The scripted model could not read the request: ${(error as Error).message}`, 'invalid_request'));
+			send(
+				res,
+				400,
+				failure(
+					`The scripted model could not read the request: ${(error as Error).message}`,
+					'invalid_request',
+				),
+			);
 			return;
 		}
 		if (request.stream === true) {
-			send(res, 400, failure('The scripted model does not stream: turn streaming off in the agent', 'invalid_request'));
+			send(
+				res,
+				400,
+				failure(
+					'The scripted model does not stream: turn streaming off in the agent',
+					'invalid_request',
+				),
+			);
 			return;
 		}
 		const turn = turnOf(request);
@@ -235,7 +286,12 @@ export async function startScriptedModel(options: { port?: number; turns?: Turn[
 
 	const server = createServer((req, res) => {
 		handle(req, res).catch((error: unknown) => {
-			if (!res.headersSent) send(res, 500, failure(`The scripted model failed: ${(error as Error).message}`, 'server_error'));
+			if (!res.headersSent)
+				send(
+					res,
+					500,
+					failure(`The scripted model failed: ${(error as Error).message}`, 'server_error'),
+				);
 		});
 	});
 	await new Promise<void>((resolve, reject) => {

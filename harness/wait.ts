@@ -1,6 +1,7 @@
 /** Waiting, for the tools and tests: a pause, and polling until something holds. */
 
-export const sleep = async (ms: number): Promise<void> => await new Promise((done) => setTimeout(done, ms));
+export const sleep = async (ms: number): Promise<void> =>
+	await new Promise((done) => setTimeout(done, ms));
 
 export interface PollOptions<T> {
 	timeoutMs: number;
@@ -14,7 +15,10 @@ export interface PollOptions<T> {
  * The one polling loop: calls `check` until it answers something other than `undefined`, and
  * returns that answer. The clock is read after each check, so there is always at least one.
  */
-export async function poll<T>(check: () => T | undefined | Promise<T | undefined>, options: PollOptions<T>): Promise<T> {
+export async function poll<T>(
+	check: () => T | undefined | Promise<T | undefined>,
+	options: PollOptions<T>,
+): Promise<T> {
 	const deadline = Date.now() + options.timeoutMs;
 	for (let attempt = 0; ; attempt++) {
 		const answer = await check();
@@ -31,7 +35,11 @@ export interface UntilOptions {
 }
 
 /** Checks `condition` until it holds; throws naming `what` once `timeoutMs` (default 30 s) has passed. */
-export async function until(what: string, condition: () => boolean | Promise<boolean>, options: UntilOptions = {}): Promise<void> {
+export async function until(
+	what: string,
+	condition: () => boolean | Promise<boolean>,
+	options: UntilOptions = {},
+): Promise<void> {
 	const timeoutMs = options.timeoutMs ?? 30_000;
 	await poll(async () => ((await condition()) ? true : undefined), {
 		timeoutMs,

@@ -3,7 +3,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ERROR_CODES } from '../nodes/Svc/contract';
 import { checkFaultRules } from './faults';
 import type { JsonResponse } from './http';
-import { ApiError, asApiError, badRequest, errorResponse, isPlainObject, methodNotAllowed, newId, parseJsonObject, readBody, writeJson } from './http';
+import {
+	ApiError,
+	asApiError,
+	badRequest,
+	errorResponse,
+	isPlainObject,
+	methodNotAllowed,
+	newId,
+	parseJsonObject,
+	readBody,
+	writeJson,
+} from './http';
 import { checkSandboxKey } from './keys';
 import { touchCampaign, upsertLead } from './operations';
 import type { PathRoute } from './routes';
@@ -56,12 +67,23 @@ function ok(body: unknown, status = 200): JsonResponse {
 const DONE = { ok: true };
 
 const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
-	{ method: 'GET', path: '', description: 'This index: every admin endpoint with its method and what it does', handle: () => ok({ endpoints: adminEndpoints() }) },
-	{ method: 'GET', path: 'faults', description: 'The fault rules in force', handle: ({ state }) => ok({ rules: state.faults.rules() }) },
+	{
+		method: 'GET',
+		path: '',
+		description: 'This index: every admin endpoint with its method and what it does',
+		handle: () => ok({ endpoints: adminEndpoints() }),
+	},
+	{
+		method: 'GET',
+		path: 'faults',
+		description: 'The fault rules in force',
+		handle: ({ state }) => ok({ rules: state.faults.rules() }),
+	},
 	{
 		method: 'PUT',
 		path: 'faults',
-		description: 'Replace the fault rules: { "rules": [{ "route", "latencyMs", "errorRate", "resetRate", "conflictRate", "rateLimitedRate", "hangRate", ... }] }',
+		description:
+			'Replace the fault rules: { "rules": [{ "route", "latencyMs", "errorRate", "resetRate", "conflictRate", "rateLimitedRate", "hangRate", ... }] }',
 		handle: ({ state, body }) => ok({ rules: state.faults.set(checkFaultRules(body.rules)) }),
 	},
 	{
@@ -73,17 +95,29 @@ const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
 			return ok({ rules: [] });
 		},
 	},
-	{ method: 'GET', path: 'rate-limit', description: 'The requests-per-second limit (null: none)', handle: ({ state }) => ok({ requestsPerSecond: state.rateLimiter.requestsPerSecond }) },
+	{
+		method: 'GET',
+		path: 'rate-limit',
+		description: 'The requests-per-second limit (null: none)',
+		handle: ({ state }) => ok({ requestsPerSecond: state.rateLimiter.requestsPerSecond }),
+	},
 	{
 		method: 'PUT',
 		path: 'rate-limit',
-		description: 'Set the limit: { "requestsPerSecond": number | null }; over it the API answers 429 with Retry-After',
+		description:
+			'Set the limit: { "requestsPerSecond": number | null }; over it the API answers 429 with Retry-After',
 		handle: ({ state, body }) => {
-			if (!('requestsPerSecond' in body)) throw badRequest('Send { "requestsPerSecond": number | null }');
+			if (!('requestsPerSecond' in body))
+				throw badRequest('Send { "requestsPerSecond": number | null }');
 			return ok({ requestsPerSecond: state.rateLimiter.setRate(body.requestsPerSecond) });
 		},
 	},
-	{ method: 'GET', path: 'requests', description: 'Every API request recorded, with headers and body', handle: ({ state }) => ok({ data: state.requests.all() }) },
+	{
+		method: 'GET',
+		path: 'requests',
+		description: 'Every API request recorded, with headers and body',
+		handle: ({ state }) => ok({ data: state.requests.all() }),
+	},
 	{
 		method: 'DELETE',
 		path: 'requests',
@@ -93,7 +127,13 @@ const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
 			return ok(DONE);
 		},
 	},
-	{ method: 'GET', path: 'stats', description: 'Counters: requests (in flight, most at once, per route), leads, dispatches, takeovers, replays, faults injected', handle: ({ state }) => ok(state.stats.snapshot()) },
+	{
+		method: 'GET',
+		path: 'stats',
+		description:
+			'Counters: requests (in flight, most at once, per route), leads, dispatches, takeovers, replays, faults injected',
+		handle: ({ state }) => ok(state.stats.snapshot()),
+	},
 	{
 		method: 'POST',
 		path: 'stats/reset',
@@ -103,32 +143,54 @@ const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
 			return ok(state.stats.snapshot());
 		},
 	},
-	{ method: 'POST', path: 'keys', description: 'Add an API key: { "key", "scopes": [...], "label"? }', handle: ({ state, body }) => ok(state.keys.add(checkSandboxKey(body)), 201) },
+	{
+		method: 'POST',
+		path: 'keys',
+		description: 'Add an API key: { "key", "scopes": [...], "label"? }',
+		handle: ({ state, body }) => ok(state.keys.add(checkSandboxKey(body)), 201),
+	},
 	{
 		method: 'POST',
 		path: 'reset',
-		description: 'Back to the seeded demo state: data, keys, faults, rate limit, idempotency records, requests, counters, deliveries',
+		description:
+			'Back to the seeded demo state: data, keys, faults, rate limit, idempotency records, requests, counters, deliveries',
 		handle: ({ state }) => {
 			state.reset();
 			return ok(DONE);
 		},
 	},
-	{ method: 'GET', path: 'subscriptions', description: 'Every webhook subscription, with its signing secret', handle: ({ state }) => ok({ data: [...state.store.subscriptions.values()] }) },
+	{
+		method: 'GET',
+		path: 'subscriptions',
+		description: 'Every webhook subscription, with its signing secret',
+		handle: ({ state }) => ok({ data: [...state.store.subscriptions.values()] }),
+	},
 	{
 		method: 'GET',
 		path: 'deliveries',
 		description: 'Delivery attempts; filter with ?event_id= and ?subscription_id=',
 		handle: ({ state, query }) =>
-			ok({ data: state.deliveries.attempts({ eventId: query.get('event_id') ?? undefined, subscriptionId: query.get('subscription_id') ?? undefined }) }),
+			ok({
+				data: state.deliveries.attempts({
+					eventId: query.get('event_id') ?? undefined,
+					subscriptionId: query.get('subscription_id') ?? undefined,
+				}),
+			}),
 	},
-	{ method: 'GET', path: 'events', description: 'Every event emitted', handle: ({ state }) => ok({ data: state.deliveries.listEvents() }) },
+	{
+		method: 'GET',
+		path: 'events',
+		description: 'Every event emitted',
+		handle: ({ state }) => ok({ data: state.deliveries.listEvents() }),
+	},
 	{
 		method: 'POST',
 		path: 'events/emit',
 		description: 'Emit an event to its subscribers: { "type": "lead.created", "data": {...} }',
 		handle: ({ state, body }) => {
 			const { type, data = {} } = body;
-			if (typeof type !== 'string' || type.trim() === '') throw badRequest('type must be an event name, e.g. "lead.created"');
+			if (typeof type !== 'string' || type.trim() === '')
+				throw badRequest('type must be an event name, e.g. "lead.created"');
 			if (!isPlainObject(data)) throw badRequest('data must be an object');
 			return ok(state.deliveries.emit(type, data), 202);
 		},
@@ -137,12 +199,14 @@ const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
 		method: 'POST',
 		path: 'events/{event_id}/redeliver',
 		description: 'Deliver an event again, with the same webhook-id',
-		handle: ({ state, params: { event_id: eventId } }) => ok({ event_id: eventId, deliveries: state.deliveries.redeliver(eventId) }, 202),
+		handle: ({ state, params: { event_id: eventId } }) =>
+			ok({ event_id: eventId, deliveries: state.deliveries.redeliver(eventId) }, 202),
 	},
 	{
 		method: 'POST',
 		path: 'leads',
-		description: 'Create or update a lead as the service would (a new one emits lead.created): { "email", ... }',
+		description:
+			'Create or update a lead as the service would (a new one emits lead.created): { "email", ... }',
 		handle: ({ state, body }) => {
 			const { lead, created } = upsertLead(state, body);
 			return ok(lead, created ? 201 : 200);
@@ -151,36 +215,76 @@ const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
 	{
 		method: 'POST',
 		path: 'campaigns/{campaign_id}/touch',
-		description: 'Change a campaign\'s "name" or "status" (e.g. { "status": "approved" }); emits campaign.updated',
-		handle: ({ state, params: { campaign_id: campaignId }, body }) => ok(touchCampaign(state, campaignId, body)),
+		description:
+			'Change a campaign\'s "name" or "status" (e.g. { "status": "approved" }); emits campaign.updated',
+		handle: ({ state, params: { campaign_id: campaignId }, body }) =>
+			ok(touchCampaign(state, campaignId, body)),
 	},
 ];
 
 /** Compiled from the path the index shows, so the index and the routing share one spelling. */
-const ADMIN_ROUTES: readonly AdminRoute[] = ADMIN_ROUTE_SPECS.map((spec) => ({ ...spec, ...compilePath(spec.path) }));
+const ADMIN_ROUTES: readonly AdminRoute[] = ADMIN_ROUTE_SPECS.map((spec) => ({
+	...spec,
+	...compilePath(spec.path),
+}));
 
 /** The index served at `GET /__admin/`, built from the routes themselves. */
 export function adminEndpoints(): AdminEndpoint[] {
-	return ADMIN_ROUTES.map(({ method, path, description }) => ({ method, path: `${ADMIN_PREFIX}${path}`, description }));
+	return ADMIN_ROUTES.map(({ method, path, description }) => ({
+		method,
+		path: `${ADMIN_PREFIX}${path}`,
+		description,
+	}));
 }
 
 const LOOPBACK_PEERS = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
-function route(state: SandboxState, method: string, url: URL, raw: string, remoteAddress: string | undefined): JsonResponse {
+function route(
+	state: SandboxState,
+	method: string,
+	url: URL,
+	raw: string,
+	remoteAddress: string | undefined,
+): JsonResponse {
 	if (remoteAddress === undefined || !LOOPBACK_PEERS.has(remoteAddress)) {
-		throw new ApiError(403, ERROR_CODES.invalidRequest, 'The admin API answers loopback clients only');
+		throw new ApiError(
+			403,
+			ERROR_CODES.invalidRequest,
+			'The admin API answers loopback clients only',
+		);
 	}
 	const match = matchPath(ADMIN_ROUTES, method, url.pathname.slice(ADMIN_PREFIX.length));
-	if (match === undefined) throw new ApiError(404, ERROR_CODES.notFound, `There is no admin endpoint ${method} ${url.pathname}`);
+	if (match === undefined)
+		throw new ApiError(
+			404,
+			ERROR_CODES.notFound,
+			`There is no admin endpoint ${method} ${url.pathname}`,
+		);
 	if ('allowed' in match) throw methodNotAllowed(method, url.pathname, match.allowed);
-	return match.route.handle({ state, params: match.params, query: url.searchParams, body: parseJsonObject(raw) });
+	return match.route.handle({
+		state,
+		params: match.params,
+		query: url.searchParams,
+		body: parseJsonObject(raw),
+	});
 }
 
-export async function handleAdmin(state: SandboxState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleAdmin(
+	state: SandboxState,
+	req: IncomingMessage,
+	res: ServerResponse,
+	url: URL,
+): Promise<void> {
 	const requestId = newId('req');
 	let response: JsonResponse;
 	try {
-		response = route(state, req.method ?? 'GET', url, await readBody(req), req.socket.remoteAddress);
+		response = route(
+			state,
+			req.method ?? 'GET',
+			url,
+			await readBody(req),
+			req.socket.remoteAddress,
+		);
 	} catch (error) {
 		response = errorResponse(asApiError(error), requestId);
 	}

@@ -73,16 +73,25 @@ function pageParams({ query, state }: ApiCall): { limit: number; cursor: string 
 	if (raw !== null) {
 		limit = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
 		if (!(limit >= LIST_LIMIT_MIN && limit <= LIST_LIMIT_MAX)) {
-			throw badRequest(`${LIST_QUERY.limit} must be a whole number from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}`);
+			throw badRequest(
+				`${LIST_QUERY.limit} must be a whole number from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}`,
+			);
 		}
 	}
 	const cursor = query.get(LIST_QUERY.cursor);
-	return { limit: Math.min(limit, state.maxPageSize), cursor: cursor === null || cursor === '' ? undefined : cursor };
+	return {
+		limit: Math.min(limit, state.maxPageSize),
+		cursor: cursor === null || cursor === '' ? undefined : cursor,
+	};
 }
 
 /** Items equal to every filter the query gives; emails compare case-insensitively. */
-function queryFilter<T>(query: URLSearchParams, fields: readonly (keyof T & string)[]): (item: T) => boolean {
-	const normal = (field: string, value: string) => (field === 'email' ? value.toLowerCase() : value);
+function queryFilter<T>(
+	query: URLSearchParams,
+	fields: readonly (keyof T & string)[],
+): (item: T) => boolean {
+	const normal = (field: string, value: string) =>
+		field === 'email' ? value.toLowerCase() : value;
 	const wanted = fields.flatMap((field) => {
 		const value = query.get(field);
 		return value === null || value === '' ? [] : [{ field, value: normal(field, value) }];
@@ -94,10 +103,17 @@ function queryFilter<T>(query: URLSearchParams, fields: readonly (keyof T & stri
 		});
 }
 
-function page<T extends { id: string }, R = T>(collection: Collection<T>, call: ApiCall, filter?: (item: T) => boolean, show?: (item: T) => R): JsonResponse {
+function page<T extends { id: string }, R = T>(
+	collection: Collection<T>,
+	call: ApiCall,
+	filter?: (item: T) => boolean,
+	show?: (item: T) => R,
+): JsonResponse {
 	const { limit, cursor } = pageParams(call);
 	const found = collection.page(limit, cursor, filter);
-	const body: ListPage<T | R> = show ? { data: found.data.map(show), next_cursor: found.next_cursor } : found;
+	const body: ListPage<T | R> = show
+		? { data: found.data.map(show), next_cursor: found.next_cursor }
+		: found;
 	return ok(body);
 }
 
@@ -108,12 +124,20 @@ const HANDLERS: Record<EndpointName, Handler> = {
 		const { lead, created } = upsertLead(state, body);
 		return ok(lead, created ? 201 : 200);
 	},
-	listLeads: (call) => page(call.state.store.leads, call, queryFilter(call.query, LEAD_LIST_FILTERS)),
-	getLead: ({ state, params }) => ok(orNotFound(state.store.leads.get(params.lead_id), 'lead', params.lead_id)),
-	listThreads: (call) => page(call.state.store.threads, call, queryFilter(call.query, THREAD_LIST_FILTERS)),
-	getThread: ({ state, params }) => ok(orNotFound(state.store.threads.get(params.thread_id), 'thread', params.thread_id)),
+	listLeads: (call) =>
+		page(call.state.store.leads, call, queryFilter(call.query, LEAD_LIST_FILTERS)),
+	getLead: ({ state, params }) =>
+		ok(orNotFound(state.store.leads.get(params.lead_id), 'lead', params.lead_id)),
+	listThreads: (call) =>
+		page(call.state.store.threads, call, queryFilter(call.query, THREAD_LIST_FILTERS)),
+	getThread: ({ state, params }) =>
+		ok(orNotFound(state.store.threads.get(params.thread_id), 'thread', params.thread_id)),
 	listMessages: (call) => {
-		const thread = orNotFound(call.state.store.threads.get(call.params.thread_id), 'thread', call.params.thread_id);
+		const thread = orNotFound(
+			call.state.store.threads.get(call.params.thread_id),
+			'thread',
+			call.params.thread_id,
+		);
 		const sensitive = call.key.scopes.includes(SENSITIVE_READ_SCOPE);
 		return page(
 			call.state.store.messages,
@@ -122,16 +146,32 @@ const HANDLERS: Record<EndpointName, Handler> = {
 			(message) => readMessage(message, sensitive),
 		);
 	},
-	assistantTakeover: ({ state, params, body }) => ok(assistantTakeover(state, params.lead_id, body)),
+	assistantTakeover: ({ state, params, body }) =>
+		ok(assistantTakeover(state, params.lead_id, body)),
 	listCampaigns: (call) => page(call.state.store.campaigns, call),
-	getCampaign: ({ state, params }) => ok(orNotFound(state.store.campaigns.get(params.campaign_id), 'campaign', params.campaign_id)),
-	dispatchCampaign: ({ state, params, body }) => ok(dispatchCampaign(state, params.campaign_id, body), 202),
+	getCampaign: ({ state, params }) =>
+		ok(orNotFound(state.store.campaigns.get(params.campaign_id), 'campaign', params.campaign_id)),
+	dispatchCampaign: ({ state, params, body }) =>
+		ok(dispatchCampaign(state, params.campaign_id, body), 202),
 	createSubscription: ({ state, body }) => ok(createSubscription(state, body), 201),
-	listSubscriptions: (call) => page(call.state.store.subscriptions, call, undefined, publicSubscription),
+	listSubscriptions: (call) =>
+		page(call.state.store.subscriptions, call, undefined, publicSubscription),
 	getSubscription: ({ state, params }) =>
-		ok(publicSubscription(orNotFound(state.store.subscriptions.get(params.subscription_id), 'webhook subscription', params.subscription_id))),
+		ok(
+			publicSubscription(
+				orNotFound(
+					state.store.subscriptions.get(params.subscription_id),
+					'webhook subscription',
+					params.subscription_id,
+				),
+			),
+		),
 	deleteSubscription: ({ state, params }) => {
-		const { id } = orNotFound(state.store.subscriptions.get(params.subscription_id), 'webhook subscription', params.subscription_id);
+		const { id } = orNotFound(
+			state.store.subscriptions.get(params.subscription_id),
+			'webhook subscription',
+			params.subscription_id,
+		);
 		state.store.subscriptions.delete(id);
 		return ok({ id, deleted: true });
 	},
@@ -153,12 +193,21 @@ function raiseFault(outcome: FaultOutcome): void {
 		case 'resetBefore':
 			throw new Interrupted('reset');
 		case 'error':
-			if (outcome.status === 429) throw rateLimited(`${prefix} rate limited`, outcome.retryAfterSeconds);
-			throw new ApiError(outcome.status, codeForStatus(outcome.status), `${prefix} status ${outcome.status}`);
+			if (outcome.status === 429)
+				throw rateLimited(`${prefix} rate limited`, outcome.retryAfterSeconds);
+			throw new ApiError(
+				outcome.status,
+				codeForStatus(outcome.status),
+				`${prefix} status ${outcome.status}`,
+			);
 		case 'rateLimited':
 			throw rateLimited(`${prefix} rate limited`, outcome.retryAfterSeconds);
 		case 'conflict':
-			throw new ApiError(409, ERROR_CODES.idempotencyInProgress, `${prefix} a request with this ${IDEMPOTENCY_HEADER} is still being processed`);
+			throw new ApiError(
+				409,
+				ERROR_CODES.idempotencyInProgress,
+				`${prefix} a request with this ${IDEMPOTENCY_HEADER} is still being processed`,
+			);
 	}
 }
 
@@ -188,11 +237,20 @@ function checkIdempotency(
 ): Extract<Claim, { kind: 'claimed' | 'replay' }> | undefined {
 	const { endpoint } = route;
 	const idempotencyKey = headerValue(req, IDEMPOTENCY_HEADER);
-	if (endpoint.method !== 'POST' || (endpoint.idempotency !== 'required' && idempotencyKey === undefined)) return undefined;
+	if (
+		endpoint.method !== 'POST' ||
+		(endpoint.idempotency !== 'required' && idempotencyKey === undefined)
+	)
+		return undefined;
 	if (idempotencyKey === undefined) {
-		throw badRequest(`The ${IDEMPOTENCY_HEADER} header is required for ${route.key}: send a UUID, the same one on every retry of this write`);
+		throw badRequest(
+			`The ${IDEMPOTENCY_HEADER} header is required for ${route.key}: send a UUID, the same one on every retry of this write`,
+		);
 	}
-	if (!UUID_PATTERN.test(idempotencyKey)) throw badRequest(`The ${IDEMPOTENCY_HEADER} header must be a UUID, e.g. 0b6f0c8e-2a51-4d3c-9f1e-1c2d3e4f5a6b`);
+	if (!UUID_PATTERN.test(idempotencyKey))
+		throw badRequest(
+			`The ${IDEMPOTENCY_HEADER} header must be a UUID, e.g. 0b6f0c8e-2a51-4d3c-9f1e-1c2d3e4f5a6b`,
+		);
 	const found = state.idempotency.claim(key.key, idempotencyKey, fingerprint(route.key, body));
 	switch (found.kind) {
 		case 'claimed':
@@ -214,25 +272,43 @@ function checkIdempotency(
 }
 
 /** Authentication, scope, rate limit, body, idempotency, faults, then the handler. */
-async function processRequest(state: SandboxState, req: IncomingMessage, query: URLSearchParams, entry: RecordedRequest): Promise<JsonResponse> {
+async function processRequest(
+	state: SandboxState,
+	req: IncomingMessage,
+	query: URLSearchParams,
+	entry: RecordedRequest,
+): Promise<JsonResponse> {
 	entry.rawBody = await readBody(req);
 	entry.body = parseForLog(entry.rawBody);
 	const match = matchRoute(entry.method, entry.path);
-	if (match === undefined) throw new ApiError(404, ERROR_CODES.notFound, `There is no endpoint ${entry.method} ${entry.path}`);
+	if (match === undefined)
+		throw new ApiError(
+			404,
+			ERROR_CODES.notFound,
+			`There is no endpoint ${entry.method} ${entry.path}`,
+		);
 	if ('allowed' in match) throw methodNotAllowed(entry.method, entry.path, match.allowed);
 	const { route, params } = match;
 	entry.route = route.key;
 	const forbidden = FORBIDDEN_REQUEST_HEADERS.find((name) => req.headers[name] !== undefined);
 	if (forbidden !== undefined) {
-		throw badRequest(`The ${forbidden} header is reserved for the dashboard's authenticated proxy; integrations authenticate with Authorization: Bearer <API_KEY> only`);
+		throw badRequest(
+			`The ${forbidden} header is reserved for the dashboard's authenticated proxy; integrations authenticate with Authorization: Bearer <API_KEY> only`,
+		);
 	}
 	const key = state.keys.authenticate(headerValue(req, 'authorization'));
 	const { scope } = route.endpoint;
 	if (scope !== null && !key.scopes.includes(scope)) {
-		throw new ApiError(403, ERROR_CODES.missingScope, `This API key lacks the ${scope} scope, which ${route.key} needs`, scope);
+		throw new ApiError(
+			403,
+			ERROR_CODES.missingScope,
+			`This API key lacks the ${scope} scope, which ${route.key} needs`,
+			scope,
+		);
 	}
 	const wait = state.rateLimiter.take(key.key);
-	if (wait !== null) throw rateLimited(`Too many requests for this API key; retry in ${wait} s`, wait);
+	if (wait !== null)
+		throw rateLimited(`Too many requests for this API key; retry in ${wait} s`, wait);
 	let body: Record<string, unknown> = {};
 	if (route.endpoint.method === 'POST') {
 		checkJsonContentType(entry.rawBody, headerValue(req, 'content-type'));
@@ -245,7 +321,8 @@ async function processRequest(state: SandboxState, req: IncomingMessage, query: 
 	let response: JsonResponse;
 	try {
 		// Latency runs while the key is claimed, so a retry during it sees 409.
-		if (fault && fault.latencyMs > 0 && !(await state.timers.sleep(fault.latencyMs))) throw new Interrupted('hang');
+		if (fault && fault.latencyMs > 0 && !(await state.timers.sleep(fault.latencyMs)))
+			throw new Interrupted('hang');
 		// Faults hit replays too: they stand for trouble between the client and the service.
 		if (fault && fault.outcome.kind !== 'none') {
 			entry.fault = fault.outcome.kind;
@@ -255,7 +332,10 @@ async function processRequest(state: SandboxState, req: IncomingMessage, query: 
 		if (idempotency?.kind === 'replay') {
 			entry.replayed = true;
 			state.stats.count('replays');
-			response = { ...idempotency.response, headers: { ...idempotency.response.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } };
+			response = {
+				...idempotency.response,
+				headers: { ...idempotency.response.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
+			};
 		} else {
 			response = HANDLERS[route.name]({ state, key, params, query, body });
 		}
@@ -274,7 +354,12 @@ async function processRequest(state: SandboxState, req: IncomingMessage, query: 
 }
 
 /** Serves one request to /v1 (or any path outside the admin API), recording it. */
-export async function handleApi(state: SandboxState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleApi(
+	state: SandboxState,
+	req: IncomingMessage,
+	res: ServerResponse,
+	url: URL,
+): Promise<void> {
 	const started = performance.now();
 	const entry: RecordedRequest = {
 		requestId: newId('req'),
@@ -295,7 +380,10 @@ export async function handleApi(state: SandboxState, req: IncomingMessage, res: 
 	state.stats.requestStarted();
 	res.once('close', () => {
 		entry.durationMs = Math.round(performance.now() - started);
-		state.stats.requestEnded(entry.route ?? 'unmatched', entry.status === null ? (entry.fault ?? 'aborted') : String(entry.status));
+		state.stats.requestEnded(
+			entry.route ?? 'unmatched',
+			entry.status === null ? (entry.fault ?? 'aborted') : String(entry.status),
+		);
 	});
 	let response: JsonResponse;
 	try {

@@ -49,7 +49,12 @@ function repeatPlaces(deliveries: number, repeats: number, random: () => number)
 /** Sends the burst to every subscription that wants its kind and resolves once all deliveries ended. */
 export async function fireBurst(state: SandboxState, options: BurstOptions): Promise<BurstResult> {
 	const { deliveries, repeats, concurrency } = options;
-	if (!Number.isInteger(deliveries) || !Number.isInteger(repeats) || repeats < 0 || repeats >= deliveries) {
+	if (
+		!Number.isInteger(deliveries) ||
+		!Number.isInteger(repeats) ||
+		repeats < 0 ||
+		repeats >= deliveries
+	) {
 		throw new RangeError('a burst needs whole numbers with 0 <= repeats < deliveries');
 	}
 	const type = options.type ?? 'lead.created';
@@ -74,7 +79,8 @@ export async function fireBurst(state: SandboxState, options: BurstOptions): Pro
 				first_name: `Imported ${number}`,
 				source: 'crm-import',
 			});
-			if (subscribers === 0) throw new Error(`No subscription wants ${type}: the burst would go nowhere`);
+			if (subscribers === 0)
+				throw new Error(`No subscription wants ${type}: the burst would go nowhere`);
 			sequence.push(events.length);
 			events.push(event);
 		}
@@ -83,5 +89,11 @@ export async function fireBurst(state: SandboxState, options: BurstOptions): Pro
 		state.deliveries.limitConcurrency(undefined);
 	}
 	const ids = new Set(events.map((event) => event.id));
-	return { events, sequence, attempts: state.deliveries.attempts().filter((attempt) => ids.has(attempt.eventId)), startedAt, finishedAt: Date.now() };
+	return {
+		events,
+		sequence,
+		attempts: state.deliveries.attempts().filter((attempt) => ids.has(attempt.eventId)),
+		startedAt,
+		finishedAt: Date.now(),
+	};
 }

@@ -15,7 +15,8 @@ async function main(): Promise<void> {
 		},
 	});
 	const port = Number(values.port);
-	if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got ${values.port}`);
+	if (!Number.isInteger(port) || port < 0 || port > 65535)
+		throw new Error(`--port must be a port number, got ${values.port}`);
 	const trustedCaPath = values['trusted-ca'];
 	const sandbox = await startSandbox({
 		port,
@@ -26,7 +27,9 @@ async function main(): Promise<void> {
 		`Sandbox listening on ${sandbox.url} (API under /v1, admin API under /__admin/)`,
 		'',
 		'Demo API keys (sandbox only):',
-		...DEMO_KEYS.map(({ key, scopes, label }) => `  ${key}  ${label ?? ''}\n      ${scopes.join(' ')}`),
+		...DEMO_KEYS.map(
+			({ key, scopes, label }) => `  ${key}  ${label ?? ''}\n      ${scopes.join(' ')}`,
+		),
 		'',
 		'Ctrl+C to stop.',
 	];

@@ -50,7 +50,11 @@ export class Collection<T extends { id: string }> {
 		this.nextSeq = 1;
 	}
 
-	page(limit: number, cursor: string | undefined, filter: (value: T) => boolean = () => true): ListPage<T> {
+	page(
+		limit: number,
+		cursor: string | undefined,
+		filter: (value: T) => boolean = () => true,
+	): ListPage<T> {
 		const after = cursor === undefined ? 0 : this.decodeCursor(cursor);
 		const data: T[] = [];
 		let last = after;
@@ -75,8 +79,15 @@ export class Collection<T extends { id: string }> {
 			decoded = undefined;
 		}
 		// A cursor from another list, or a hand-made one, is refused rather than guessed at.
-		if (!isPlainObject(decoded) || decoded.list !== this.name || !Number.isSafeInteger(decoded.after) || (decoded.after as number) < 0) {
-			throw badRequest('cursor is not valid: pass the next_cursor of the previous page of this list unchanged');
+		if (
+			!isPlainObject(decoded) ||
+			decoded.list !== this.name ||
+			!Number.isSafeInteger(decoded.after) ||
+			(decoded.after as number) < 0
+		) {
+			throw badRequest(
+				'cursor is not valid: pass the next_cursor of the previous page of this list unchanged',
+			);
 		}
 		return decoded.after as number;
 	}

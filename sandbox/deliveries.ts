@@ -66,12 +66,23 @@ export class Deliveries {
 		private readonly clock: () => number,
 	) {
 		// Without keep-alive, so closing leaves no idle socket behind.
-		this.agent = new Agent({ keepAlive: false, ca: options.trustedCa === undefined ? undefined : [...rootCertificates, options.trustedCa.toString()] });
+		this.agent = new Agent({
+			keepAlive: false,
+			ca:
+				options.trustedCa === undefined
+					? undefined
+					: [...rootCertificates, options.trustedCa.toString()],
+		});
 	}
 
 	/** Stores the event and starts one delivery per subscription that wants its type. */
 	emit(type: string, data: Record<string, unknown>): { event: EventEnvelope; deliveries: number } {
-		const envelope: EventEnvelope = { id: newId('evt'), type, created_at: new Date(this.clock()).toISOString(), data: structuredClone(data) };
+		const envelope: EventEnvelope = {
+			id: newId('evt'),
+			type,
+			created_at: new Date(this.clock()).toISOString(),
+			data: structuredClone(data),
+		};
 		const event = { envelope, payload: JSON.stringify(envelope) };
 		this.events.set(envelope.id, event);
 		return { event: envelope, deliveries: this.deliverToSubscribers(event, false) };
@@ -131,20 +142,28 @@ export class Deliveries {
 		for (const subscription of this.subscriptions.values()) {
 			if (!subscription.events.includes(event.envelope.type)) continue;
 			count++;
-			const task = this.deliver(event, subscription.id, redelivery).finally(() => this.pending.delete(task));
+			const task = this.deliver(event, subscription.id, redelivery).finally(() =>
+				this.pending.delete(task),
+			);
 			this.pending.add(task);
 		}
 		return count;
 	}
 
-	private async deliver(event: StoredEvent, subscriptionId: string, redelivery: boolean): Promise<void> {
+	private async deliver(
+		event: StoredEvent,
+		subscriptionId: string,
+		redelivery: boolean,
+	): Promise<void> {
 		const generation = this.generation;
 		for (let attempt = 1; ; attempt++) {
 			// A subscription deleted between retries gets nothing more.
 			const subscription = this.subscriptions.get(subscriptionId);
 			if (!subscription || generation !== this.generation) return;
 			if (!(await this.slots.take())) return;
-			const record = await this.attempt(event, subscription, attempt, redelivery).finally(() => this.slots.release());
+			const record = await this.attempt(event, subscription, attempt, redelivery).finally(() =>
+				this.slots.release(),
+			);
 			if (generation !== this.generation) return;
 			this.attemptLog.push(record);
 			const delay = this.options.retryDelaysMs[attempt - 1];
@@ -153,11 +172,20 @@ export class Deliveries {
 		}
 	}
 
-	private async attempt(event: StoredEvent, subscription: StoredSubscription, attempt: number, redelivery: boolean): Promise<DeliveryAttempt> {
+	private async attempt(
+		event: StoredEvent,
+		subscription: StoredSubscription,
+		attempt: number,
+		redelivery: boolean,
+	): Promise<DeliveryAttempt> {
 		const webhookId = event.envelope.id;
 		const sentAt = this.clock();
 		const webhookTimestamp = String(Math.floor(sentAt / 1000));
-		const signature = new Webhook(subscription.secret).sign(webhookId, new Date(sentAt), event.payload);
+		const signature = new Webhook(subscription.secret).sign(
+			webhookId,
+			new Date(sentAt),
+			event.payload,
+		);
 		const started = performance.now();
 		let status: number | null = null;
 		let error: string | null = null;
@@ -191,7 +219,11 @@ export class Deliveries {
 	/** The receiver's status once its whole response arrived within the timeout. */
 	private post(url: string, payload: string, headers: Record<string, string>): Promise<number> {
 		return new Promise((resolve, reject) => {
-			const req = request(url, { method: 'POST', agent: this.agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(payload)) } });
+			const req = request(url, {
+				method: 'POST',
+				agent: this.agent,
+				headers: { ...headers, 'content-length': String(Buffer.byteLength(payload)) },
+			});
 			const timeout = setTimeout(
 				() => req.destroy(new Error(`no response within ${this.options.timeoutMs} ms`)),
 				this.options.timeoutMs,

@@ -41,8 +41,22 @@ interface FaultDecision {
 
 const DEFAULT_ERROR_STATUSES = [500, 502, 503];
 const DEFAULT_RETRY_AFTER_SECONDS = 1;
-const RATE_FIELDS = ['hangRate', 'resetBeforeRate', 'errorRate', 'rateLimitedRate', 'conflictRate', 'resetRate'] as const;
-const RULE_FIELDS = new Set<string>(['route', 'latencyMs', 'errorStatuses', 'retryAfterSeconds', 'seed', ...RATE_FIELDS]);
+const RATE_FIELDS = [
+	'hangRate',
+	'resetBeforeRate',
+	'errorRate',
+	'rateLimitedRate',
+	'conflictRate',
+	'resetRate',
+] as const;
+const RULE_FIELDS = new Set<string>([
+	'route',
+	'latencyMs',
+	'errorStatuses',
+	'retryAfterSeconds',
+	'seed',
+	...RATE_FIELDS,
+]);
 const ANY_ROUTE = '*';
 
 /** mulberry32: small, fast and good enough to make fault sequences repeatable. */
@@ -61,7 +75,10 @@ function checkRule(input: unknown, index: number): FaultRule {
 	const where = `rules[${index}]`;
 	if (!isPlainObject(input)) throw badRequest(`${where} must be an object`);
 	for (const field of Object.keys(input)) {
-		if (!RULE_FIELDS.has(field)) throw badRequest(`${where}.${field} is not a fault rule field; known: ${[...RULE_FIELDS].join(', ')}`);
+		if (!RULE_FIELDS.has(field))
+			throw badRequest(
+				`${where}.${field} is not a fault rule field; known: ${[...RULE_FIELDS].join(', ')}`,
+			);
 	}
 	const rule = input as FaultRule;
 	if (rule.route !== undefined && rule.route !== ANY_ROUTE && !ROUTE_KEYS.includes(rule.route)) {
@@ -69,22 +86,36 @@ function checkRule(input: unknown, index: number): FaultRule {
 	}
 	for (const field of RATE_FIELDS) {
 		const rate = rule[field];
-		if (rate !== undefined && (typeof rate !== 'number' || !(rate >= 0 && rate <= 1))) throw badRequest(`${where}.${field} must be a number from 0 to 1`);
+		if (rate !== undefined && (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)))
+			throw badRequest(`${where}.${field} must be a number from 0 to 1`);
 	}
-	if (rule.latencyMs !== undefined && (typeof rule.latencyMs !== 'number' || !(rule.latencyMs >= 0) || !Number.isFinite(rule.latencyMs))) {
+	if (
+		rule.latencyMs !== undefined &&
+		(typeof rule.latencyMs !== 'number' ||
+			!(rule.latencyMs >= 0) ||
+			!Number.isFinite(rule.latencyMs))
+	) {
 		throw badRequest(`${where}.latencyMs must be a number of milliseconds, 0 or more`);
 	}
-	if (rule.retryAfterSeconds !== undefined && (!Number.isInteger(rule.retryAfterSeconds) || rule.retryAfterSeconds < 0)) {
+	if (
+		rule.retryAfterSeconds !== undefined &&
+		(!Number.isInteger(rule.retryAfterSeconds) || rule.retryAfterSeconds < 0)
+	) {
 		throw badRequest(`${where}.retryAfterSeconds must be a whole number, 0 or more`);
 	}
-	if (rule.seed !== undefined && !Number.isInteger(rule.seed)) throw badRequest(`${where}.seed must be an integer`);
+	if (rule.seed !== undefined && !Number.isInteger(rule.seed))
+		throw badRequest(`${where}.seed must be an integer`);
 	if (
 		rule.errorStatuses !== undefined &&
 		(!Array.isArray(rule.errorStatuses) ||
 			rule.errorStatuses.length === 0 ||
-			!rule.errorStatuses.every((status) => Number.isInteger(status) && status >= 400 && status <= 599))
+			!rule.errorStatuses.every(
+				(status) => Number.isInteger(status) && status >= 400 && status <= 599,
+			))
 	) {
-		throw badRequest(`${where}.errorStatuses must be a non-empty array of statuses from 400 to 599`);
+		throw badRequest(
+			`${where}.errorStatuses must be a non-empty array of statuses from 400 to 599`,
+		);
 	}
 	return { ...rule };
 }
@@ -153,7 +184,10 @@ export class FaultInjector {
 					};
 				}
 				case 'rateLimitedRate':
-					return { kind: 'rateLimited', retryAfterSeconds: rule.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS };
+					return {
+						kind: 'rateLimited',
+						retryAfterSeconds: rule.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS,
+					};
 				case 'conflictRate':
 					return { kind: 'conflict' };
 				case 'resetRate':
@@ -185,8 +219,15 @@ export class RateLimiter {
 	}
 
 	setRate(requestsPerSecond: unknown): number | null {
-		if (requestsPerSecond !== null && (typeof requestsPerSecond !== 'number' || !(requestsPerSecond > 0) || !Number.isFinite(requestsPerSecond))) {
-			throw badRequest('requestsPerSecond must be a positive number, or null to turn the limit off');
+		if (
+			requestsPerSecond !== null &&
+			(typeof requestsPerSecond !== 'number' ||
+				!(requestsPerSecond > 0) ||
+				!Number.isFinite(requestsPerSecond))
+		) {
+			throw badRequest(
+				'requestsPerSecond must be a positive number, or null to turn the limit off',
+			);
 		}
 		this.perSecond = requestsPerSecond;
 		this.buckets.clear();

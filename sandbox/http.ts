@@ -25,7 +25,9 @@ const CODE_BY_STATUS: Readonly<Record<number, ErrorCode>> = {
 
 /** The contract's error code for a status, for injected faults and anything without its own. */
 export function codeForStatus(status: number): ErrorCode {
-	return CODE_BY_STATUS[status] ?? (status >= 500 ? ERROR_CODES.serverError : ERROR_CODES.invalidRequest);
+	return (
+		CODE_BY_STATUS[status] ?? (status >= 500 ? ERROR_CODES.serverError : ERROR_CODES.invalidRequest)
+	);
 }
 
 export class ApiError extends Error {
@@ -45,8 +47,18 @@ export function badRequest(message: string): ApiError {
 }
 
 /** RFC 9110: a 405 names the methods the path does support in Allow. */
-export function methodNotAllowed(method: string, path: string, allowed: readonly string[]): ApiError {
-	return new ApiError(405, ERROR_CODES.invalidRequest, `${path} does not accept ${method}`, undefined, { Allow: allowed.join(', ') });
+export function methodNotAllowed(
+	method: string,
+	path: string,
+	allowed: readonly string[],
+): ApiError {
+	return new ApiError(
+		405,
+		ERROR_CODES.invalidRequest,
+		`${path} does not accept ${method}`,
+		undefined,
+		{ Allow: allowed.join(', ') },
+	);
 }
 
 export function unprocessable(message: string): ApiError {
@@ -63,7 +75,9 @@ export function orNotFound<T>(value: T | undefined, what: string, id: string): T
 }
 
 export function rateLimited(message: string, retryAfterSeconds: number): ApiError {
-	return new ApiError(429, ERROR_CODES.rateLimited, message, undefined, { [RETRY_AFTER_HEADER]: String(retryAfterSeconds) });
+	return new ApiError(429, ERROR_CODES.rateLimited, message, undefined, {
+		[RETRY_AFTER_HEADER]: String(retryAfterSeconds),
+	});
 }
 
 /** Anything thrown that is not an ApiError is a bug in the sandbox: a 500, like a real service. */
@@ -74,7 +88,9 @@ export function asApiError(error: unknown): ApiError {
 }
 
 export function errorResponse(error: ApiError, requestId: string): JsonResponse {
-	const body: ApiErrorBody = { error: { code: error.code, message: error.message, request_id: requestId } };
+	const body: ApiErrorBody = {
+		error: { code: error.code, message: error.message, request_id: requestId },
+	};
 	if (error.requiredScope !== undefined) body.error.required_scope = error.requiredScope;
 	return { status: error.status, body, headers: error.headers };
 }
@@ -106,7 +122,14 @@ export function readBody(req: IncomingMessage): Promise<string> {
 			if (size <= MAX_BODY_BYTES) chunks.push(chunk);
 		});
 		req.on('end', () => {
-			if (size > MAX_BODY_BYTES) reject(new ApiError(413, ERROR_CODES.invalidRequest, `The request body is larger than ${MAX_BODY_BYTES} bytes`));
+			if (size > MAX_BODY_BYTES)
+				reject(
+					new ApiError(
+						413,
+						ERROR_CODES.invalidRequest,
+						`The request body is larger than ${MAX_BODY_BYTES} bytes`,
+					),
+				);
 			else resolve(Buffer.concat(chunks).toString('utf8'));
 		});
 		req.on('error', reject);
@@ -121,7 +144,9 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function checkJsonContentType(raw: string, contentType: string | undefined): void {
 	const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
 	if (raw.trim() !== '' && mediaType !== 'application/json') {
-		throw badRequest(`The body must be sent with Content-Type: application/json (got ${contentType === undefined ? 'no Content-Type' : JSON.stringify(contentType)})`);
+		throw badRequest(
+			`The body must be sent with Content-Type: application/json (got ${contentType === undefined ? 'no Content-Type' : JSON.stringify(contentType)})`,
+		);
 	}
 }
 
@@ -132,7 +157,9 @@ export function parseJsonObject(raw: string): Record<string, unknown> {
 	try {
 		parsed = JSON.parse(raw);
 	} catch (error) {
-		throw badRequest(`The body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+		throw badRequest(
+			`The body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+		);
 	}
 	if (!isPlainObject(parsed)) throw badRequest('The body must be a JSON object');
 	return parsed;

@@ -23,7 +23,11 @@ const SWEEP_EVERY_MS = 60 * 1000;
 
 /** What makes two writes "the same": the route and the body, whatever its key order. */
 export function fingerprint(routeKey: string, body: unknown): string {
-	return createHash('sha256').update(routeKey).update('\n').update(canonicalJson(body)).digest('hex');
+	return createHash('sha256')
+		.update(routeKey)
+		.update('\n')
+		.update(canonicalJson(body))
+		.digest('hex');
 }
 
 /**
@@ -48,7 +52,9 @@ export class IdempotencyStore {
 		const existing = this.records.get(id);
 		if (existing && existing.expiresAt > now) {
 			if (existing.fingerprint !== print) return { kind: 'reused' };
-			return existing.response ? { kind: 'replay', response: existing.response } : { kind: 'running' };
+			return existing.response
+				? { kind: 'replay', response: existing.response }
+				: { kind: 'running' };
 		}
 		const record: KeyRecord = { fingerprint: print, expiresAt: now + WINDOW_MS };
 		this.records.set(id, record);

@@ -1,5 +1,11 @@
 import type { Me, Scope } from '../nodes/Svc/contract';
-import { ACCEPTED_KEY_FORMATS_TEXT, API_KEY_PATTERN, ERROR_CODES, KEY_PREFIXES, SCOPES } from '../nodes/Svc/contract';
+import {
+	ACCEPTED_KEY_FORMATS_TEXT,
+	API_KEY_PATTERN,
+	ERROR_CODES,
+	KEY_PREFIXES,
+	SCOPES,
+} from '../nodes/Svc/contract';
 import { ApiError, badRequest } from './http';
 
 export interface SandboxKey {
@@ -20,11 +26,21 @@ export const DEMO_KEYS: SandboxKey[] = [
 	},
 	{
 		key: 'svc_test_NoSensitiveDemoKey000003',
-		scopes: ALL_SCOPES.filter((scope) => scope !== 'conversations:read:sensitive' && scope !== 'campaigns:danger'),
+		scopes: ALL_SCOPES.filter(
+			(scope) => scope !== 'conversations:read:sensitive' && scope !== 'campaigns:danger',
+		),
 		label: 'all scopes except conversations:read:sensitive and campaigns:danger',
 	},
-	{ key: 'ok_test_LegacyDemoKey00000000004', scopes: ALL_SCOPES, label: 'legacy format, all scopes' },
-	{ key: 'svc_live_LiveFormatDemoKey0000005', scopes: ALL_SCOPES, label: 'live format, all scopes' },
+	{
+		key: 'ok_test_LegacyDemoKey00000000004',
+		scopes: ALL_SCOPES,
+		label: 'legacy format, all scopes',
+	},
+	{
+		key: 'svc_live_LiveFormatDemoKey0000005',
+		scopes: ALL_SCOPES,
+		label: 'live format, all scopes',
+	},
 ];
 
 const KNOWN_SCOPES = new Set<string>(SCOPES);
@@ -38,10 +54,14 @@ export function checkSandboxKey(input: unknown): SandboxKey {
 	if (typeof candidate?.key !== 'string' || !API_KEY_PATTERN.test(candidate.key)) {
 		throw badRequest(`key must have the format ${ACCEPTED_KEY_FORMATS_TEXT}`);
 	}
-	if (!Array.isArray(candidate.scopes) || !candidate.scopes.every((scope) => KNOWN_SCOPES.has(scope))) {
+	if (
+		!Array.isArray(candidate.scopes) ||
+		!candidate.scopes.every((scope) => KNOWN_SCOPES.has(scope))
+	) {
 		throw badRequest(`scopes must be an array of: ${SCOPES.join(', ')}`);
 	}
-	if (candidate.label !== undefined && typeof candidate.label !== 'string') throw badRequest('label must be a string');
+	if (candidate.label !== undefined && typeof candidate.label !== 'string')
+		throw badRequest('label must be a string');
 	return { key: candidate.key, scopes: [...candidate.scopes], label: candidate.label };
 }
 
@@ -71,13 +91,26 @@ export class KeyRing {
 	authenticate(authorization: string | undefined): SandboxKey {
 		const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
 		if (!match) {
-			throw new ApiError(401, ERROR_CODES.invalidApiKey, 'Missing API key: send Authorization: Bearer <API_KEY>');
+			throw new ApiError(
+				401,
+				ERROR_CODES.invalidApiKey,
+				'Missing API key: send Authorization: Bearer <API_KEY>',
+			);
 		}
 		if (!API_KEY_PATTERN.test(match[1])) {
-			throw new ApiError(401, ERROR_CODES.invalidApiKey, `The API key is malformed; expected ${ACCEPTED_KEY_FORMATS_TEXT}`);
+			throw new ApiError(
+				401,
+				ERROR_CODES.invalidApiKey,
+				`The API key is malformed; expected ${ACCEPTED_KEY_FORMATS_TEXT}`,
+			);
 		}
 		const key = this.keys.get(match[1]);
-		if (!key) throw new ApiError(401, ERROR_CODES.invalidApiKey, 'The API key is invalid, revoked or mistyped');
+		if (!key)
+			throw new ApiError(
+				401,
+				ERROR_CODES.invalidApiKey,
+				'The API key is invalid, revoked or mistyped',
+			);
 		return key;
 	}
 }

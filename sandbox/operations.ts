@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 
-import type { Campaign, Consent, DispatchResult, Lead, LeadWritableField, Message, Subscription, TakeoverResult, Thread } from '../nodes/Svc/contract';
+import type {
+	Campaign,
+	Consent,
+	DispatchResult,
+	Lead,
+	LeadWritableField,
+	Message,
+	Subscription,
+	TakeoverResult,
+	Thread,
+} from '../nodes/Svc/contract';
 import {
 	CONSENT_FIELD,
 	CONSENT_STATUSES,
@@ -22,18 +32,28 @@ const LEAD_INPUT_FIELDS = new Set<string>([...LEAD_WRITABLE_FIELDS, 'custom_fiel
 const READ_ONLY_FIELDS = new Set<string>(LEAD_READ_ONLY_FIELDS);
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-function rejectUnknownFields(input: Record<string, unknown>, allowed: readonly string[], fail: (message: string) => ApiError): void {
+function rejectUnknownFields(
+	input: Record<string, unknown>,
+	allowed: readonly string[],
+	fail: (message: string) => ApiError,
+): void {
 	for (const name of Object.keys(input)) {
-		if (!allowed.includes(name)) throw fail(`${name} is not accepted here; the body may have: ${allowed.length > 0 ? allowed.join(', ') : 'no fields'}`);
+		if (!allowed.includes(name))
+			throw fail(
+				`${name} is not accepted here; the body may have: ${allowed.length > 0 ? allowed.join(', ') : 'no fields'}`,
+			);
 	}
 }
 
 function checkConsent(value: unknown): Consent {
 	if (!isPlainObject(value) || !(CONSENT_STATUSES as readonly unknown[]).includes(value.status)) {
-		throw unprocessable(`custom_fields.${CONSENT_FIELD}.status must be one of: ${CONSENT_STATUSES.join(', ')}`);
+		throw unprocessable(
+			`custom_fields.${CONSENT_FIELD}.status must be one of: ${CONSENT_STATUSES.join(', ')}`,
+		);
 	}
 	for (const part of ['channel', 'source', 'recorded_at'] as const) {
-		if (value[part] !== undefined && typeof value[part] !== 'string') throw unprocessable(`custom_fields.${CONSENT_FIELD}.${part} must be a string`);
+		if (value[part] !== undefined && typeof value[part] !== 'string')
+			throw unprocessable(`custom_fields.${CONSENT_FIELD}.${part} must be a string`);
 	}
 	if (typeof value.recorded_at === 'string' && Number.isNaN(Date.parse(value.recorded_at))) {
 		throw unprocessable(`custom_fields.${CONSENT_FIELD}.recorded_at must be an ISO 8601 date`);
@@ -48,7 +68,11 @@ function checkConsent(value: unknown): Consent {
  */
 function stampConsent(consent: Consent, stored: unknown, now: string): Consent {
 	if (consent.recorded_at !== undefined) return consent;
-	const same = isPlainObject(stored) && stored.status === consent.status && stored.channel === consent.channel && typeof stored.recorded_at === 'string';
+	const same =
+		isPlainObject(stored) &&
+		stored.status === consent.status &&
+		stored.channel === consent.channel &&
+		typeof stored.recorded_at === 'string';
 	return { ...consent, recorded_at: same ? (stored.recorded_at as string) : now };
 }
 
@@ -59,36 +83,53 @@ interface LeadInput {
 
 function checkLeadInput(input: Record<string, unknown>): LeadInput {
 	for (const name of Object.keys(input)) {
-		if (READ_ONLY_FIELDS.has(name)) throw unprocessable(`${name} is set by the service and cannot be written`);
-		if (!LEAD_INPUT_FIELDS.has(name)) throw unprocessable(`${name} is not a lead field; the writable fields are ${[...LEAD_INPUT_FIELDS].join(', ')}`);
+		if (READ_ONLY_FIELDS.has(name))
+			throw unprocessable(`${name} is set by the service and cannot be written`);
+		if (!LEAD_INPUT_FIELDS.has(name))
+			throw unprocessable(
+				`${name} is not a lead field; the writable fields are ${[...LEAD_INPUT_FIELDS].join(', ')}`,
+			);
 	}
 	const fields: LeadInput['fields'] = {};
 	for (const field of LEAD_WRITABLE_FIELDS) {
 		const value = input[field];
 		if (value === undefined) continue;
-		if (value !== null && typeof value !== 'string') throw unprocessable(`${field} must be a string or null`);
+		if (value !== null && typeof value !== 'string')
+			throw unprocessable(`${field} must be a string or null`);
 		const trimmed = value?.trim() ?? null;
 		fields[field] = trimmed === '' ? null : trimmed;
 	}
 	if (!LEAD_MATCH_ORDER.some((field) => typeof fields[field] === 'string')) {
 		throw unprocessable(`A lead needs at least one of ${LEAD_MATCH_ORDER.join(', ')}`);
 	}
-	if (typeof fields.email === 'string' && !EMAIL_PATTERN.test(fields.email)) throw unprocessable('email is not a valid email address');
+	if (typeof fields.email === 'string' && !EMAIL_PATTERN.test(fields.email))
+		throw unprocessable('email is not a valid email address');
 	if (input.custom_fields === undefined) return { fields };
 	if (!isPlainObject(input.custom_fields)) throw unprocessable('custom_fields must be an object');
 	const customFields = { ...input.custom_fields };
-	if (CONSENT_FIELD in customFields) customFields[CONSENT_FIELD] = checkConsent(customFields[CONSENT_FIELD]);
+	if (CONSENT_FIELD in customFields)
+		customFields[CONSENT_FIELD] = checkConsent(customFields[CONSENT_FIELD]);
 	return { fields, customFields };
 }
 
 /** Creates a lead, or updates the one matched on the first of external_id, email, phone the body has. */
-export function upsertLead(state: SandboxState, input: Record<string, unknown>): { lead: Lead; created: boolean } {
+export function upsertLead(
+	state: SandboxState,
+	input: Record<string, unknown>,
+): { lead: Lead; created: boolean } {
 	const now = state.now();
 	const { fields, customFields } = checkLeadInput(input);
 	const matchField = LEAD_MATCH_ORDER.find((field) => typeof fields[field] === 'string');
-	const existing = matchField === undefined ? undefined : state.store.findLead(matchField, fields[matchField] as string);
+	const existing =
+		matchField === undefined
+			? undefined
+			: state.store.findLead(matchField, fields[matchField] as string);
 	if (customFields && CONSENT_FIELD in customFields) {
-		customFields[CONSENT_FIELD] = stampConsent(customFields[CONSENT_FIELD] as Consent, existing?.custom_fields[CONSENT_FIELD], now);
+		customFields[CONSENT_FIELD] = stampConsent(
+			customFields[CONSENT_FIELD] as Consent,
+			existing?.custom_fields[CONSENT_FIELD],
+			now,
+		);
 	}
 	if (existing) {
 		const lead = state.store.saveLead({
@@ -127,7 +168,9 @@ function maskText(text: string): string {
 }
 
 export function readMessage(message: Message, sensitive: boolean): Message {
-	return sensitive ? { ...message, masked: false } : { ...message, content: maskText(message.content), masked: true };
+	return sensitive
+		? { ...message, masked: false }
+		: { ...message, content: maskText(message.content), masked: true };
 }
 
 function consentStatus(lead: Lead): unknown {
@@ -136,16 +179,29 @@ function consentStatus(lead: Lead): unknown {
 }
 
 /** Hands the lead's latest thread to the assistant; the greeting goes out only with consent granted. */
-export function assistantTakeover(state: SandboxState, leadId: string, input: Record<string, unknown>): TakeoverResult {
+export function assistantTakeover(
+	state: SandboxState,
+	leadId: string,
+	input: Record<string, unknown>,
+): TakeoverResult {
 	rejectUnknownFields(input, ['note'], unprocessable);
-	if (input.note !== undefined && typeof input.note !== 'string') throw unprocessable('note must be a string');
+	if (input.note !== undefined && typeof input.note !== 'string')
+		throw unprocessable('note must be a string');
 	const lead = orNotFound(state.store.leads.get(leadId), 'lead', leadId);
 	const now = state.now();
 	const consent = consentStatus(lead);
 	const greeting: TakeoverResult['greeting'] =
-		consent === 'granted' ? { sent: true } : { sent: false, reason: consent === undefined ? 'consent_missing' : 'consent_not_granted' };
+		consent === 'granted'
+			? { sent: true }
+			: { sent: false, reason: consent === undefined ? 'consent_missing' : 'consent_not_granted' };
 	const latest = state.store.threadsOf(lead.id).at(-1);
-	const thread: Thread = latest ?? { id: newId('thr'), lead_id: lead.id, channel: lead.phone ? 'sms' : 'email', status: 'open', last_message_at: null };
+	const thread: Thread = latest ?? {
+		id: newId('thr'),
+		lead_id: lead.id,
+		channel: lead.phone ? 'sms' : 'email',
+		status: 'open',
+		last_message_at: null,
+	};
 	thread.status = 'assistant_active';
 	if (greeting.sent) {
 		state.store.messages.set({
@@ -163,7 +219,11 @@ export function assistantTakeover(state: SandboxState, leadId: string, input: Re
 	return { lead_id: lead.id, status: 'assistant_active', greeting };
 }
 
-function changeCampaign(state: SandboxState, campaign: Campaign, changes: Partial<Pick<Campaign, 'name' | 'status'>>): Campaign {
+function changeCampaign(
+	state: SandboxState,
+	campaign: Campaign,
+	changes: Partial<Pick<Campaign, 'name' | 'status'>>,
+): Campaign {
 	const updated = state.store.campaigns.set({ ...campaign, ...changes, updated_at: state.now() });
 	state.deliveries.emit('campaign.updated', { ...updated });
 	return updated;
@@ -172,34 +232,55 @@ function changeCampaign(state: SandboxState, campaign: Campaign, changes: Partia
 /** The status a campaign has once a dispatch is queued. */
 export const DISPATCHED_STATUS = 'sending';
 
-export function dispatchCampaign(state: SandboxState, campaignId: string, input: Record<string, unknown>): DispatchResult {
+export function dispatchCampaign(
+	state: SandboxState,
+	campaignId: string,
+	input: Record<string, unknown>,
+): DispatchResult {
 	rejectUnknownFields(input, ['lead_ids'], unprocessable);
 	const campaign = orNotFound(state.store.campaigns.get(campaignId), 'campaign', campaignId);
 	let leadIds: string[] | null = null;
 	if (input.lead_ids !== undefined) {
 		const ids = input.lead_ids;
-		if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id): id is string => typeof id === 'string')) {
+		if (
+			!Array.isArray(ids) ||
+			ids.length === 0 ||
+			!ids.every((id): id is string => typeof id === 'string')
+		) {
 			throw unprocessable('lead_ids must be a non-empty array of lead ids');
 		}
 		const unknown = ids.filter((id) => !state.store.leads.get(id));
-		if (unknown.length > 0) throw unprocessable(`lead_ids has ${unknown.length} unknown lead id(s): ${unknown.slice(0, 10).join(', ')}`);
+		if (unknown.length > 0)
+			throw unprocessable(
+				`lead_ids has ${unknown.length} unknown lead id(s): ${unknown.slice(0, 10).join(', ')}`,
+			);
 		leadIds = [...ids];
 	}
-	const dispatch = state.store.dispatches.set({ id: newId('dsp'), campaign_id: campaign.id, lead_ids: leadIds, created_at: state.now() });
+	const dispatch = state.store.dispatches.set({
+		id: newId('dsp'),
+		campaign_id: campaign.id,
+		lead_ids: leadIds,
+		created_at: state.now(),
+	});
 	changeCampaign(state, campaign, { status: DISPATCHED_STATUS });
 	state.stats.count('dispatches');
 	return { campaign_id: campaign.id, dispatch_id: dispatch.id, status: 'queued' };
 }
 
 /** A change made on the service's side (admin API): name and/or status, and a new updated_at. */
-export function touchCampaign(state: SandboxState, campaignId: string, input: Record<string, unknown>): Campaign {
+export function touchCampaign(
+	state: SandboxState,
+	campaignId: string,
+	input: Record<string, unknown>,
+): Campaign {
 	rejectUnknownFields(input, ['name', 'status'], badRequest);
 	const campaign = orNotFound(state.store.campaigns.get(campaignId), 'campaign', campaignId);
 	const changes: Partial<Pick<Campaign, 'name' | 'status'>> = {};
 	for (const field of ['name', 'status'] as const) {
 		const value = input[field];
 		if (value === undefined) continue;
-		if (typeof value !== 'string' || value.trim() === '') throw badRequest(`${field} must be a non-empty string`);
+		if (typeof value !== 'string' || value.trim() === '')
+			throw badRequest(`${field} must be a non-empty string`);
 		changes[field] = value;
 	}
 	return changeCampaign(state, campaign, changes);
@@ -213,18 +294,29 @@ LOOPBACK.addAddress('::', 'ipv6');
 
 /** localhost names and loopback addresses, however written (IPv4-mapped IPv6 included). */
 function isLoopbackHost(hostname: string): boolean {
-	const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+	const host = hostname
+		.replace(/^\[|\]$/g, '')
+		.replace(/\.$/, '')
+		.toLowerCase();
 	if (host === 'localhost' || host.endsWith('.localhost')) return true;
 	const family = isIP(host);
 	return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 export function publicSubscription(subscription: StoredSubscription): Subscription {
-	return { id: subscription.id, url: subscription.url, events: [...subscription.events], created_at: subscription.created_at };
+	return {
+		id: subscription.id,
+		url: subscription.url,
+		events: [...subscription.events],
+		created_at: subscription.created_at,
+	};
 }
 
 /** Returns the subscription with its secret: the only time the secret is shown. */
-export function createSubscription(state: SandboxState, input: Record<string, unknown>): Subscription {
+export function createSubscription(
+	state: SandboxState,
+	input: Record<string, unknown>,
+): Subscription {
 	rejectUnknownFields(input, ['url', 'events'], badRequest);
 	const rawUrl = typeof input.url === 'string' ? input.url : '';
 	let url: URL | undefined;
@@ -233,12 +325,17 @@ export function createSubscription(state: SandboxState, input: Record<string, un
 	} catch {
 		url = undefined;
 	}
-	if (url?.protocol !== SUBSCRIPTION_URL_PROTOCOL) throw badRequest('url must be an absolute https:// URL');
+	if (url?.protocol !== SUBSCRIPTION_URL_PROTOCOL)
+		throw badRequest('url must be an absolute https:// URL');
 	if (!state.allowLoopbackWebhooks && isLoopbackHost(url.hostname)) {
 		throw badRequest('url must not point at a loopback host (localhost, 127.0.0.0/8, ::1)');
 	}
 	const events = input.events;
-	if (!Array.isArray(events) || events.length === 0 || !events.every((event): event is string => typeof event === 'string' && event.trim() !== '')) {
+	if (
+		!Array.isArray(events) ||
+		events.length === 0 ||
+		!events.every((event): event is string => typeof event === 'string' && event.trim() !== '')
+	) {
 		throw badRequest('events must be a non-empty array of event names, e.g. ["lead.created"]');
 	}
 	const subscription = state.store.subscriptions.set({

@@ -19,7 +19,8 @@ export interface Route extends PathRoute {
 }
 
 /** The route for a request; `allowed` when the path exists but not with this method. */
-export type RouteMatch<R> = { route: R; params: Record<string, string> } | { allowed: string[] } | undefined;
+export type RouteMatch<R> =
+	{ route: R; params: Record<string, string> } | { allowed: string[] } | undefined;
 
 /** Compiles a path template: each `{name}` matches one segment, the rest matches literally. */
 export function compilePath(template: string): Pick<PathRoute, 'pattern' | 'params'> {
@@ -37,7 +38,11 @@ export function compilePath(template: string): Pick<PathRoute, 'pattern' | 'para
 }
 
 /** Matches a request against `routes`, decoding the path parameters (bad percent-encoding is a 400). */
-export function matchPath<R extends PathRoute>(routes: readonly R[], method: string, path: string): RouteMatch<R> {
+export function matchPath<R extends PathRoute>(
+	routes: readonly R[],
+	method: string,
+	path: string,
+): RouteMatch<R> {
 	const allowed: string[] = [];
 	for (const route of routes) {
 		const found = route.pattern.exec(path);
@@ -61,7 +66,13 @@ export function matchPath<R extends PathRoute>(routes: readonly R[], method: str
 
 function compile(name: EndpointName): Route {
 	const endpoint: EndpointContract = ENDPOINTS[name];
-	return { name, endpoint, method: endpoint.method, key: `${endpoint.method} ${endpoint.path}`, ...compilePath(endpoint.path) };
+	return {
+		name,
+		endpoint,
+		method: endpoint.method,
+		key: `${endpoint.method} ${endpoint.path}`,
+		...compilePath(endpoint.path),
+	};
 }
 
 /** Built from the contract, so a path changed there is served here without another edit. */

@@ -15,25 +15,53 @@ interface Person {
 }
 
 const PEOPLE: Person[] = [
-	{ first: 'Ada', last: 'Lovelace', source: 'web-form', consent: 'granted', company: 'Analytical Engines' },
+	{
+		first: 'Ada',
+		last: 'Lovelace',
+		source: 'web-form',
+		consent: 'granted',
+		company: 'Analytical Engines',
+	},
 	{ first: 'Grace', last: 'Hopper', source: 'web-form', consent: 'granted' },
 	{ first: 'Alan', last: 'Turing', source: 'referral', consent: 'denied' },
 	{ first: 'Katherine', last: 'Johnson', source: 'import', consent: null, company: 'Orbital Math' },
 	{ first: 'Linus', last: 'Pauling', source: 'web-form', consent: 'granted' },
-	{ first: 'Hedy', last: 'Lamarr', source: 'event', consent: 'granted', company: 'Frequency Hopping' },
+	{
+		first: 'Hedy',
+		last: 'Lamarr',
+		source: 'event',
+		consent: 'granted',
+		company: 'Frequency Hopping',
+	},
 	{ first: 'Claude', last: 'Shannon', source: 'referral', consent: 'denied' },
 	{ first: 'Rosalind', last: 'Franklin', source: 'web-form', consent: 'granted' },
 	{ first: 'Edsger', last: 'Dijkstra', source: 'import', consent: 'granted' },
 	{ first: 'Barbara', last: 'Liskov', source: 'event', consent: 'denied' },
 	{ first: 'Tim', last: 'Berners-Lee', source: 'web-form', consent: 'granted' },
-	{ first: 'Margaret', last: 'Hamilton', source: 'referral', consent: 'granted', company: 'Apollo Software' },
+	{
+		first: 'Margaret',
+		last: 'Hamilton',
+		source: 'referral',
+		consent: 'granted',
+		company: 'Apollo Software',
+	},
 ];
 
 /** Message templates; some carry an email or a phone number, so masking has something to hide. */
 const CONVERSATION: Array<{ direction: Message['direction']; text: (lead: Lead) => string }> = [
-	{ direction: 'inbound', text: (lead) => `Hi, I filled in the form on your site. You can reach me at ${lead.email ?? 'this address'}.` },
-	{ direction: 'outbound', text: (lead) => `Thanks ${lead.first_name ?? ''}! Would a call tomorrow at 10:00 work for you?` },
-	{ direction: 'inbound', text: (lead) => `Yes, please call me on ${lead.phone ?? 'my mobile'} after 9.` },
+	{
+		direction: 'inbound',
+		text: (lead) =>
+			`Hi, I filled in the form on your site. You can reach me at ${lead.email ?? 'this address'}.`,
+	},
+	{
+		direction: 'outbound',
+		text: (lead) => `Thanks ${lead.first_name ?? ''}! Would a call tomorrow at 10:00 work for you?`,
+	},
+	{
+		direction: 'inbound',
+		text: (lead) => `Yes, please call me on ${lead.phone ?? 'my mobile'} after 9.`,
+	},
 	{ direction: 'outbound', text: () => 'Great, it is booked. Talk soon.' },
 	{ direction: 'inbound', text: () => 'Could you send me the pricing sheet first?' },
 	{ direction: 'outbound', text: () => 'Sure, it is on its way. Anything else I can help with?' },
@@ -59,7 +87,12 @@ export function seedStore(store: Store): void {
 		const customFields: Record<string, unknown> = {};
 		if (person.company !== undefined) customFields.company = person.company;
 		if (person.consent !== null) {
-			customFields[CONSENT_FIELD] = { status: person.consent, channel: 'email', recorded_at: iso(createdAt), source: person.source };
+			customFields[CONSENT_FIELD] = {
+				status: person.consent,
+				channel: 'email',
+				recorded_at: iso(createdAt),
+				source: person.source,
+			};
 		}
 		const lead = store.saveLead({
 			id: `lead_${pad(n)}`,
@@ -105,6 +138,11 @@ export function seedStore(store: Store): void {
 		['Reactivation: 90 days quiet', 'active'],
 	];
 	campaigns.forEach(([name, status], index) => {
-		store.campaigns.set({ id: `cmp_${pad(index + 1)}`, name, status, updated_at: iso(SEED_START + index * 24 * 60 * MINUTE) });
+		store.campaigns.set({
+			id: `cmp_${pad(index + 1)}`,
+			name,
+			status,
+			updated_at: iso(SEED_START + index * 24 * 60 * MINUTE),
+		});
 	});
 }

@@ -28,7 +28,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		}
 		const handle = isAdminPath(url.pathname) ? handleAdmin : handleApi;
 		// Both answer their own errors; anything escaping them is a sandbox bug, so drop the socket.
-		handle(state, req, res, url).catch((error: unknown) => res.destroy(error instanceof Error ? error : new Error(String(error))));
+		handle(state, req, res, url).catch((error: unknown) =>
+			res.destroy(error instanceof Error ? error : new Error(String(error))),
+		);
 	});
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);

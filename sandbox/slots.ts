@@ -8,7 +8,8 @@ export class Slots {
 	private waiting: Array<(granted: boolean) => void> = [];
 
 	setLimit(limit: number | undefined): void {
-		if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new RangeError('a slot limit must be a whole number, 1 or more');
+		if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+			throw new RangeError('a slot limit must be a whole number, 1 or more');
 		this.limit = limit;
 		// A raised or removed limit lets waiting holders in at once.
 		while (this.waiting.length > 0 && (this.limit === undefined || this.inUse < this.limit)) {

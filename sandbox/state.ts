@@ -35,7 +35,9 @@ const DEFAULT_RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000];
 
 function checkPageSize(value: number): number {
 	if (!Number.isInteger(value) || value < LIST_LIMIT_MIN || value > LIST_LIMIT_MAX) {
-		throw new RangeError(`maxPageSize must be a whole number from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}`);
+		throw new RangeError(
+			`maxPageSize must be a whole number from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}`,
+		);
 	}
 	return value;
 }

@@ -1,4 +1,11 @@
-import type { Campaign, Lead, LeadWritableField, Message, Subscription, Thread } from '../nodes/Svc/contract';
+import type {
+	Campaign,
+	Lead,
+	LeadWritableField,
+	Message,
+	Subscription,
+	Thread,
+} from '../nodes/Svc/contract';
 import { LEAD_MATCH_ORDER } from '../nodes/Svc/contract';
 import { Collection } from './collection';
 
@@ -29,7 +36,9 @@ export class Store {
 	/** Every signing secret handed out since the start, deleted subscriptions' too (reset keeps them), for secret-hygiene checks. */
 	readonly issuedSecrets: string[] = [];
 	/** Per match field and value, the ids of the leads that have it, oldest first. */
-	private readonly leadIndex = new Map<LeadWritableField, Map<string, string[]>>(LEAD_MATCH_ORDER.map((field) => [field, new Map()]));
+	private readonly leadIndex = new Map<LeadWritableField, Map<string, string[]>>(
+		LEAD_MATCH_ORDER.map((field) => [field, new Map()]),
+	);
 
 	private readonly threadsByLead = new Map<string, string[]>();
 
@@ -71,7 +80,9 @@ export class Store {
 			if (typeof after === 'string') {
 				const value = indexValue(field, after);
 				// Kept in creation order, so "the oldest wins" holds after edits too.
-				const ids = [...(index.get(value) ?? []), lead.id].sort((a, b) => this.leads.order(a) - this.leads.order(b));
+				const ids = [...(index.get(value) ?? []), lead.id].sort(
+					(a, b) => this.leads.order(a) - this.leads.order(b),
+				);
 				index.set(value, ids);
 			}
 		}
@@ -79,7 +90,15 @@ export class Store {
 	}
 
 	clear(): void {
-		for (const collection of [this.leads, this.threads, this.messages, this.campaigns, this.subscriptions, this.dispatches]) collection.clear();
+		for (const collection of [
+			this.leads,
+			this.threads,
+			this.messages,
+			this.campaigns,
+			this.subscriptions,
+			this.dispatches,
+		])
+			collection.clear();
 		for (const index of this.leadIndex.values()) index.clear();
 		this.threadsByLead.clear();
 	}

@@ -67,10 +67,26 @@ export interface SandboxStats {
 	byRoute: Record<string, RouteStats>;
 }
 
-type Counter = 'leadsCreated' | 'leadsUpdated' | 'dispatches' | 'takeovers' | 'subscriptionsCreated' | 'replays' | 'faultsInjected';
+type Counter =
+	| 'leadsCreated'
+	| 'leadsUpdated'
+	| 'dispatches'
+	| 'takeovers'
+	| 'subscriptionsCreated'
+	| 'replays'
+	| 'faultsInjected';
 
 function zeroCounters(): Record<Counter | 'requests', number> {
-	return { leadsCreated: 0, leadsUpdated: 0, dispatches: 0, takeovers: 0, subscriptionsCreated: 0, requests: 0, replays: 0, faultsInjected: 0 };
+	return {
+		leadsCreated: 0,
+		leadsUpdated: 0,
+		dispatches: 0,
+		takeovers: 0,
+		subscriptionsCreated: 0,
+		requests: 0,
+		replays: 0,
+		faultsInjected: 0,
+	};
 }
 
 export class Stats {
@@ -112,7 +128,12 @@ export class Stats {
 			...this.counters,
 			maxInFlight: this.maxInFlight,
 			inFlight: this.inFlight,
-			byRoute: Object.fromEntries([...this.byRoute].map(([route, stats]) => [route, { requests: stats.requests, outcomes: { ...stats.outcomes } }])),
+			byRoute: Object.fromEntries(
+				[...this.byRoute].map(([route, stats]) => [
+					route,
+					{ requests: stats.requests, outcomes: { ...stats.outcomes } },
+				]),
+			),
 		};
 	}
 }

@@ -12,7 +12,13 @@ import { join } from 'node:path';
 
 import { DEMO_KEYS, startSandbox } from '../sandbox';
 import { devExamples } from '../harness/dev-examples';
-import { AGENT_EXAMPLE_FILE, qualifyLeadScript, SCRIPTED_MODEL_CREDENTIAL_ID, SCRIPTED_MODEL_CREDENTIAL_NAME, scriptedModelCredentialData } from '../harness/agent-example';
+import {
+	AGENT_EXAMPLE_FILE,
+	qualifyLeadScript,
+	SCRIPTED_MODEL_CREDENTIAL_ID,
+	SCRIPTED_MODEL_CREDENTIAL_NAME,
+	scriptedModelCredentialData,
+} from '../harness/agent-example';
 import { startScriptedModel } from '../harness/scripted-model';
 import { EXAMPLES_DIR, PACKAGE_NODE_TYPES, PROJECT_DIR, TMP_DIR } from '../harness/project';
 import type { N8nInstance } from '../harness/n8n/instance';
@@ -33,7 +39,10 @@ const QUEUE_MODE = process.argv.includes('--queue');
 
 async function main(): Promise<void> {
 	console.log('Building the package…');
-	const build = await runCommand('npm', ['run', 'build', '--silent'], { cwd: PROJECT_DIR, inherit: true });
+	const build = await runCommand('npm', ['run', 'build', '--silent'], {
+		cwd: PROJECT_DIR,
+		inherit: true,
+	});
 	if (build.code !== 0) throw new Error(`npm run build failed (exit ${build.code})`);
 
 	const runtime = await ensureN8nRuntime('v2');
@@ -42,7 +51,11 @@ async function main(): Promise<void> {
 	await mkdir(join(DEV_DIR, 'tls'), { recursive: true });
 	const tls = await makeLocalCa(join(DEV_DIR, 'tls'));
 
-	const sandbox = await startSandbox({ port: SANDBOX_PORT, allowLoopbackWebhooks: true, trustedCa: tls.caPem });
+	const sandbox = await startSandbox({
+		port: SANDBOX_PORT,
+		allowLoopbackWebhooks: true,
+		trustedCa: tls.caPem,
+	});
 	console.log(`Sandbox on ${sandbox.url}`);
 	const model = await startScriptedModel({ port: MODEL_PORT, turns: qualifyLeadScript() });
 	console.log(`Scripted chat model on ${model.url}`);
@@ -50,18 +63,50 @@ async function main(): Promise<void> {
 	let n8n: N8nInstance;
 	const userFolder = join(DEV_DIR, 'n8n');
 	if (QUEUE_MODE) {
-		console.log('Starting PostgreSQL, Redis and n8n in queue mode: main, 2 workers, 1 webhook processor (about 40 s)…');
-		topology = await startQueueTopology({ version: runtime.version, packageDir: PROJECT_DIR, port: N8N_PORT, ui: true, userFolder, tls, workers: 2, webhookProcessors: 1, expectNodeTypes: PACKAGE_NODE_TYPES });
+		console.log(
+			'Starting PostgreSQL, Redis and n8n in queue mode: main, 2 workers, 1 webhook processor (about 40 s)…',
+		);
+		topology = await startQueueTopology({
+			version: runtime.version,
+			packageDir: PROJECT_DIR,
+			port: N8N_PORT,
+			ui: true,
+			userFolder,
+			tls,
+			workers: 2,
+			webhookProcessors: 1,
+			expectNodeTypes: PACKAGE_NODE_TYPES,
+		});
 		n8n = topology.main;
 		await prepareEventsDatabase(topology);
 	} else {
 		console.log('Starting n8n (about 10 s)…');
-		n8n = await startN8n({ runtime, packageDir: PROJECT_DIR, protocol: 'https', port: N8N_PORT, tls, ui: true, logLevel: 'info', userFolder, expectNodeTypes: PACKAGE_NODE_TYPES });
+		n8n = await startN8n({
+			runtime,
+			packageDir: PROJECT_DIR,
+			protocol: 'https',
+			port: N8N_PORT,
+			tls,
+			ui: true,
+			logLevel: 'info',
+			userFolder,
+			expectNodeTypes: PACKAGE_NODE_TYPES,
+		});
 	}
 
 	const [demoKey] = DEMO_KEYS;
-	await importCredential(n8n, { id: 'svcSandbox', name: 'Svc sandbox', type: 'svcApi', data: { apiKey: demoKey.key, baseUrl: sandbox.url } });
-	await importCredential(n8n, { id: SCRIPTED_MODEL_CREDENTIAL_ID, name: SCRIPTED_MODEL_CREDENTIAL_NAME, type: 'openAiApi', data: scriptedModelCredentialData(model.url) });
+	await importCredential(n8n, {
+		id: 'svcSandbox',
+		name: 'Svc sandbox',
+		type: 'svcApi',
+		data: { apiKey: demoKey.key, baseUrl: sandbox.url },
+	});
+	await importCredential(n8n, {
+		id: SCRIPTED_MODEL_CREDENTIAL_ID,
+		name: SCRIPTED_MODEL_CREDENTIAL_NAME,
+		type: 'openAiApi',
+		data: scriptedModelCredentialData(model.url),
+	});
 	const examples = devExamples(QUEUE_MODE);
 	const imported: string[] = [];
 	for (const file of examples) {
@@ -85,8 +130,12 @@ n8n with n8n-nodes-svc is running${topology ? ` in queue mode (webhooks at ${top
   n8n log     ${n8n.logFile}
 
 Example workflows:
-  ${imported.join('\n  ')}${queueOnly.length > 0 ? `
-  Not imported (they need PostgreSQL; start with npm run dev -- --queue): ${queueOnly.map((file) => `examples/${file}`).join(', ')}` : ''}
+  ${imported.join('\n  ')}${
+		queueOnly.length > 0
+			? `
+  Not imported (they need PostgreSQL; start with npm run dev -- --queue): ${queueOnly.map((file) => `examples/${file}`).join(', ')}`
+			: ''
+	}
 
 Try first:
   1. Open "Svc: dispatch approved campaigns" and click Execute workflow.
@@ -105,7 +154,9 @@ Try first:
   5. Add a Svc node to any workflow: every resource and operation works against the sandbox.
 
 Other demo keys (add them as Svc API credentials to see scopes at work):
-${DEMO_KEYS.slice(1).map((key) => `  ${key.key}  ${key.label ?? ''}`).join('\n')}
+${DEMO_KEYS.slice(1)
+	.map((key) => `  ${key.key}  ${key.label ?? ''}`)
+	.join('\n')}
 
 Ctrl-C stops n8n, the sandbox and the scripted model.`);
 

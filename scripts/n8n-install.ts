@@ -11,11 +11,14 @@ import { PROJECT_DIR } from '../harness/project';
 async function main(argv: string[]): Promise<void> {
 	const force = argv.includes('--force');
 	const which = argv.find((arg) => !arg.startsWith('--')) ?? 'v2';
-	const versions: RuntimeVersion[] = which === 'all' ? ['v2', 'v1'] : which === 'v1' || which === 'v2' ? [which] : [];
+	const versions: RuntimeVersion[] =
+		which === 'all' ? ['v2', 'v1'] : which === 'v1' || which === 'v2' ? [which] : [];
 	if (versions.length === 0) throw new Error(`Unknown runtime "${which}": use v2, v1 or all`);
 	for (const version of versions) {
 		const runtime = await ensureN8nRuntime(version, { force });
-		console.log(`  node: ${runtime.nodeBin}\n  n8n:  ${runtime.n8nBin}\n  link: ${join(PROJECT_DIR, '.n8n-runtime', version)}`);
+		console.log(
+			`  node: ${runtime.nodeBin}\n  n8n:  ${runtime.n8nBin}\n  link: ${join(PROJECT_DIR, '.n8n-runtime', version)}`,
+		);
 	}
 }
 

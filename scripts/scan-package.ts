@@ -33,12 +33,24 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { packTarball } from '../harness/pack';
-import { checkScannerSource, ensureScanner, kb, type LegRequest, runLegs, ScanError, SCANNER_PACKAGE, secondsSince, TARBALL_PATTERNS } from '../harness/package-scanner';
+import {
+	checkScannerSource,
+	ensureScanner,
+	kb,
+	type LegRequest,
+	runLegs,
+	ScanError,
+	SCANNER_PACKAGE,
+	secondsSince,
+	TARBALL_PATTERNS,
+} from '../harness/package-scanner';
 import { lastLines, runCommand } from '../harness/processes';
 import { PROJECT_DIR } from '../harness/project';
 
 async function packageScripts(projectDir: string): Promise<Record<string, string>> {
-	const manifest = JSON.parse(await readFile(join(projectDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+	const manifest = JSON.parse(await readFile(join(projectDir, 'package.json'), 'utf8')) as {
+		scripts?: Record<string, string>;
+	};
 	return manifest.scripts ?? {};
 }
 
@@ -64,9 +76,17 @@ async function walkFiles(dir: string): Promise<{ count: number; bytes: number }>
  * `dest`: what the scanner's GitHub download of the attested commit would contain. Outside a git
  * work tree, the project folder itself is used.
  */
-async function snapshotSource(projectDir: string, dest: string): Promise<{ dir: string; how: string }> {
-	const listed = await runCommand('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: projectDir }).catch(() => undefined);
-	if (!listed || listed.code !== 0) return { dir: projectDir, how: 'the project folder (not a git work tree)' };
+async function snapshotSource(
+	projectDir: string,
+	dest: string,
+): Promise<{ dir: string; how: string }> {
+	const listed = await runCommand(
+		'git',
+		['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+		{ cwd: projectDir },
+	).catch(() => undefined);
+	if (!listed || listed.code !== 0)
+		return { dir: projectDir, how: 'the project folder (not a git work tree)' };
 	let copied = 0;
 	for (const file of listed.stdout.split('\0').filter(Boolean)) {
 		const from = join(projectDir, file);
@@ -91,7 +111,9 @@ function counts(details: string | undefined): { errors: number; warnings: number
 	// eslint-disable-next-line no-control-regex
 	const plain = (details ?? '').replace(/\u001b\[[0-9;]*m/g, '');
 	const match = /(\d+) problems? \((\d+) errors?, (\d+) warnings?\)/.exec(plain);
-	return match ? { errors: Number(match[2]), warnings: Number(match[3]) } : { errors: 0, warnings: 0 };
+	return match
+		? { errors: Number(match[2]), warnings: Number(match[3]) }
+		: { errors: 0, warnings: 0 };
 }
 
 async function main(): Promise<number> {
@@ -107,7 +129,9 @@ async function main(): Promise<number> {
 		},
 	});
 	if (values.help) {
-		console.log('Usage: tsx scripts/scan-package.ts [--no-build] [--no-source] [--project DIR] [--tarball FILE.tgz] [--reinstall] [--keep]');
+		console.log(
+			'Usage: tsx scripts/scan-package.ts [--no-build] [--no-source] [--project DIR] [--tarball FILE.tgz] [--reinstall] [--keep]',
+		);
 		return 0;
 	}
 	const started = Date.now();
@@ -116,8 +140,12 @@ async function main(): Promise<number> {
 	try {
 		const scanner = await ensureScanner(values.reinstall, workDir);
 		await checkScannerSource(scanner.dir);
-		const deps = Object.entries(scanner.marker.versions).filter(([name]) => name !== SCANNER_PACKAGE);
-		console.log(`scanner: ${SCANNER_PACKAGE}@${scanner.marker.versions[SCANNER_PACKAGE]}, ${scanner.note}`);
+		const deps = Object.entries(scanner.marker.versions).filter(
+			([name]) => name !== SCANNER_PACKAGE,
+		);
+		console.log(
+			`scanner: ${SCANNER_PACKAGE}@${scanner.marker.versions[SCANNER_PACKAGE]}, ${scanner.note}`,
+		);
 		console.log(`         ${deps.map(([name, version]) => `${name} ${version}`).join(', ')}`);
 
 		let tarball: string;
@@ -127,7 +155,10 @@ async function main(): Promise<number> {
 			if (!values['no-build'] && (await packageScripts(projectDir)).build) {
 				const buildStarted = Date.now();
 				const build = await runCommand('npm', ['run', 'build', '--silent'], { cwd: projectDir });
-				if (build.code !== 0) throw new ScanError(`npm run build failed (exit ${build.code}):\n${lastLines(build.output, 30)}`);
+				if (build.code !== 0)
+					throw new ScanError(
+						`npm run build failed (exit ${build.code}):\n${lastLines(build.output, 30)}`,
+					);
 				console.log(`build:   npm run build (${secondsSince(buildStarted)})`);
 			}
 			const packStarted = Date.now();
@@ -138,15 +169,27 @@ async function main(): Promise<number> {
 		// As the scanner's downloadAndExtractPackage: tar -xzf <tgz> -C <dir> --strip-components=1.
 		const packageDir = join(workDir, 'tarball');
 		await mkdir(packageDir, { recursive: true });
-		const untar = await runCommand('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1'], { cwd: workDir });
-		if (untar.code !== 0) throw new ScanError(`tar extraction of ${tarball} failed:\n${lastLines(untar.output, 30)}`);
-		const manifest = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as { name: string; version: string };
+		const untar = await runCommand(
+			'tar',
+			['-xzf', tarball, '-C', packageDir, '--strip-components=1'],
+			{ cwd: workDir },
+		);
+		if (untar.code !== 0)
+			throw new ScanError(`tar extraction of ${tarball} failed:\n${lastLines(untar.output, 30)}`);
+		const manifest = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as {
+			name: string;
+			version: string;
+		};
 		const unpacked = await walkFiles(packageDir);
 		const tarballBytes = (await stat(tarball)).size;
-		console.log(`tarball: ${values.tarball ? tarball : basename(tarball)} (${manifest.name}@${manifest.version}): ${kb(tarballBytes)} packed, ${kb(unpacked.bytes)} unpacked, ${unpacked.count} files`);
+		console.log(
+			`tarball: ${values.tarball ? tarball : basename(tarball)} (${manifest.name}@${manifest.version}): ${kb(tarballBytes)} packed, ${kb(unpacked.bytes)} unpacked, ${unpacked.count} files`,
+		);
 
 		const legs: LegRequest[] = [];
-		const replacements: Array<[string, string]> = [[`${packageDir}${sep}`, `${basename(tarball)}:package/`]];
+		const replacements: Array<[string, string]> = [
+			[`${packageDir}${sep}`, `${basename(tarball)}:package/`],
+		];
 		let sourceHow = '';
 		if (!values['no-source']) {
 			const source = await snapshotSource(projectDir, join(workDir, 'source'));
@@ -154,7 +197,8 @@ async function main(): Promise<number> {
 			legs.push({ id: 'source', dir: source.dir, findRootOf: manifest.name, patterns: null });
 			// Paths as the user would open them: relative to the current folder when inside it.
 			const shown = relative(process.cwd(), projectDir);
-			const prefix = shown === '' ? '' : shown.startsWith('..') ? `${projectDir}${sep}` : `${shown}${sep}`;
+			const prefix =
+				shown === '' ? '' : shown.startsWith('..') ? `${projectDir}${sep}` : `${shown}${sep}`;
 			replacements.unshift([`${source.dir}${sep}`, prefix]);
 		}
 		legs.push({ id: 'tarball', dir: packageDir, patterns: TARBALL_PATTERNS });
@@ -163,15 +207,18 @@ async function main(): Promise<number> {
 		const results = await runLegs(scanner.dir, workDir, legs);
 		console.log(`scan:    ${secondsSince(scanStarted)}`);
 		console.log('');
-		console.log('provenance: NOT CHECKED (needs the published version in the registry). Publish from a public GitHub repo with `npm publish --provenance`, or the real scan fails.');
+		console.log(
+			'provenance: NOT CHECKED (needs the published version in the registry). Publish from a public GitHub repo with `npm publish --provenance`, or the real scan fails.',
+		);
 
 		let errors = 0;
 		let warnings = 0;
 		const failed: string[] = [];
 		for (const leg of results) {
-			const what = leg.id === 'source'
-				? `source  [${leg.patterns.join(', ')}] of ${sourceHow}`
-				: `tarball [${leg.patterns.join(', ')}] of the packed package`;
+			const what =
+				leg.id === 'source'
+					? `source  [${leg.patterns.join(', ')}] of ${sourceHow}`
+					: `tarball [${leg.patterns.join(', ')}] of the packed package`;
 			const found = counts(leg.details);
 			errors += found.errors;
 			warnings += found.warnings;
@@ -190,7 +237,9 @@ async function main(): Promise<number> {
 			console.log(`scan passed: ${manifest.name}@${manifest.version} (${secondsSince(started)})`);
 			return 0;
 		}
-		console.log(`scan FAILED: ${errors} error(s), ${warnings} warning(s) in ${failed.join(' and ')} (${secondsSince(started)})`);
+		console.log(
+			`scan FAILED: ${errors} error(s), ${warnings} warning(s) in ${failed.join(' and ')} (${secondsSince(started)})`,
+		);
 		return 1;
 	} finally {
 		if (values.keep) console.log(`kept: ${workDir}`);
@@ -203,7 +252,9 @@ main().then(
 		process.exitCode = code;
 	},
 	(error: unknown) => {
-		console.error(`scan could not run: ${error instanceof Error ? (error instanceof ScanError ? error.message : error.stack) : String(error)}`);
+		console.error(
+			`scan could not run: ${error instanceof Error ? (error instanceof ScanError ? error.message : error.stack) : String(error)}`,
+		);
 		process.exitCode = 2;
 	},
 );

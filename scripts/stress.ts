@@ -22,7 +22,12 @@ import type { ProcessGroup } from '../harness/processes';
 import { childEnv, logTail, runCommand, spawnGroup } from '../harness/processes';
 import { PROJECT_DIR, TMP_DIR } from '../harness/project';
 
-const SUITES: Record<string, string> = { unit: 'test/unit', engine: 'test/engine', sandbox: 'test/sandbox', e2e: 'test/e2e' };
+const SUITES: Record<string, string> = {
+	unit: 'test/unit',
+	engine: 'test/engine',
+	sandbox: 'test/sandbox',
+	e2e: 'test/e2e',
+};
 /** One folder per run, so that two runs side by side keep their reports apart. */
 const OUT_DIR = join(TMP_DIR, 'stress', new Date().toISOString().replace(/[:.]/g, '-'));
 
@@ -45,17 +50,30 @@ function options(): Options {
 	});
 	const whole = (name: string, text: string, least: number): number => {
 		const value = Number(text);
-		if (!Number.isInteger(value) || value < least) throw new Error(`--${name} takes a whole number, ${least} or more (got ${text})`);
+		if (!Number.isInteger(value) || value < least)
+			throw new Error(`--${name} takes a whole number, ${least} or more (got ${text})`);
 		return value;
 	};
-	const paths = values.suites.split(',').map((suite) => suite.trim()).filter(Boolean).map((suite) => {
-		if (suite.includes('/')) return suite;
-		const path = SUITES[suite];
-		if (!path) throw new Error(`--suites: ${suite} is not one of ${Object.keys(SUITES).join(', ')} (or a test path)`);
-		return path;
-	});
+	const paths = values.suites
+		.split(',')
+		.map((suite) => suite.trim())
+		.filter(Boolean)
+		.map((suite) => {
+			if (suite.includes('/')) return suite;
+			const path = SUITES[suite];
+			if (!path)
+				throw new Error(
+					`--suites: ${suite} is not one of ${Object.keys(SUITES).join(', ')} (or a test path)`,
+				);
+			return path;
+		});
 	if (paths.length === 0) throw new Error('--suites names no suite');
-	return { rounds: whole('rounds', values.rounds, 1), load: whole('load', values.load, 0), paths, roundMs: whole('round-minutes', values['round-minutes'], 1) * 60_000 };
+	return {
+		rounds: whole('rounds', values.rounds, 1),
+		load: whole('load', values.load, 0),
+		paths,
+		roundMs: whole('round-minutes', values['round-minutes'], 1) * 60_000,
+	};
 }
 
 /** The busy processes: each a node that spins one CPU until it is killed. */
@@ -67,7 +85,12 @@ async function stopBusy(): Promise<void> {
 
 function startBusy(count: number): void {
 	for (let index = 0; index < count; index++) {
-		busy.push(spawnGroup(process.execPath, ['-e', 'for (;;) {}'], { env: childEnv(), logFile: join(OUT_DIR, `busy-${index + 1}.log`) }));
+		busy.push(
+			spawnGroup(process.execPath, ['-e', 'for (;;) {}'], {
+				env: childEnv(),
+				logFile: join(OUT_DIR, `busy-${index + 1}.log`),
+			}),
+		);
 	}
 }
 
@@ -81,15 +104,30 @@ interface Round {
 async function runRound(round: number, options: Options): Promise<Round> {
 	const logFile = join(OUT_DIR, `round-${round}.log`);
 	const started = Date.now();
-	const run = await runJest(options.paths, { reportFile: join(OUT_DIR, `round-${round}.json`), logFile, timeoutMs: options.roundMs });
+	const run = await runJest(options.paths, {
+		reportFile: join(OUT_DIR, `round-${round}.json`),
+		logFile,
+		timeoutMs: options.roundMs,
+	});
 	const seconds = Math.round((Date.now() - started) / 100) / 10;
 	const overran = `(round ${round}: still running after ${options.roundMs / 60_000} min)`;
 	if (!run.outcome) {
 		console.log(`--- last lines of ${logFile} ---\n${await logTail(logFile)}`);
-		return { seconds, failed: [run.overran ? overran : `(round ${round}: jest exited with code ${run.exitCode} and wrote no report)`], ran: 0 };
+		return {
+			seconds,
+			failed: [
+				run.overran
+					? overran
+					: `(round ${round}: jest exited with code ${run.exitCode} and wrote no report)`,
+			],
+			ran: 0,
+		};
 	}
 	const { passed, failed, brokenFiles } = run.outcome;
-	const failures = [...failed, ...brokenFiles.map((file) => `${file.path} (the file failed: ${file.why})`)];
+	const failures = [
+		...failed,
+		...brokenFiles.map((file) => `${file.path} (the file failed: ${file.why})`),
+	];
 	if (run.overran) failures.push(overran);
 	return { seconds, failed: failures, ran: passed.length + failed.length };
 }
@@ -103,7 +141,9 @@ async function main(): Promise<number> {
 		const build = await runCommand('npm', ['run', 'build'], { cwd: PROJECT_DIR, inherit: true });
 		if (build.code !== 0) throw new Error(`npm run build failed (exit ${build.code})`);
 	}
-	console.log(`${opts.rounds} round(s) of ${opts.paths.join(' ')} beside ${opts.load} busy process(es); logs and reports in ${OUT_DIR}`);
+	console.log(
+		`${opts.rounds} round(s) of ${opts.paths.join(' ')} beside ${opts.load} busy process(es); logs and reports in ${OUT_DIR}`,
+	);
 	startBusy(opts.load);
 	const failures = new Map<string, number>();
 	const durations: number[] = [];
@@ -113,16 +153,23 @@ async function main(): Promise<number> {
 			const result = await runRound(round, opts);
 			durations.push(result.seconds);
 			for (const name of result.failed) failures.set(name, (failures.get(name) ?? 0) + 1);
-			console.log(`round ${round}/${opts.rounds}: ${result.ran} tests, ${result.failed.length} failed, ${result.seconds} s (load average ${load} at the start)`);
+			console.log(
+				`round ${round}/${opts.rounds}: ${result.ran} tests, ${result.failed.length} failed, ${result.seconds} s (load average ${load} at the start)`,
+			);
 		}
 	} finally {
 		await stopBusy();
 	}
 	const total = [...failures.values()].reduce((sum, count) => sum + count, 0);
-	console.log(`\nrounds: ${opts.rounds}, busy processes: ${opts.load}, durations: ${durations.map((seconds) => `${seconds} s`).join(', ')}`);
+	console.log(
+		`\nrounds: ${opts.rounds}, busy processes: ${opts.load}, durations: ${durations.map((seconds) => `${seconds} s`).join(', ')}`,
+	);
 	if (failures.size > 0) {
 		console.log('failures (test → failed rounds/rounds):');
-		for (const [name, count] of [...failures.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) console.log(`  ${name} → ${count}/${opts.rounds}`);
+		for (const [name, count] of [...failures.entries()].sort(
+			(a, b) => b[1] - a[1] || a[0].localeCompare(b[0]),
+		))
+			console.log(`  ${name} → ${count}/${opts.rounds}`);
 	}
 	console.log(`total: ${total} failure(s)`);
 	return total === 0 ? 0 : 1;

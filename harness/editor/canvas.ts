@@ -52,20 +52,32 @@ export class CanvasPage extends BrowserPage {
 
 	/** The edges the canvas draws into node `target`. */
 	async edgesInto(target: string): Promise<CanvasEdge[]> {
-		return await this.page.$$eval(`${byTestId('edge')}[data-target-node-name="${target}"]`, (edges) =>
-			edges.map((edge) => ({
-				source: edge.getAttribute('data-source-node-name') ?? '',
-				// The edge's group is keyed "[<source id>/outputs/<type>/<index>][<target id>/inputs/<type>/<index>]".
-				type: /\/outputs\/([^/]+)\//.exec(edge.closest('.vue-flow__edge')?.getAttribute('data-id') ?? '')?.[1] ?? '',
-			})),
+		return await this.page.$$eval(
+			`${byTestId('edge')}[data-target-node-name="${target}"]`,
+			(edges) =>
+				edges.map((edge) => ({
+					source: edge.getAttribute('data-source-node-name') ?? '',
+					// The edge's group is keyed "[<source id>/outputs/<type>/<index>][<target id>/inputs/<type>/<index>]".
+					type:
+						/\/outputs\/([^/]+)\//.exec(
+							edge.closest('.vue-flow__edge')?.getAttribute('data-id') ?? '',
+						)?.[1] ?? '',
+				})),
 		);
 	}
 
 	/** Waits until the canvas shows `count` nodes; returns the names of those with an issue marker. */
 	async nodesWithIssues(count: number): Promise<string[]> {
-		await this.page.waitForFunction((expected: number) => document.querySelectorAll('[data-test-id="canvas-node"]').length === expected, {}, count);
+		await this.page.waitForFunction(
+			(expected: number) =>
+				document.querySelectorAll('[data-test-id="canvas-node"]').length === expected,
+			{},
+			count,
+		);
 		return await this.page.$$eval(byTestId('canvas-node'), (nodes) =>
-			nodes.filter((node) => node.querySelector('[data-test-id="node-issues"]') !== null).map((node) => node.getAttribute('data-node-name') ?? ''),
+			nodes
+				.filter((node) => node.querySelector('[data-test-id="node-issues"]') !== null)
+				.map((node) => node.getAttribute('data-node-name') ?? ''),
 		);
 	}
 }

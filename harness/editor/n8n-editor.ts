@@ -54,7 +54,10 @@ export class Editor extends NodeDetails {
 	async unpublish(): Promise<void> {
 		await this.click(byTestId('version-menu-button'));
 		await this.click(byTestId('version-menu-item-unpublish'));
-		await this.clickText(`${byTestId('workflow-history-version-unpublish-modal')} button`, 'Unpublish');
+		await this.clickText(
+			`${byTestId('workflow-history-version-unpublish-modal')} button`,
+			'Unpublish',
+		);
 		await this.waitForText(PUBLISH_BUTTON, /^\s*Publish\s*$/);
 	}
 
@@ -69,11 +72,16 @@ export class Editor extends NodeDetails {
 
 	/** Puts `value` into the open credential's `field` (unsaved) and runs n8n's connection test on it ("Retry"). */
 	async testCredentialWith(field: 'apiKey' | 'baseUrl', value: string): Promise<void> {
-		await this.replaceText(`${CREDENTIAL_DIALOG} ${byTestId(`parameter-input-${field}`)} input`, value);
+		await this.replaceText(
+			`${CREDENTIAL_DIALOG} ${byTestId(`parameter-input-${field}`)} input`,
+			value,
+		);
 		// The field hands its value on after a debounce, so a test started at once can still send
 		// the previous value: test again until n8n has tested this one.
 		for (let attempt = 1; ; attempt++) {
-			const tested = this.page.waitForResponse((response) => response.url().endsWith('/rest/credentials/test'));
+			const tested = this.page.waitForResponse((response) =>
+				response.url().endsWith('/rest/credentials/test'),
+			);
 			await this.click(`${CREDENTIAL_TEST} button[title="Retry credential test"]`);
 			if (credentialFieldTested((await tested).request().postData(), field) === value) return;
 			if (attempt === 5) throw new Error(`n8n kept testing the previous ${field}`);

@@ -57,7 +57,9 @@ export class NodeDetails extends NodePicker {
 
 	/** What a parameter's input shows (e.g. "Lead" for resource). */
 	async parameterText(name: string): Promise<string> {
-		const input = await this.page.waitForSelector(`${byTestId(`parameter-input-${name}`)} input`, { visible: true });
+		const input = await this.page.waitForSelector(`${byTestId(`parameter-input-${name}`)} input`, {
+			visible: true,
+		});
 		if (!input) throw new Error(`No input for parameter ${name}`);
 		return await input.evaluate((el) => (el instanceof HTMLInputElement ? el.value : ''));
 	}
@@ -84,9 +86,19 @@ export class NodeDetails extends NodePicker {
 		await this.click(`${parameterItem(collection)} ${byTestId('collection-parameter-add')}`);
 		await this.clickText(option, field);
 		// The list fades out over the new field for a moment: a click meant for the field would land on it.
-		await this.page.waitForFunction((css: string) => !Array.from(document.querySelectorAll(css)).some((item) => item instanceof HTMLElement && item.checkVisibility()), {}, option);
 		await this.page.waitForFunction(
-			(css: string, label: string) => Array.from(document.querySelectorAll(css)).some((name) => name.textContent?.trim() === label),
+			(css: string) =>
+				!Array.from(document.querySelectorAll(css)).some(
+					(item) => item instanceof HTMLElement && item.checkVisibility(),
+				),
+			{},
+			option,
+		);
+		await this.page.waitForFunction(
+			(css: string, label: string) =>
+				Array.from(document.querySelectorAll(css)).some(
+					(name) => name.textContent?.trim() === label,
+				),
 			{},
 			`${parameterItem(collection)} ${byTestId('parameter-item')} label ${LABEL_NAME}`,
 			field,
@@ -101,11 +113,17 @@ export class NodeDetails extends NodePicker {
 			(el, parameter: string, labelName: string) => {
 				const override = el.querySelector('[data-test-id="fromAI-override-field"]');
 				const controls = {
-					label: el.querySelector(`label[for="${parameter}"] ${labelName}`)?.textContent?.trim() ?? '',
+					label:
+						el.querySelector(`label[for="${parameter}"] ${labelName}`)?.textContent?.trim() ?? '',
 					modelFill: el.querySelector('[data-test-id="from-ai-override-button"]') !== null,
-					expressionSwitch: el.querySelector(`[data-test-id="${parameter}-parameter-input-options-container"] [data-test-id="radio-button-expression"]`) !== null,
+					expressionSwitch:
+						el.querySelector(
+							`[data-test-id="${parameter}-parameter-input-options-container"] [data-test-id="radio-button-expression"]`,
+						) !== null,
 				};
-				return override instanceof HTMLElement ? { ...controls, definedByModel: override.innerText.trim() } : controls;
+				return override instanceof HTMLElement
+					? { ...controls, definedByModel: override.innerText.trim() }
+					: controls;
 			},
 			name,
 			LABEL_NAME,
@@ -115,7 +133,9 @@ export class NodeDetails extends NodePicker {
 	/** Clicks parameter `name`'s "Let the model define this parameter" button; returns once n8n shows the parameter as the model's. */
 	async letModelDefine(name: string): Promise<void> {
 		await this.click(`${parameterItem(name)} ${byTestId('from-ai-override-button')}`);
-		await this.page.waitForSelector(`${parameterItem(name)} ${byTestId('fromAI-override-field')}`, { visible: true });
+		await this.page.waitForSelector(`${parameterItem(name)} ${byTestId('fromAI-override-field')}`, {
+			visible: true,
+		});
 	}
 
 	/** A screenshot of the open node's parameters column alone (no test id: n8n's class for it). */
@@ -151,10 +171,17 @@ export class NodeDetails extends NodePicker {
 
 	/** The open node's Credential field. */
 	async credentialField(): Promise<NodeCredentialField> {
-		await this.page.waitForSelector(`${NDV} ${byTestId('node-credentials-slot')}`, { visible: true });
+		await this.page.waitForSelector(`${NDV} ${byTestId('node-credentials-slot')}`, {
+			visible: true,
+		});
 		const select = await this.page.$(`${NDV} ${byTestId('node-credentials-select')} input`);
-		const selected = select ? await select.evaluate((el) => (el instanceof HTMLInputElement ? el.value : '')) : undefined;
-		return { selected, empty: (await this.page.$(`${NDV} ${byTestId('node-credentials-empty-state')}`)) !== null };
+		const selected = select
+			? await select.evaluate((el) => (el instanceof HTMLInputElement ? el.value : ''))
+			: undefined;
+		return {
+			selected,
+			empty: (await this.page.$(`${NDV} ${byTestId('node-credentials-empty-state')}`)) !== null,
+		};
 	}
 
 	// -----------------------------------------------------------------------------------------
@@ -168,7 +195,9 @@ export class NodeDetails extends NodePicker {
 	}
 
 	async locatorItems(): Promise<string[]> {
-		return await this.page.$$eval(byTestId('rlc-item'), (items) => items.map((item) => (item instanceof HTMLElement ? item.innerText.trim() : '')));
+		return await this.page.$$eval(byTestId('rlc-item'), (items) =>
+			items.map((item) => (item instanceof HTMLElement ? item.innerText.trim() : '')),
+		);
 	}
 
 	/**
@@ -180,7 +209,11 @@ export class NodeDetails extends NodePicker {
 		await this.page
 			.waitForFunction(
 				(wanted: string) =>
-					JSON.stringify(Array.from(document.querySelectorAll('[data-test-id="rlc-item"]')).map((item) => (item instanceof HTMLElement ? item.innerText.trim() : ''))) === wanted,
+					JSON.stringify(
+						Array.from(document.querySelectorAll('[data-test-id="rlc-item"]')).map((item) =>
+							item instanceof HTMLElement ? item.innerText.trim() : '',
+						),
+					) === wanted,
 				{ timeout: 10_000 },
 				JSON.stringify(expected),
 			)
@@ -192,7 +225,9 @@ export class NodeDetails extends NodePicker {
 
 	/** Switches the parameter's mode ("From list", "By ID", "By URL"). */
 	async chooseLocatorMode(parameter: string, mode: 'list' | 'id' | 'url'): Promise<void> {
-		await this.click(`${byTestId(`parameter-input-${parameter}`)} ${byTestId('rlc-mode-selector')}`);
+		await this.click(
+			`${byTestId(`parameter-input-${parameter}`)} ${byTestId('rlc-mode-selector')}`,
+		);
 		await this.click(`li${byTestId(`mode-${mode}`)}`);
 	}
 
@@ -200,9 +235,17 @@ export class NodeDetails extends NodePicker {
 	 * Types into the parameter's input; returns whether n8n then flags an issue on it. The input
 	 * hands the value on after a debounce, so this waits up to 5 s for the marker to be as `expected`.
 	 */
-	async enterLocatorValue(parameter: string, value: string, expected: { issue: boolean }): Promise<boolean> {
+	async enterLocatorValue(
+		parameter: string,
+		value: string,
+		expected: { issue: boolean },
+	): Promise<boolean> {
 		const container = byTestId(`parameter-input-${parameter}`);
 		await this.replaceText(`${container} ${byTestId('rlc-input')}`, value);
-		return await this.waitForShown(`${container} ${byTestId('parameter-issues')}`, expected.issue, 5_000);
+		return await this.waitForShown(
+			`${container} ${byTestId('parameter-issues')}`,
+			expected.issue,
+			5_000,
+		);
 	}
 }

@@ -47,7 +47,9 @@ export class NodePicker extends CanvasPage {
 		if (!entry) throw new Error('The picker lists no Svc entry');
 		return await entry.evaluate((el) => ({
 			name: el.querySelector('[data-test-id="node-creator-item-name"]')?.textContent?.trim() ?? '',
-			description: el.querySelector('[data-test-id="node-creator-item-description"]')?.textContent?.trim() ?? '',
+			description:
+				el.querySelector('[data-test-id="node-creator-item-description"]')?.textContent?.trim() ??
+				'',
 		}));
 	}
 
@@ -61,7 +63,11 @@ export class NodePicker extends CanvasPage {
 	/** In the open details, picks an action (e.g. "Create or update a lead"): n8n adds the node and opens it. */
 	async chooseAction(action: string): Promise<void> {
 		// Beside a trigger-less workflow n8n folds the actions away under "Actions (n)".
-		if (await this.page.$(`${NODE_CREATOR} [data-category-collapsed="true"] > [data-keyboard-nav-id="Actions"]`)) {
+		if (
+			await this.page.$(
+				`${NODE_CREATOR} [data-category-collapsed="true"] > [data-keyboard-nav-id="Actions"]`,
+			)
+		) {
 			await this.click(`${NODE_CREATOR} [data-keyboard-nav-id="Actions"]`);
 		}
 		await this.clickText(`${NODE_CREATOR} ${byTestId('item-iterator-item')}`, action);
@@ -73,16 +79,28 @@ export class NodePicker extends CanvasPage {
 		const folded = `${NODE_CREATOR} [data-category-collapsed="true"] > [data-keyboard-nav-id]`;
 		for (let left = (await this.page.$$(folded)).length; left > 0; left--) {
 			await this.click(folded);
-			await this.page.waitForFunction((css: string, count: number) => document.querySelectorAll(css).length < count, {}, folded, left);
+			await this.page.waitForFunction(
+				(css: string, count: number) => document.querySelectorAll(css).length < count,
+				{},
+				folded,
+				left,
+			);
 		}
 		return await this.page.$$eval(`${NODE_CREATOR} ${byTestId('item-iterator-item')}`, (items) =>
-			items.filter((item): item is HTMLElement => item instanceof HTMLElement && item.checkVisibility()).map((item) => item.innerText.trim()),
+			items
+				.filter(
+					(item): item is HTMLElement => item instanceof HTMLElement && item.checkVisibility(),
+				)
+				.map((item) => item.innerText.trim()),
 		);
 	}
 
 	/** The node entries the current search results show, top to bottom, by name. */
 	async resultNames(): Promise<string[]> {
-		return await this.page.$$eval(`${NODE_CREATOR} [data-keyboard-nav-type="node"] ${byTestId('node-creator-item-name')}`, (names) => names.map((name) => name.textContent?.trim() ?? ''));
+		return await this.page.$$eval(
+			`${NODE_CREATOR} [data-keyboard-nav-type="node"] ${byTestId('node-creator-item-name')}`,
+			(names) => names.map((name) => name.textContent?.trim() ?? ''),
+		);
 	}
 
 	/**
@@ -90,7 +108,9 @@ export class NodePicker extends CanvasPage {
 	 * Agent's Tool connector, `ai_tool`); returns the title the picker shows (e.g. "Tools").
 	 */
 	async openInputPicker(nodeName: string, connectionType: string): Promise<string> {
-		await this.click(`${byTestId('canvas-node-input-handle')}[data-node-name="${nodeName}"][data-connection-type="${connectionType}"] ${byTestId('canvas-handle-plus-wrapper')}`);
+		await this.click(
+			`${byTestId('canvas-node-input-handle')}[data-node-name="${nodeName}"][data-connection-type="${connectionType}"] ${byTestId('canvas-handle-plus-wrapper')}`,
+		);
 		// The panel slides in over the one the picker showed last: wait for the panel of this connection type.
 		const panel = `${NODE_CREATOR} .nodes-list-panel-${connectionType}`;
 		await this.page.waitForSelector(`${panel} ${SEARCH_BAR}`, { visible: true });
@@ -108,7 +128,9 @@ export class NodePicker extends CanvasPage {
 		await this.openNodeCreator();
 		await this.replaceText(SEARCH_BAR, term);
 		await this.click(`${NODE_CREATOR} [data-keyboard-nav-id^="${nodeType}-"]`);
-		await this.page.waitForSelector(`${byTestId('canvas-node')}[data-node-type="${nodeType}"]`, { visible: true });
+		await this.page.waitForSelector(`${byTestId('canvas-node')}[data-node-type="${nodeType}"]`, {
+			visible: true,
+		});
 		// The panel closes with an animation; a click on "+" before it is gone would not reopen it.
 		await this.page.waitForSelector(NODE_CREATOR, { hidden: true });
 	}

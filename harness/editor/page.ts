@@ -38,7 +38,9 @@ export class BrowserPage {
 	async textOf(selector: string): Promise<string | undefined> {
 		const element = await this.page.$(selector);
 		if (!element) return undefined;
-		return await element.evaluate((el) => (el instanceof HTMLElement ? el.innerText : (el.textContent ?? '')));
+		return await element.evaluate((el) =>
+			el instanceof HTMLElement ? el.innerText : (el.textContent ?? ''),
+		);
 	}
 
 	/** Waits until the first element matching `selector` shows text matching `pattern`; returns that text. */
@@ -59,7 +61,9 @@ export class BrowserPage {
 		} catch (error) {
 			if (!(error instanceof TimeoutError)) throw error;
 			// The assertion message then says what the page showed instead.
-			throw new Error(`${selector} did not show ${String(pattern)}; it shows: ${JSON.stringify(await this.textOf(selector) ?? '(no such element)')}`);
+			throw new Error(
+				`${selector} did not show ${String(pattern)}; it shows: ${JSON.stringify((await this.textOf(selector)) ?? '(no such element)')}`,
+			);
 		}
 	}
 
@@ -69,7 +73,10 @@ export class BrowserPage {
 	 */
 	async waitForShown(selector: string, shown: boolean, timeout: number): Promise<boolean> {
 		try {
-			await this.page.waitForSelector(selector, shown ? { visible: true, timeout } : { hidden: true, timeout });
+			await this.page.waitForSelector(
+				selector,
+				shown ? { visible: true, timeout } : { hidden: true, timeout },
+			);
 		} catch (error) {
 			if (!(error instanceof TimeoutError)) throw error;
 		}
@@ -92,7 +99,10 @@ export class BrowserPage {
 		await this.page.waitForFunction(
 			(css: string, wanted: string, value: string) => {
 				const element = Array.from(document.querySelectorAll(css)).find(
-					(candidate) => candidate instanceof HTMLElement && candidate.checkVisibility() && candidate.innerText.trim() === wanted,
+					(candidate) =>
+						candidate instanceof HTMLElement &&
+						candidate.checkVisibility() &&
+						candidate.innerText.trim() === wanted,
 				);
 				element?.setAttribute('data-editor-suite', value);
 				return element !== undefined;

@@ -18,7 +18,9 @@ export interface AdditionalDataOptions {
  * builds resume and signed URLs with `new URL()`, and `getNodeWebhookUrl` concatenates
  * `${webhookBaseUrl}/${path}`.
  */
-export function createAdditionalData(options: AdditionalDataOptions): IWorkflowExecuteAdditionalData {
+export function createAdditionalData(
+	options: AdditionalDataOptions,
+): IWorkflowExecuteAdditionalData {
 	const webhookBaseUrl = (options.webhookBaseUrl ?? DEFAULT_WEBHOOK_BASE_URL).replace(/\/+$/, '');
 	const instanceBaseUrl = new URL('/', webhookBaseUrl).href;
 	const unsupported = (what: string) => (): never => {

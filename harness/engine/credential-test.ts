@@ -50,7 +50,10 @@ function isVersioned(nodeType: INodeType | IVersionedNodeType): nodeType is IVer
  * name in `methods.credentialTest` (newest version first) or a request. n8n's answer for OAuth2
  * types (the stored token decides) is not modelled.
  */
-function findCredentialTest(credentialType: ICredentialType, nodeTypes: NodeTypeMap): ICredentialTestFunction | RequestTest | undefined {
+function findCredentialTest(
+	credentialType: ICredentialType,
+	nodeTypes: NodeTypeMap,
+): ICredentialTestFunction | RequestTest | undefined {
 	if (credentialType.test) return { testRequest: credentialType.test };
 	for (const node of Object.values(nodeTypes)) {
 		const versions = isVersioned(node) ? Object.values(node.nodeVersions) : [node];
@@ -87,19 +90,32 @@ export async function runCredentialTest(
 ): Promise<INodeCredentialTestResult> {
 	await ensureEngine();
 	const testFunction = findCredentialTest(credentialType, options.nodeTypes ?? {});
-	if (testFunction === undefined) return { status: 'Error', message: 'No testing function found for this credential.' };
+	if (testFunction === undefined)
+		return { status: 'Error', message: 'No testing function found for this credential.' };
 
-	const credentialsHelper = new HarnessCredentialsHelper([credentialType], { [credentialType.name]: data });
+	const credentialsHelper = new HarnessCredentialsHelper([credentialType], {
+		[credentialType.name]: data,
+	});
 	const additionalData = createAdditionalData({ credentialsHelper });
-	const credentials: ICredentialsDecrypted = { id: 'harness-credential', name: 'Harness credential', type: credentialType.name };
+	const credentials: ICredentialsDecrypted = {
+		id: 'harness-credential',
+		name: 'Harness credential',
+		type: credentialType.name,
+	};
 	try {
-		credentials.data = await credentialsHelper.applyDefaultsAndExpressions(additionalData, data, credentialType.name, 'internal');
+		credentials.data = await credentialsHelper.applyDefaultsAndExpressions(
+			additionalData,
+			data,
+			credentialType.name,
+			'internal',
+		);
 	} catch (error) {
 		return { status: 'Error', message: String((error as Error).message) };
 	}
 
 	// n8n also masks values that came from external secrets ($secrets): the harness has none.
-	if (typeof testFunction === 'function') return await testFunction.call(new CredentialTestContext(additionalData), credentials);
+	if (typeof testFunction === 'function')
+		return await testFunction.call(new CredentialTestContext(additionalData), credentials);
 	const testRequest = testFunction.testRequest;
 
 	// n8n borrows the testing node's description (the NoOp node's for a type's own `test`) and
@@ -119,14 +135,24 @@ export async function runCredentialTest(
 		description: {
 			...baseDescription,
 			credentials: [{ name: credentialType.name, required: true }],
-			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: testRequest.request }, default: '' }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: testRequest.request },
+					default: '',
+				},
+			],
 		},
 	};
 	const node: INode = {
 		id: 'temp',
 		name: 'Temp-Node',
 		type: nodeType.description.name,
-		typeVersion: Array.isArray(nodeType.description.version) ? nodeType.description.version[nodeType.description.version.length - 1] : nodeType.description.version,
+		typeVersion: Array.isArray(nodeType.description.version)
+			? nodeType.description.version[nodeType.description.version.length - 1]
+			: nodeType.description.version,
 		position: [0, 0],
 		parameters: {},
 		credentials: { [credentialType.name]: { id: credentials.id, name: credentials.name } },
@@ -152,7 +178,9 @@ export async function runCredentialTest(
 
 	let response: INodeExecutionData[][] | undefined;
 	try {
-		response = await workflow.expression.withIsolate(async () => await new RoutingNode(context, nodeType, credentials).runNode());
+		response = await workflow.expression.withIsolate(
+			async () => await new RoutingNode(context, nodeType, credentials).runNode(),
+		);
 	} catch (caught) {
 		const error = caught as RequestFailure;
 		const failedResponse = error.cause?.response;
@@ -163,7 +191,11 @@ export async function runCredentialTest(
 				}
 			}
 			if (failedResponse.status < 199 || failedResponse.status > 299) {
-				return { status: 'Error', message: failedResponse.statusText || `Received HTTP status code: ${failedResponse.status}` };
+				return {
+					status: 'Error',
+					message:
+						failedResponse.statusText || `Received HTTP status code: ${failedResponse.status}`,
+				};
 			}
 		} else if (error.cause?.code) {
 			return { status: 'Error', message: error.cause.code };
@@ -183,5 +215,13 @@ export async function runCredentialTest(
 
 /** lodash `get` for the dotted keys of `responseSuccessBody` rules. */
 function lookup(value: unknown, path: string): unknown {
-	return path.split('.').reduce<unknown>((current, key) => (current !== null && typeof current === 'object' ? (current as Record<string, unknown>)[key] : undefined), value);
+	return path
+		.split('.')
+		.reduce<unknown>(
+			(current, key) =>
+				current !== null && typeof current === 'object'
+					? (current as Record<string, unknown>)[key]
+					: undefined,
+			value,
+		);
 }

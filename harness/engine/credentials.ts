@@ -1,5 +1,12 @@
 import { Credentials, getAdditionalKeys } from 'n8n-core';
-import { ICredentialsHelper, isExpression, NodeConnectionTypes, NodeHelpers, UnexpectedError, Workflow } from 'n8n-workflow';
+import {
+	ICredentialsHelper,
+	isExpression,
+	NodeConnectionTypes,
+	NodeHelpers,
+	UnexpectedError,
+	Workflow,
+} from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsExpressionResolveValues,
@@ -20,7 +27,14 @@ import { HarnessNodeTypes } from './node-types';
 
 /** n8n resolves credential expressions against a throwaway one-node workflow; so does the harness. */
 const MOCK_NODE_TYPE = 'n8n-harness.credentialResolver';
-const mockNode: INode = { id: 'mock', name: '', type: MOCK_NODE_TYPE, typeVersion: 1, position: [0, 0], parameters: {} };
+const mockNode: INode = {
+	id: 'mock',
+	name: '',
+	type: MOCK_NODE_TYPE,
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
 const mockNodeTypes = new HarnessNodeTypes({
 	[MOCK_NODE_TYPE]: {
 		description: {
@@ -55,7 +69,8 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 
 	private getType(name: string): ICredentialType {
 		const type = this.types.get(name);
-		if (type === undefined) throw new UnexpectedError(`Unknown credential type "${name}": add it to credentialTypes`);
+		if (type === undefined)
+			throw new UnexpectedError(`Unknown credential type "${name}": add it to credentialTypes`);
 		return type;
 	}
 
@@ -76,17 +91,27 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		node?: INode,
 	): Promise<IHttpRequestOptions> {
 		const { authenticate } = this.getType(typeName);
-		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions as IHttpRequestOptions);
+		if (typeof authenticate === 'function')
+			return await authenticate(credentials, requestOptions as IHttpRequestOptions);
 		if (authenticate?.type !== 'generic') return requestOptions as IHttpRequestOptions;
 		if (workflow === undefined || node === undefined) {
-			throw new UnexpectedError('Workflow and node are required for declarative credential authentication');
+			throw new UnexpectedError(
+				'Workflow and node are required for declarative credential authentication',
+			);
 		}
 
 		// Same steps as n8n: each `headers`/`qs`/`body`/`auth` entry, key and value resolved as
 		// an expression with only `$credentials` in scope, in 'internal' mode.
 		const resolve = (value: string): string => {
 			if (!isExpression(value)) return value;
-			const resolved = workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '');
+			const resolved = workflow.expression.getSimpleParameterValue(
+				node,
+				value,
+				'internal',
+				{ $credentials: credentials },
+				undefined,
+				'',
+			);
 			return resolved ? String(resolved) : '';
 		};
 		const target = requestOptions as unknown as Record<string, Record<string, string> | undefined>;
@@ -100,7 +125,10 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		return requestOptions as IHttpRequestOptions;
 	}
 
-	preAuthentication(_helpers: IHttpRequestHelper, _credentials: ICredentialDataDecryptedObject): Promise<ICredentialDataDecryptedObject | undefined> {
+	preAuthentication(
+		_helpers: IHttpRequestHelper,
+		_credentials: ICredentialDataDecryptedObject,
+	): Promise<ICredentialDataDecryptedObject | undefined> {
 		return Promise.resolve(undefined);
 	}
 
@@ -108,7 +136,10 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		return Promise.resolve(undefined);
 	}
 
-	async getCredentials(nodeCredentials: INodeCredentialsDetails, type: string): Promise<Credentials> {
+	async getCredentials(
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<Credentials> {
 		const credentials = new Credentials(nodeCredentials, type);
 		await credentials.setData(this.storedData(nodeCredentials, type));
 		return credentials;
@@ -125,7 +156,14 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 	): Promise<ICredentialDataDecryptedObject> {
 		const data = this.storedData(nodeCredentials, type);
 		if (raw === true) return { ...data };
-		return await this.applyDefaultsAndExpressions(additionalData, data, type, mode, executeData, expressionResolveValues);
+		return await this.applyDefaultsAndExpressions(
+			additionalData,
+			data,
+			type,
+			mode,
+			executeData,
+			expressionResolveValues,
+		);
 	}
 
 	/** n8n's `applyDefaultsAndOverwrites` without overwrites: add property defaults, then resolve expressions. */
@@ -149,7 +187,8 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 
 		const additionalKeys = getAdditionalKeys(additionalData, mode, null, { isCredential: true });
 		if (expressionResolveValues) {
-			const { workflow, runExecutionData, runIndex, itemIndex, node, connectionInputData } = expressionResolveValues;
+			const { workflow, runExecutionData, runIndex, itemIndex, node, connectionInputData } =
+				expressionResolveValues;
 			return workflow.expression.getParameterValue(
 				withDefaults as INodeParameters,
 				runExecutionData,
@@ -165,7 +204,12 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 			) as ICredentialDataDecryptedObject;
 		}
 
-		const workflow = new Workflow({ nodes: [mockNode], connections: {}, active: false, nodeTypes: mockNodeTypes });
+		const workflow = new Workflow({
+			nodes: [mockNode],
+			connections: {},
+			active: false,
+			nodeTypes: mockNodeTypes,
+		});
 		return await workflow.expression.withIsolate(() =>
 			Promise.resolve(
 				workflow.expression.getComplexParameterValue(
@@ -181,13 +225,24 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		);
 	}
 
-	updateCredentials(_nodeCredentials: INodeCredentialsDetails, type: string, data: ICredentialDataDecryptedObject): Promise<void> {
+	updateCredentials(
+		_nodeCredentials: INodeCredentialsDetails,
+		type: string,
+		data: ICredentialDataDecryptedObject,
+	): Promise<void> {
 		this.stored[type] = data;
 		return Promise.resolve();
 	}
 
-	updateCredentialsOauthTokenData(nodeCredentials: INodeCredentialsDetails, type: string, data: ICredentialDataDecryptedObject): Promise<void> {
-		this.stored[type] = { ...this.storedData(nodeCredentials, type), oauthTokenData: data.oauthTokenData };
+	updateCredentialsOauthTokenData(
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+		data: ICredentialDataDecryptedObject,
+	): Promise<void> {
+		this.stored[type] = {
+			...this.storedData(nodeCredentials, type),
+			oauthTokenData: data.oauthTokenData,
+		};
 		return Promise.resolve();
 	}
 
@@ -196,16 +251,22 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		if (credentialType.extends === undefined) return credentialType.properties;
 		// Parent properties first, the type's own ones take precedence, as in n8n.
 		const combined: INodeProperties[] = [];
-		for (const parent of credentialType.extends) NodeHelpers.mergeNodeProperties(combined, this.getCredentialsProperties(parent));
+		for (const parent of credentialType.extends)
+			NodeHelpers.mergeNodeProperties(combined, this.getCredentialsProperties(parent));
 		NodeHelpers.mergeNodeProperties(combined, credentialType.properties);
 		return combined;
 	}
 
-	private storedData(nodeCredentials: INodeCredentialsDetails, type: string): ICredentialDataDecryptedObject {
+	private storedData(
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): ICredentialDataDecryptedObject {
 		const data = this.stored[type];
 		if (data === undefined) {
 			// The message n8n's CredentialNotFoundError gives.
-			throw new UnexpectedError(`Credential with ID "${nodeCredentials.id ?? ''}" does not exist for type "${type}".`);
+			throw new UnexpectedError(
+				`Credential with ID "${nodeCredentials.id ?? ''}" does not exist for type "${type}".`,
+			);
 		}
 		return data;
 	}

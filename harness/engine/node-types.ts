@@ -15,7 +15,9 @@ import type {
 export type NodeTypeMap = Record<string, INodeType | IVersionedNodeType>;
 
 /** The version n8n's editor places a new node of this description at: its default, else its latest. */
-export function placedVersion(description: Pick<INodeTypeDescription, 'version' | 'defaultVersion'>): number {
+export function placedVersion(
+	description: Pick<INodeTypeDescription, 'version' | 'defaultVersion'>,
+): number {
 	const { version, defaultVersion } = description;
 	return defaultVersion ?? (Array.isArray(version) ? Math.max(...version) : version);
 }
@@ -29,7 +31,8 @@ export class HarnessNodeTypes implements INodeTypes {
 
 	getByName(nodeType: string): INodeType | IVersionedNodeType {
 		const type = this.types[nodeType];
-		if (type === undefined) throw new UnexpectedError(`Unknown node type "${nodeType}": add it to nodeTypes`);
+		if (type === undefined)
+			throw new UnexpectedError(`Unknown node type "${nodeType}": add it to nodeTypes`);
 		return type;
 	}
 
@@ -67,14 +70,23 @@ export function startNodeType(items: INodeExecutionData[]): INodeType {
 }
 
 export function startNode(name = 'Start'): INode {
-	return { id: 'harness-start', name, type: START_NODE_TYPE, typeVersion: 1, position: [0, 0], parameters: {} };
+	return {
+		id: 'harness-start',
+		name,
+		type: START_NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
 }
 
 /** Connects the named nodes in a line through their first main output and input. */
 export function chain(...nodeNames: string[]): IConnections {
 	const connections: IConnections = {};
 	for (let i = 0; i < nodeNames.length - 1; i++) {
-		connections[nodeNames[i]] = { main: [[{ node: nodeNames[i + 1], type: NodeConnectionTypes.Main, index: 0 }]] };
+		connections[nodeNames[i]] = {
+			main: [[{ node: nodeNames[i + 1], type: NodeConnectionTypes.Main, index: 0 }]],
+		};
 	}
 	return connections;
 }
@@ -97,9 +109,12 @@ export function aiToolNodeType(nodeType: INodeType): INodeType {
 			default: base.description,
 			required: true,
 			typeOptions: { rows: 2 },
-			description: 'Explain to the LLM what this tool does, a good, specific description would allow LLMs to produce expected results much more often',
+			description:
+				'Explain to the LLM what this tool does, a good, specific description would allow LLMs to produce expected results much more often',
 		};
-		const hasResourceOrOperation = properties.some((property) => property.name === 'resource' || property.name === 'operation');
+		const hasResourceOrOperation = properties.some(
+			(property) => property.name === 'resource' || property.name === 'operation',
+		);
 		if (hasResourceOrOperation) {
 			description.displayOptions = { show: { descriptionType: ['manual'] } };
 			const descriptionType: INodeProperties = {
@@ -108,7 +123,11 @@ export function aiToolNodeType(nodeType: INodeType): INodeType {
 				type: 'options',
 				noDataExpression: true,
 				options: [
-					{ name: 'Set Automatically', value: 'auto', description: 'Automatically set based on resource and operation' },
+					{
+						name: 'Set Automatically',
+						value: 'auto',
+						description: 'Automatically set based on resource and operation',
+					},
 					{ name: 'Set Manually', value: 'manual', description: 'Manually set the description' },
 				],
 				default: 'auto',

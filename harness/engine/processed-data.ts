@@ -1,6 +1,13 @@
 import { DataDeduplicationService } from 'n8n-core';
 import { UnexpectedError } from 'n8n-workflow';
-import type { DeduplicationItemTypes, DeduplicationScope, ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator, IDeduplicationOutput } from 'n8n-workflow';
+import type {
+	DeduplicationItemTypes,
+	DeduplicationScope,
+	ICheckProcessedContextData,
+	ICheckProcessedOptions,
+	IDataDeduplicator,
+	IDeduplicationOutput,
+} from 'n8n-workflow';
 
 /**
  * n8n's processed-data table (what `helpers.checkProcessedAndRecord` writes) in memory, with the
@@ -12,12 +19,23 @@ class InMemoryProcessedData implements IDataDeduplicator {
 	readonly rows = new Map<string, string[]>();
 
 	private key(scope: DeduplicationScope, contextData: ICheckProcessedContextData): string {
-		if (scope === 'node' && !contextData.node) throw new UnexpectedError("No node information has been provided and so cannot use scope 'node'");
+		if (scope === 'node' && !contextData.node)
+			throw new UnexpectedError(
+				"No node information has been provided and so cannot use scope 'node'",
+			);
 		return `${contextData.workflow.id} ${scope === 'node' ? `n:${contextData.node?.id}` : ''}`;
 	}
 
-	async checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: DeduplicationScope, contextData: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<IDeduplicationOutput> {
-		if (options.mode !== 'entries') throw new UnexpectedError(`The harness keeps processed data in 'entries' mode only, not '${options.mode}'`);
+	async checkProcessedAndRecord(
+		items: DeduplicationItemTypes[],
+		scope: DeduplicationScope,
+		contextData: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	): Promise<IDeduplicationOutput> {
+		if (options.mode !== 'entries')
+			throw new UnexpectedError(
+				`The harness keeps processed data in 'entries' mode only, not '${options.mode}'`,
+			);
 		const key = this.key(scope, contextData);
 		const read = [...(this.rows.get(key) ?? [])];
 		// n8n awaits the database between its read and its write.
@@ -38,19 +56,32 @@ class InMemoryProcessedData implements IDataDeduplicator {
 		return output;
 	}
 
-	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, contextData: ICheckProcessedContextData): Promise<void> {
+	async removeProcessed(
+		items: DeduplicationItemTypes[],
+		scope: DeduplicationScope,
+		contextData: ICheckProcessedContextData,
+	): Promise<void> {
 		const key = this.key(scope, contextData);
 		const remove = new Set(items.map(String));
-		this.rows.set(key, (this.rows.get(key) ?? []).filter((value) => !remove.has(value)));
+		this.rows.set(
+			key,
+			(this.rows.get(key) ?? []).filter((value) => !remove.has(value)),
+		);
 		return await Promise.resolve();
 	}
 
-	async clearAllProcessedItems(scope: DeduplicationScope, contextData: ICheckProcessedContextData): Promise<void> {
+	async clearAllProcessedItems(
+		scope: DeduplicationScope,
+		contextData: ICheckProcessedContextData,
+	): Promise<void> {
 		this.rows.delete(this.key(scope, contextData));
 		return await Promise.resolve();
 	}
 
-	async getProcessedDataCount(scope: DeduplicationScope, contextData: ICheckProcessedContextData): Promise<number> {
+	async getProcessedDataCount(
+		scope: DeduplicationScope,
+		contextData: ICheckProcessedContextData,
+	): Promise<number> {
 		return await Promise.resolve(this.rows.get(this.key(scope, contextData))?.length ?? 0);
 	}
 }

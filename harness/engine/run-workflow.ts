@@ -53,7 +53,11 @@ export function nextExecutionId(): string {
 }
 
 /** WorkflowExecute refuses to run without lifecycle hooks; n8n's own handlers persist executions. */
-export function lifecycleHooks(mode: WorkflowExecuteMode, executionId: string, workflow: Workflow): ExecutionLifecycleHooks {
+export function lifecycleHooks(
+	mode: WorkflowExecuteMode,
+	executionId: string,
+	workflow: Workflow,
+): ExecutionLifecycleHooks {
 	const now = new Date();
 	return new ExecutionLifecycleHooks(mode, executionId, {
 		id: workflow.id,
@@ -81,20 +85,38 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<IRun> {
 		nodes,
 		connections: options.connections,
 		active: false,
-		nodeTypes: new HarnessNodeTypes({ ...options.nodeTypes, [START_NODE_TYPE]: startNodeType(options.items ?? [{ json: {} }]) }),
+		nodeTypes: new HarnessNodeTypes({
+			...options.nodeTypes,
+			[START_NODE_TYPE]: startNodeType(options.items ?? [{ json: {} }]),
+		}),
 		staticData: options.staticData,
 		settings: options.settings ?? { executionOrder: 'v1' },
 		pinData: options.pinData,
 	});
 
-	const startNodeName = options.startNodeName ?? nodes.find((node) => node.type === START_NODE_TYPE)?.name;
-	const startNode = startNodeName === undefined ? undefined : (workflow.getNode(startNodeName) ?? undefined);
-	if (startNodeName !== undefined && startNode === undefined) throw new UnexpectedError(`No node named "${startNodeName}"`);
+	const startNodeName =
+		options.startNodeName ?? nodes.find((node) => node.type === START_NODE_TYPE)?.name;
+	const startNode =
+		startNodeName === undefined ? undefined : (workflow.getNode(startNodeName) ?? undefined);
+	if (startNodeName !== undefined && startNode === undefined)
+		throw new UnexpectedError(`No node named "${startNodeName}"`);
 
 	const hooks = lifecycleHooks(mode, executionId, workflow);
-	const credentialsHelper = new HarnessCredentialsHelper(options.credentialTypes ?? [], options.credentials ?? {});
-	const additionalData = createAdditionalData({ credentialsHelper, executionId, hooks, webhookBaseUrl: options.webhookBaseUrl });
-	return await new WorkflowExecute(additionalData, mode).run({ workflow, startNode, pinData: options.pinData });
+	const credentialsHelper = new HarnessCredentialsHelper(
+		options.credentialTypes ?? [],
+		options.credentials ?? {},
+	);
+	const additionalData = createAdditionalData({
+		credentialsHelper,
+		executionId,
+		hooks,
+		webhookBaseUrl: options.webhookBaseUrl,
+	});
+	return await new WorkflowExecute(additionalData, mode).run({
+		workflow,
+		startNode,
+		pinData: options.pinData,
+	});
 }
 
 function lastTask(run: IRun, nodeName: string): ITaskData {
@@ -102,7 +124,9 @@ function lastTask(run: IRun, nodeName: string): ITaskData {
 	if (tasks === undefined || tasks.length === 0) {
 		const ran = Object.keys(run.data.resultData.runData).join(', ');
 		const failure = run.data.resultData.error?.message;
-		throw new UnexpectedError(`Node "${nodeName}" did not run (ran: ${ran}${failure ? `; workflow error: ${failure}` : ''})`);
+		throw new UnexpectedError(
+			`Node "${nodeName}" did not run (ran: ${ran}${failure ? `; workflow error: ${failure}` : ''})`,
+		);
 	}
 	return tasks[tasks.length - 1];
 }

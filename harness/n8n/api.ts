@@ -1,6 +1,14 @@
 /** n8n's REST and public API as the tests and tools use them: credentials, workflows, executions, test listens. */
 import { randomUUID } from 'node:crypto';
-import type { ExecutionStatus, IConnections, IDataObject, INode, IPinData, IRunExecutionData, IWorkflowSettings } from 'n8n-workflow';
+import type {
+	ExecutionStatus,
+	IConnections,
+	IDataObject,
+	INode,
+	IPinData,
+	IRunExecutionData,
+	IWorkflowSettings,
+} from 'n8n-workflow';
 import type { HttpResult } from '../http';
 import { poll, type PollOptions } from '../wait';
 import type { N8nInstance } from './instance';
@@ -25,16 +33,22 @@ export interface CredentialRef {
 }
 
 /** Creates a credential through the public API (n8n encrypts `data`; the type's schema is validated). */
-export async function importCredential(n8n: N8nInstance, credential: CredentialInput): Promise<CredentialRef> {
+export async function importCredential(
+	n8n: N8nInstance,
+	credential: CredentialInput,
+): Promise<CredentialRef> {
 	const result = await n8n.api<CredentialRef>('POST', '/credentials', credential);
 	if (result.status !== 200) fail(`POST /api/v1/credentials (${credential.type})`, result);
 	if (credential.id !== undefined && result.body.id !== credential.id) {
-		throw new Error(`n8n ${n8n.runtime.n8nVersion} ignored the credential id ${credential.id} (made ${result.body.id}): refer to the returned id`);
+		throw new Error(
+			`n8n ${n8n.runtime.n8nVersion} ignored the credential id ${credential.id} (made ${result.body.id}): refer to the returned id`,
+		);
 	}
 	return { id: result.body.id, name: result.body.name, type: result.body.type };
 }
 
-export type WorkflowNodeInput = Pick<INode, 'name' | 'type' | 'typeVersion' | 'parameters'> & Partial<Omit<INode, 'name' | 'type' | 'typeVersion' | 'parameters'>>;
+export type WorkflowNodeInput = Pick<INode, 'name' | 'type' | 'typeVersion' | 'parameters'> &
+	Partial<Omit<INode, 'name' | 'type' | 'typeVersion' | 'parameters'>>;
 
 export interface WorkflowInput {
 	name: string;
@@ -63,7 +77,10 @@ export interface WorkflowRecord {
 }
 
 /** Creates a workflow through the public API; returns it with n8n's id (exported ids are not kept). */
-export async function importWorkflow(n8n: N8nInstance, workflow: WorkflowInput): Promise<WorkflowRecord> {
+export async function importWorkflow(
+	n8n: N8nInstance,
+	workflow: WorkflowInput,
+): Promise<WorkflowRecord> {
 	const body = {
 		name: workflow.name,
 		// Node ids are required by the engine; exported JSON usually has them, hand-written often not.
@@ -116,11 +133,19 @@ interface ExecutionList {
 }
 
 /** All of the workflow's executions, across the public API's pages; newest first, as n8n lists them. */
-export async function listExecutions(n8n: N8nInstance, workflowId: string, options: { includeData?: boolean; status?: ExecutionStatus } = {}): Promise<ExecutionRecord[]> {
+export async function listExecutions(
+	n8n: N8nInstance,
+	workflowId: string,
+	options: { includeData?: boolean; status?: ExecutionStatus } = {},
+): Promise<ExecutionRecord[]> {
 	const all: ExecutionRecord[] = [];
 	let cursor: string | null = null;
 	do {
-		const query = new URLSearchParams({ workflowId, limit: '250', includeData: String(options.includeData ?? false) });
+		const query = new URLSearchParams({
+			workflowId,
+			limit: '250',
+			includeData: String(options.includeData ?? false),
+		});
 		if (options.status) query.set('status', options.status);
 		if (cursor !== null) query.set('cursor', cursor);
 		const result = await n8n.api<ExecutionList>('GET', `/executions?${query.toString()}`);
@@ -131,8 +156,15 @@ export async function listExecutions(n8n: N8nInstance, workflowId: string, optio
 	return all;
 }
 
-export async function getExecution(n8n: N8nInstance, executionId: string, includeData = true): Promise<ExecutionRecord> {
-	const result = await n8n.api<ExecutionRecord>('GET', `/executions/${executionId}?includeData=${String(includeData)}`);
+export async function getExecution(
+	n8n: N8nInstance,
+	executionId: string,
+	includeData = true,
+): Promise<ExecutionRecord> {
+	const result = await n8n.api<ExecutionRecord>(
+		'GET',
+		`/executions/${executionId}?includeData=${String(includeData)}`,
+	);
 	if (result.status !== 200) fail(`GET /api/v1/executions/${executionId}`, result);
 	return { ...result.body, id: String(result.body.id) };
 }
@@ -141,23 +173,41 @@ export async function getExecution(n8n: N8nInstance, executionId: string, includ
 export const UNFINISHED: readonly ExecutionStatus[] = ['new', 'running', 'unknown'];
 
 /** Where waitForExecutions reads a workflow's executions, newest first: n8n's public list unless told. */
-export type ExecutionSource = (workflowId: string, options: { includeData?: boolean }) => Promise<ExecutionRecord[]>;
+export type ExecutionSource = (
+	workflowId: string,
+	options: { includeData?: boolean },
+) => Promise<ExecutionRecord[]>;
 
 /** Polls until the workflow has at least `count` executions, none of them still running; returns them oldest first. */
-export async function waitForExecutions(n8n: N8nInstance, workflowId: string, count: number, timeoutMs = 15_000, options: { includeData?: boolean; source?: ExecutionSource } = {}): Promise<ExecutionRecord[]> {
-	const { source = async (id, listOptions) => await listExecutions(n8n, id, listOptions), ...listOptions } = options;
+export async function waitForExecutions(
+	n8n: N8nInstance,
+	workflowId: string,
+	count: number,
+	timeoutMs = 15_000,
+	options: { includeData?: boolean; source?: ExecutionSource } = {},
+): Promise<ExecutionRecord[]> {
+	const {
+		source = async (id, listOptions) => await listExecutions(n8n, id, listOptions),
+		...listOptions
+	} = options;
 	let seen: ExecutionRecord[] = [];
 	return await poll(
 		async () => {
 			seen = await source(workflowId, listOptions);
-			return seen.length >= count && !seen.some((execution) => UNFINISHED.includes(execution.status)) ? seen.reverse() : undefined;
+			return seen.length >= count &&
+				!seen.some((execution) => UNFINISHED.includes(execution.status))
+				? seen.reverse()
+				: undefined;
 		},
 		{
 			timeoutMs,
 			everyMs: 100,
 			timedOut: () => {
-				const states = seen.map((execution) => `${execution.id}:${execution.status}`).join(', ') || 'none';
-				throw new Error(`Workflow ${workflowId}: expected ${count} finished execution(s) within ${timeoutMs} ms, saw ${states}`);
+				const states =
+					seen.map((execution) => `${execution.id}:${execution.status}`).join(', ') || 'none';
+				throw new Error(
+					`Workflow ${workflowId}: expected ${count} finished execution(s) within ${timeoutMs} ms, saw ${states}`,
+				);
 			},
 		},
 	);
@@ -168,10 +218,15 @@ export async function waitForExecutions(n8n: N8nInstance, workflowId: string, co
  * holds for its row, and returns that row. 404 until the row is written and 503 while n8n is too
  * busy to answer (heavy runs) mean: look again.
  */
-export async function waitForExecutionEnd<Row extends { status: ExecutionStatus }, Ended extends Row>(
+export async function waitForExecutionEnd<
+	Row extends { status: ExecutionStatus },
+	Ended extends Row,
+>(
 	n8n: N8nInstance,
 	executionId: string,
-	options: Pick<PollOptions<Ended>, 'timeoutMs' | 'everyMs'> & { ended: (row: Row) => row is Ended },
+	options: Pick<PollOptions<Ended>, 'timeoutMs' | 'everyMs'> & {
+		ended: (row: Row) => row is Ended;
+	},
 ): Promise<Ended> {
 	return await poll(
 		async () => {
@@ -194,17 +249,35 @@ export async function waitForExecutionEnd<Row extends { status: ExecutionStatus 
  * Runs a workflow as the editor's "Execute workflow" button does (REST POST /rest/workflows/:id/run,
  * starting from its Manual Trigger or `triggerNode`), waits for it and returns it with its data.
  */
-export async function executeWorkflow(n8n: N8nInstance, workflowId: string, options: { triggerNode?: string; timeoutMs?: number } = {}): Promise<ExecutionRecord> {
+export async function executeWorkflow(
+	n8n: N8nInstance,
+	workflowId: string,
+	options: { triggerNode?: string; timeoutMs?: number } = {},
+): Promise<ExecutionRecord> {
 	const workflow = await getWorkflow(n8n, workflowId);
-	const triggerNode = options.triggerNode ?? workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger')?.name;
-	if (!triggerNode) throw new Error(`Workflow ${workflowId} has no Manual Trigger: pass options.triggerNode`);
+	const triggerNode =
+		options.triggerNode ??
+		workflow.nodes.find((node) => node.type === 'n8n-nodes-base.manualTrigger')?.name;
+	if (!triggerNode)
+		throw new Error(`Workflow ${workflowId} has no Manual Trigger: pass options.triggerNode`);
 	// 2.x runs the stored workflow and ignores workflowData; 1.x requires it.
-	const result = await n8n.rest<{ data: { executionId?: string; waitingForWebhook?: boolean } }>('POST', `/workflows/${workflowId}/run`, { workflowData: workflow, triggerToStartFrom: { name: triggerNode } });
+	const result = await n8n.rest<{ data: { executionId?: string; waitingForWebhook?: boolean } }>(
+		'POST',
+		`/workflows/${workflowId}/run`,
+		{ workflowData: workflow, triggerToStartFrom: { name: triggerNode } },
+	);
 	if (result.status !== 200) fail(`POST /rest/workflows/${workflowId}/run`, result);
 	const { executionId, waitingForWebhook } = result.body.data;
-	if (!executionId) throw new Error(`Workflow ${workflowId} did not start (waitingForWebhook: ${String(waitingForWebhook)}): start it from a non-webhook trigger`);
+	if (!executionId)
+		throw new Error(
+			`Workflow ${workflowId} did not start (waitingForWebhook: ${String(waitingForWebhook)}): start it from a non-webhook trigger`,
+		);
 	const id = String(executionId);
-	await waitForExecutionEnd(n8n, id, { timeoutMs: options.timeoutMs ?? 30_000, everyMs: 50, ended: (row: ExecutionRecord): row is ExecutionRecord => !UNFINISHED.includes(row.status) });
+	await waitForExecutionEnd(n8n, id, {
+		timeoutMs: options.timeoutMs ?? 30_000,
+		everyMs: 50,
+		ended: (row: ExecutionRecord): row is ExecutionRecord => !UNFINISHED.includes(row.status),
+	});
 	return await getExecution(n8n, id, true);
 }
 
@@ -213,11 +286,22 @@ export async function executeWorkflow(n8n: N8nInstance, workflowId: string, opti
  * editor makes (POST /rest/workflows/:id/run from that trigger), which registers the trigger's
  * test webhook and answers `waitingForWebhook` instead of running.
  */
-export async function startTestListen(n8n: N8nInstance, workflowId: string, triggerNode: string): Promise<void> {
+export async function startTestListen(
+	n8n: N8nInstance,
+	workflowId: string,
+	triggerNode: string,
+): Promise<void> {
 	const workflow = await getWorkflow(n8n, workflowId);
-	const result = await n8n.rest<{ data: { waitingForWebhook?: boolean } }>('POST', `/workflows/${workflowId}/run`, { workflowData: workflow, triggerToStartFrom: { name: triggerNode } });
+	const result = await n8n.rest<{ data: { waitingForWebhook?: boolean } }>(
+		'POST',
+		`/workflows/${workflowId}/run`,
+		{ workflowData: workflow, triggerToStartFrom: { name: triggerNode } },
+	);
 	if (result.status !== 200) fail(`POST /rest/workflows/${workflowId}/run`, result);
-	if (result.body.data.waitingForWebhook !== true) throw new Error(`Workflow ${workflowId}: "${triggerNode}" did not start listening (${JSON.stringify(result.body.data)})`);
+	if (result.body.data.waitingForWebhook !== true)
+		throw new Error(
+			`Workflow ${workflowId}: "${triggerNode}" did not start listening (${JSON.stringify(result.body.data)})`,
+		);
 }
 
 /** The editor's "Stop listening": n8n removes the workflow's test webhooks. */
@@ -227,8 +311,16 @@ export async function stopTestListen(n8n: N8nInstance, workflowId: string): Prom
 }
 
 /** Replaces a stored credential's data, as saving it in the editor does (PATCH /rest/credentials/:id). */
-export async function updateCredential(n8n: N8nInstance, credential: CredentialRef, data: IDataObject): Promise<void> {
-	const result = await n8n.rest('PATCH', `/credentials/${credential.id}`, { name: credential.name, type: credential.type, data });
+export async function updateCredential(
+	n8n: N8nInstance,
+	credential: CredentialRef,
+	data: IDataObject,
+): Promise<void> {
+	const result = await n8n.rest('PATCH', `/credentials/${credential.id}`, {
+		name: credential.name,
+		type: credential.type,
+		data,
+	});
 	if (result.status !== 200) fail(`PATCH /rest/credentials/${credential.id}`, result);
 }
 
@@ -243,16 +335,28 @@ export interface CredentialTestResult {
  * POST /rest/credentials/test with that (redacted) data, which n8n completes from the stored
  * secrets. Unsaved data is stored as a temporary credential, tested, and deleted.
  */
-export async function testCredential(n8n: N8nInstance, target: string | (Omit<CredentialInput, 'id' | 'name'> & { name?: string })): Promise<CredentialTestResult> {
+export async function testCredential(
+	n8n: N8nInstance,
+	target: string | (Omit<CredentialInput, 'id' | 'name'> & { name?: string }),
+): Promise<CredentialTestResult> {
 	if (typeof target === 'string') {
-		const stored = await n8n.rest<{ data: CredentialRef & { data: IDataObject } }>('GET', `/credentials/${target}?includeData=true`);
+		const stored = await n8n.rest<{ data: CredentialRef & { data: IDataObject } }>(
+			'GET',
+			`/credentials/${target}?includeData=true`,
+		);
 		if (stored.status !== 200) fail(`GET /rest/credentials/${target}?includeData=true`, stored);
 		const { id, name, type, data } = stored.body.data;
-		const result = await n8n.rest<{ data: CredentialTestResult }>('POST', '/credentials/test', { credentials: { id, name, type, data } });
+		const result = await n8n.rest<{ data: CredentialTestResult }>('POST', '/credentials/test', {
+			credentials: { id, name, type, data },
+		});
 		if (result.status !== 200) fail('POST /rest/credentials/test', result);
 		return result.body.data;
 	}
-	const temporary = await importCredential(n8n, { name: target.name ?? `credential test ${randomUUID()}`, type: target.type, data: target.data });
+	const temporary = await importCredential(n8n, {
+		name: target.name ?? `credential test ${randomUUID()}`,
+		type: target.type,
+		data: target.data,
+	});
 	try {
 		return await testCredential(n8n, temporary.id);
 	} finally {

@@ -43,7 +43,10 @@ export interface N8nInstance {
 	 * (DB, Redis, encryption key, TLS) and its own user folder holding the package; returns once
 	 * it answers its readiness check.
 	 */
-	startProcess(role: N8nRole, options?: { name?: string; port?: number; env?: Record<string, string> }): Promise<N8nRoleProcess>;
+	startProcess(
+		role: N8nRole,
+		options?: { name?: string; port?: number; env?: Record<string, string> },
+	): Promise<N8nRoleProcess>;
 }
 
 export type N8nRole = 'worker' | 'webhook';

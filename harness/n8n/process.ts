@@ -24,10 +24,20 @@ const OWNER_NAME = { firstName: 'E2E', lastName: 'Owner' };
 
 /** Public API key scopes the helpers below need; intersected with what the owner role may grant. */
 const API_KEY_SCOPES = [
-	'workflow:create', 'workflow:read', 'workflow:list', 'workflow:update', 'workflow:delete',
-	'workflow:activate', 'workflow:deactivate',
-	'execution:read', 'execution:list',
-	'credential:create', 'credential:read', 'credential:list', 'credential:update', 'credential:delete',
+	'workflow:create',
+	'workflow:read',
+	'workflow:list',
+	'workflow:update',
+	'workflow:delete',
+	'workflow:activate',
+	'workflow:deactivate',
+	'execution:read',
+	'execution:list',
+	'credential:create',
+	'credential:read',
+	'credential:list',
+	'credential:update',
+	'credential:delete',
 ];
 
 interface BcryptJs {
@@ -48,11 +58,14 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 
 	if (options.packageTarball || options.packageDir) await installPackage(options, userFolder);
 	if (options.migratedDb !== false) await seedMigratedDb(runtime, userFolder);
-	const tls = protocol === 'https' ? options.tls ?? (await localCaIn(join(userFolder, 'tls'))) : undefined;
+	const tls =
+		protocol === 'https' ? (options.tls ?? (await localCaIn(join(userFolder, 'tls')))) : undefined;
 	const baseUrl = `${protocol}://localhost:${port}`;
 
 	// Cost 4 keeps hashing and n8n's login check fast; the regex n8n applies accepts any cost.
-	const bcrypt = createRequire(join(runtime.dir, 'node_modules', 'n8n', 'package.json'))('bcryptjs') as BcryptJs;
+	const bcrypt = createRequire(join(runtime.dir, 'node_modules', 'n8n', 'package.json'))(
+		'bcryptjs',
+	) as BcryptJs;
 	const baseEnv: Record<string, string> = {
 		...runtime.env,
 		N8N_USER_FOLDER: userFolder,
@@ -83,15 +96,32 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
 		// The runtime's node first, so anything n8n spawns by name (task runner) gets the same Node.
 		PATH: `${join(runtime.nodeBin, '..')}${delimiter}${process.env.PATH ?? ''}`,
-		...(tls ? { N8N_SSL_KEY: tls.keyPath, N8N_SSL_CERT: tls.certPath, NODE_EXTRA_CA_CERTS: tls.caCertPath } : {}),
+		...(tls
+			? {
+					N8N_SSL_KEY: tls.keyPath,
+					N8N_SSL_CERT: tls.certPath,
+					NODE_EXTRA_CA_CERTS: tls.caCertPath,
+				}
+			: {}),
 	};
-	const serverEnv = { ...baseEnv, N8N_RUNNERS_BROKER_PORT: String(await freePort()), ...options.env };
+	const serverEnv = {
+		...baseEnv,
+		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+		...options.env,
+	};
 
 	// Own process group, so stop() reaches the task runner too.
-	const group = spawnGroup(runtime.nodeBin, [runtime.n8nBin, 'start'], { cwd: userFolder, env: n8nProcessEnv(serverEnv), logFile });
+	const group = spawnGroup(runtime.nodeBin, [runtime.n8nBin, 'start'], {
+		cwd: userFolder,
+		env: n8nProcessEnv(serverEnv),
+		logFile,
+	});
 	const { pid } = group;
 
-	const agent = protocol === 'https' ? new HttpsAgent({ keepAlive: true, ca: tls?.caPem }) : new HttpAgent({ keepAlive: true });
+	const agent =
+		protocol === 'https'
+			? new HttpsAgent({ keepAlive: true, ca: tls?.caPem })
+			: new HttpAgent({ keepAlive: true });
 	const browserId = randomUUID();
 	let cookie = '';
 	let apiKey = '';
@@ -99,54 +129,98 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	const stop = async (stopOptions: { keepUserFolder?: boolean } = {}): Promise<void> => {
 		agent.destroy();
 		await group.stop();
-		if (removeFolder && !stopOptions.keepUserFolder) await rm(userFolder, { recursive: true, force: true });
+		if (removeFolder && !stopOptions.keepUserFolder)
+			await rm(userFolder, { recursive: true, force: true });
 	};
 
-	const instanceFetch = async <T>(url: string, fetchOptions: HttpRequestOptions = {}): Promise<HttpResult<T>> =>
-		await request<T>(url, { agent, ...fetchOptions });
-	const rest = async <T>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>> =>
+	const instanceFetch = async <T>(
+		url: string,
+		fetchOptions: HttpRequestOptions = {},
+	): Promise<HttpResult<T>> => await request<T>(url, { agent, ...fetchOptions });
+	const rest = async <T>(
+		method: HttpMethod,
+		path: string,
+		body?: unknown,
+	): Promise<HttpResult<T>> =>
 		await instanceFetch<T>(`${baseUrl}/rest${path}`, {
 			method,
 			body,
 			headers: { 'browser-id': browserId, ...(cookie ? { cookie } : {}) },
 		});
 	const api = async <T>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>> =>
-		await instanceFetch<T>(`${baseUrl}/api/v1${path}`, { method, body, headers: { 'x-n8n-api-key': apiKey } });
-	const cli = async (args: string[], cliOptions: { timeoutMs?: number } = {}): Promise<CommandResult> =>
+		await instanceFetch<T>(`${baseUrl}/api/v1${path}`, {
+			method,
+			body,
+			headers: { 'x-n8n-api-key': apiKey },
+		});
+	const cli = async (
+		args: string[],
+		cliOptions: { timeoutMs?: number } = {},
+	): Promise<CommandResult> =>
 		await runCommand(runtime.nodeBin, [runtime.n8nBin, ...args], {
 			cwd: userFolder,
-			env: n8nProcessEnv({ ...baseEnv, N8N_RUNNERS_BROKER_PORT: String(await freePort()), ...options.env }),
+			env: n8nProcessEnv({
+				...baseEnv,
+				N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+				...options.env,
+			}),
 			timeoutMs: cliOptions.timeoutMs ?? 120_000,
 		});
 
 	try {
 		// 1.x reports ready before its REST routes exist: an anonymous GET /rest/login answers 401 once they do.
 		const ready = async (): Promise<boolean> =>
-			(await instanceFetch(`${baseUrl}/healthz/readiness`, { timeoutMs: 2_000 })).status === 200 && (await rest('GET', '/login')).status === 401;
+			(await instanceFetch(`${baseUrl}/healthz/readiness`, { timeoutMs: 2_000 })).status === 200 &&
+			(await rest('GET', '/login')).status === 401;
 		await untilGroupReady('n8n', group, ready, { timeoutMs: readyTimeoutMs });
 
 		if (runtime.version === 'v1') {
-			const setup = await rest('POST', '/owner/setup', { email: ownerEmail, password: ownerPassword, ...OWNER_NAME });
+			const setup = await rest('POST', '/owner/setup', {
+				email: ownerEmail,
+				password: ownerPassword,
+				...OWNER_NAME,
+			});
 			// 400 on a restart: the owner exists already.
-			if (setup.status !== 200 && setup.status !== 400) throw new Error(`POST /rest/owner/setup answered ${setup.status}: ${JSON.stringify(setup.body)}`);
+			if (setup.status !== 200 && setup.status !== 400)
+				throw new Error(
+					`POST /rest/owner/setup answered ${setup.status}: ${JSON.stringify(setup.body)}`,
+				);
 		}
-		const login = await rest<unknown>('POST', '/login', { emailOrLdapLoginId: ownerEmail, password: ownerPassword });
-		if (login.status !== 200) throw new Error(`POST /rest/login answered ${login.status}: ${JSON.stringify(login.body)}`);
+		const login = await rest<unknown>('POST', '/login', {
+			emailOrLdapLoginId: ownerEmail,
+			password: ownerPassword,
+		});
+		if (login.status !== 200)
+			throw new Error(`POST /rest/login answered ${login.status}: ${JSON.stringify(login.body)}`);
 		const setCookie = login.headers['set-cookie'] ?? [];
 		cookie = setCookie.map((line) => line.split(';')[0]).join('; ');
-		if (!cookie.includes('n8n-auth=')) throw new Error(`POST /rest/login set no n8n-auth cookie (${setCookie.join(' | ')})`);
+		if (!cookie.includes('n8n-auth='))
+			throw new Error(`POST /rest/login set no n8n-auth cookie (${setCookie.join(' | ')})`);
 
 		const allowed = await rest<{ data: string[] }>('GET', '/api-keys/scopes');
-		if (allowed.status !== 200) throw new Error(`GET /rest/api-keys/scopes answered ${allowed.status}: ${JSON.stringify(allowed.body)}`);
+		if (allowed.status !== 200)
+			throw new Error(
+				`GET /rest/api-keys/scopes answered ${allowed.status}: ${JSON.stringify(allowed.body)}`,
+			);
 		const scopes = API_KEY_SCOPES.filter((scope) => allowed.body.data.includes(scope));
 		// Labels are unique per user: a restart on the same user folder needs a new one.
-		const created = await rest<{ data: { rawApiKey: string } }>('POST', '/api-keys', { label: `e2e ${randomUUID()}`, scopes, expiresAt: null });
-		if (created.status !== 200) throw new Error(`POST /rest/api-keys answered ${created.status}: ${JSON.stringify(created.body)}`);
+		const created = await rest<{ data: { rawApiKey: string } }>('POST', '/api-keys', {
+			label: `e2e ${randomUUID()}`,
+			scopes,
+			expiresAt: null,
+		});
+		if (created.status !== 200)
+			throw new Error(
+				`POST /rest/api-keys answered ${created.status}: ${JSON.stringify(created.body)}`,
+			);
 		apiKey = created.body.data.rawApiKey;
 
 		for (const type of options.expectNodeTypes ?? []) {
 			const described = await rest('POST', '/node-types', { nodeInfos: [{ name: type }] });
-			if (described.status !== 200) throw new Error(`Node type ${type} is not loaded: ${JSON.stringify(described.body).slice(0, 300)}`);
+			if (described.status !== 200)
+				throw new Error(
+					`Node type ${type} is not loaded: ${JSON.stringify(described.body).slice(0, 300)}`,
+				);
 		}
 	} catch (error) {
 		await stop({ keepUserFolder: true });
@@ -155,8 +229,15 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	}
 
 	let processCount = 0;
-	const startProcess = async (role: N8nRole, processOptions: { name?: string; port?: number; env?: Record<string, string> } = {}): Promise<N8nRoleProcess> =>
-		await startRoleProcess({ options, userFolder, protocol, env: baseEnv, readyTimeoutMs, fetch: instanceFetch }, role, { ...processOptions, name: processOptions.name ?? `${role}-${++processCount}` });
+	const startProcess = async (
+		role: N8nRole,
+		processOptions: { name?: string; port?: number; env?: Record<string, string> } = {},
+	): Promise<N8nRoleProcess> =>
+		await startRoleProcess(
+			{ options, userFolder, protocol, env: baseEnv, readyTimeoutMs, fetch: instanceFetch },
+			role,
+			{ ...processOptions, name: processOptions.name ?? `${role}-${++processCount}` },
+		);
 
 	return {
 		baseUrl,
@@ -181,8 +262,15 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		restart: async () => {
 			await stop({ keepUserFolder: true });
 			// The package is already in the user folder: no second copy.
-			return await startN8n({ ...options, packageTarball: undefined, packageDir: undefined, userFolder, port, tls, removeUserFolderOnStop: removeFolder });
+			return await startN8n({
+				...options,
+				packageTarball: undefined,
+				packageDir: undefined,
+				userFolder,
+				port,
+				tls,
+				removeUserFolderOnStop: removeFolder,
+			});
 		},
 	};
 }
-

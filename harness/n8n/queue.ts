@@ -58,7 +58,9 @@ const QUEUE_TIMINGS = {
 export async function startQueueTopology(options: QueueTopologyOptions): Promise<QueueTopology> {
 	const runtime = await ensureN8nRuntime(options.version ?? 'v2');
 	const services = await startBackingServices();
-	const webhookPorts = await Promise.all(Array.from({ length: options.webhookProcessors ?? 1 }, () => freePort()));
+	const webhookPorts = await Promise.all(
+		Array.from({ length: options.webhookProcessors ?? 1 }, () => freePort()),
+	);
 	const started: N8nRoleProcess[] = [];
 	let main: N8nInstance | undefined;
 	const stop = async (): Promise<void> => {
@@ -87,14 +89,22 @@ export async function startQueueTopology(options: QueueTopologyOptions): Promise
 				// The editor's "Execute workflow" runs on a worker too, so manual runs prove the same thing.
 				OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 				// 2.x renamed WEBHOOK_URL (still read, with a deprecation warning).
-				[runtime.version === 'v1' ? 'WEBHOOK_URL' : 'N8N_WEBHOOK_URL']: options.webhookUrl ?? `https://localhost:${webhookPorts[0]}/`,
+				[runtime.version === 'v1' ? 'WEBHOOK_URL' : 'N8N_WEBHOOK_URL']:
+					options.webhookUrl ?? `https://localhost:${webhookPorts[0]}/`,
 				...options.env,
 			},
 		});
 		const mainInstance = main;
 		const launched = await Promise.all([
-			...Array.from({ length: options.workers ?? 2 }, async (_, index) => await mainInstance.startProcess('worker', { name: `worker-${index + 1}` })),
-			...webhookPorts.map(async (port, index) => await mainInstance.startProcess('webhook', { name: `webhook-${index + 1}`, port })),
+			...Array.from(
+				{ length: options.workers ?? 2 },
+				async (_, index) =>
+					await mainInstance.startProcess('worker', { name: `worker-${index + 1}` }),
+			),
+			...webhookPorts.map(
+				async (port, index) =>
+					await mainInstance.startProcess('webhook', { name: `webhook-${index + 1}`, port }),
+			),
 		]);
 		started.push(...launched);
 	} catch (error) {
@@ -125,7 +135,9 @@ export const EVENTS_DB_CREDENTIAL_ID = 'svcEventsDb';
  * ignores the given id: refer to the returned one).
  */
 export async function prepareEventsDatabase(topology: QueueTopology): Promise<CredentialRef> {
-	await topology.services.sql('CREATE TABLE IF NOT EXISTS svc_processed_events (event_id text PRIMARY KEY, claimed_at timestamptz NOT NULL DEFAULT now())');
+	await topology.services.sql(
+		'CREATE TABLE IF NOT EXISTS svc_processed_events (event_id text PRIMARY KEY, claimed_at timestamptz NOT NULL DEFAULT now())',
+	);
 	const { host, port, database, user, password } = topology.services.postgres;
 	return await importCredential(topology.main, {
 		id: topology.main.runtime.version === 'v1' ? undefined : EVENTS_DB_CREDENTIAL_ID,

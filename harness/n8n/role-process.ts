@@ -25,7 +25,11 @@ export interface ParentInstance {
 }
 
 /** Starts `n8n <role>` and returns once it answers its readiness check. */
-export async function startRoleProcess(parent: ParentInstance, role: N8nRole, processOptions: { name: string; port?: number; env?: Record<string, string> }): Promise<N8nRoleProcess> {
+export async function startRoleProcess(
+	parent: ParentInstance,
+	role: N8nRole,
+	processOptions: { name: string; port?: number; env?: Record<string, string> },
+): Promise<N8nRoleProcess> {
 	const { name } = processOptions;
 	const folder = join(parent.userFolder, 'processes', name);
 	// Each process has its own folder, as each container would: n8n keeps a crash journal and an event log there.
@@ -35,21 +39,48 @@ export async function startRoleProcess(parent: ParentInstance, role: N8nRole, pr
 	}
 	const processPort = processOptions.port ?? (await freePort());
 	// The worker's health server is plain http; the webhook process serves like the main.
-	const processBase = role === 'webhook' ? `${parent.protocol}://localhost:${processPort}` : `http://127.0.0.1:${processPort}`;
-	const roleEnv: Record<string, string> = role === 'worker'
-		? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(processPort), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1', N8N_RUNNERS_BROKER_PORT: String(await freePort()) }
-		: { N8N_PORT: String(processPort) };
+	const processBase =
+		role === 'webhook'
+			? `${parent.protocol}://localhost:${processPort}`
+			: `http://127.0.0.1:${processPort}`;
+	const roleEnv: Record<string, string> =
+		role === 'worker'
+			? {
+					QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+					QUEUE_HEALTH_CHECK_PORT: String(processPort),
+					N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+					N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+				}
+			: { N8N_PORT: String(processPort) };
 	const processLog = join(folder, 'n8n.log');
 	const launch = async (): Promise<ProcessGroup> => {
-		const group = spawnGroup(parent.options.runtime.nodeBin, [parent.options.runtime.n8nBin, role], {
-			cwd: folder,
-			env: n8nProcessEnv({ ...parent.env, ...parent.options.env, N8N_USER_FOLDER: folder, ...roleEnv, ...processOptions.env }),
-			logFile: processLog,
-		});
+		const group = spawnGroup(
+			parent.options.runtime.nodeBin,
+			[parent.options.runtime.n8nBin, role],
+			{
+				cwd: folder,
+				env: n8nProcessEnv({
+					...parent.env,
+					...parent.options.env,
+					N8N_USER_FOLDER: folder,
+					...roleEnv,
+					...processOptions.env,
+				}),
+				logFile: processLog,
+			},
+		);
 		const readiness = `${processBase}/healthz/readiness`;
-		const probe = async () => await (role === 'webhook' ? parent.fetch(readiness, { timeoutMs: 2_000 }) : request(readiness, { timeoutMs: 2_000 }));
+		const probe = async () =>
+			await (role === 'webhook'
+				? parent.fetch(readiness, { timeoutMs: 2_000 })
+				: request(readiness, { timeoutMs: 2_000 }));
 		try {
-			await untilGroupReady(`n8n ${role} ${name}`, group, async () => (await probe()).status === 200, { timeoutMs: parent.readyTimeoutMs, logFile: processLog });
+			await untilGroupReady(
+				`n8n ${role} ${name}`,
+				group,
+				async () => (await probe()).status === 200,
+				{ timeoutMs: parent.readyTimeoutMs, logFile: processLog },
+			);
 		} catch (error) {
 			await group.stop();
 			throw error;

@@ -18,19 +18,32 @@ export async function installPackage(options: StartOptions, userFolder: string):
 	await mkdir(target, { recursive: true });
 	if (options.packageTarball) {
 		// npm pack puts everything under package/.
-		const result = await runCommand('tar', ['-xzf', options.packageTarball, '-C', target, '--strip-components=1']);
-		if (result.code !== 0) throw new Error(`Extracting ${options.packageTarball} failed: ${result.stderr.trim()}`);
+		const result = await runCommand('tar', [
+			'-xzf',
+			options.packageTarball,
+			'-C',
+			target,
+			'--strip-components=1',
+		]);
+		if (result.code !== 0)
+			throw new Error(`Extracting ${options.packageTarball} failed: ${result.stderr.trim()}`);
 	} else if (options.packageDir) {
 		const source = options.packageDir;
-		const manifest = JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as { files?: string[] };
+		const manifest = JSON.parse(await readFile(join(source, 'package.json'), 'utf8')) as {
+			files?: string[];
+		};
 		// Like npm pack: package.json plus its `files`, so a project folder's node_modules never comes along.
 		const entries = manifest.files ? ['package.json', ...manifest.files] : undefined;
 		if (entries) {
 			for (const entry of entries) {
-				if (existsSync(join(source, entry))) await cp(join(source, entry), join(target, entry), { recursive: true });
+				if (existsSync(join(source, entry)))
+					await cp(join(source, entry), join(target, entry), { recursive: true });
 			}
 		} else {
-			await cp(source, target, { recursive: true, filter: (path) => !/[\\/](node_modules|\.git)([\\/]|$)/.test(path.slice(source.length)) });
+			await cp(source, target, {
+				recursive: true,
+				filter: (path) => !/[\\/](node_modules|\.git)([\\/]|$)/.test(path.slice(source.length)),
+			});
 		}
 	}
 }
@@ -42,7 +55,10 @@ export async function installPackage(options: StartOptions, userFolder: string):
  * reconfigure the instance.
  */
 export function n8nProcessEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-	return childEnv(extra, /^(npm_|N8N_|DB_|JEST_|NODE_ENV$|NODE_OPTIONS$|WEBHOOK_URL$|QUEUE_|EXECUTIONS_|OFFLOAD_)/i);
+	return childEnv(
+		extra,
+		/^(npm_|N8N_|DB_|JEST_|NODE_ENV$|NODE_OPTIONS$|WEBHOOK_URL$|QUEUE_|EXECUTIONS_|OFFLOAD_)/i,
+	);
 }
 
 const DB_FILES = ['database.sqlite', 'database.sqlite-wal', 'database.sqlite-shm'];
@@ -67,12 +83,16 @@ async function migratedDbTemplate(runtime: N8nRuntime): Promise<string> {
 			}),
 			timeoutMs: 120_000,
 		});
-		if (result.code !== 0) throw new Error(`Migrating a template DB (n8n list:workflow) failed with exit ${result.code}: ${(result.stdout + result.stderr).slice(-2000)}`);
+		if (result.code !== 0)
+			throw new Error(
+				`Migrating a template DB (n8n list:workflow) failed with exit ${result.code}: ${(result.stdout + result.stderr).slice(-2000)}`,
+			);
 		// Only the DB: the config file and logs belong to each user folder.
 		const staged = join(work, 'template');
 		await mkdir(staged);
 		for (const file of DB_FILES) {
-			if (existsSync(join(work, '.n8n', file))) await rename(join(work, '.n8n', file), join(staged, file));
+			if (existsSync(join(work, '.n8n', file)))
+				await rename(join(work, '.n8n', file), join(staged, file));
 		}
 		await rename(staged, dir).catch((error: unknown) => {
 			// Another process made it first: theirs is as good.
@@ -89,5 +109,6 @@ export async function seedMigratedDb(runtime: N8nRuntime, userFolder: string): P
 	if (existsSync(join(dbDir, DB_FILES[0]))) return;
 	const template = await migratedDbTemplate(runtime);
 	await mkdir(dbDir, { recursive: true });
-	for (const file of DB_FILES) if (existsSync(join(template, file))) await copyFile(join(template, file), join(dbDir, file));
+	for (const file of DB_FILES)
+		if (existsSync(join(template, file))) await copyFile(join(template, file), join(dbDir, file));
 }

@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { buildProperties, executeOperations, resources } from './actions/router';
@@ -18,11 +23,13 @@ const SUBTITLE_RESOURCE_NAMES: Record<string, string> = { webhookSubscription: '
 function subtitleTable(): Record<string, string> {
 	const table: Record<string, string> = {};
 	for (const resource of resources) {
-		const resourceName = SUBTITLE_RESOURCE_NAMES[String(resource.option.value)] ?? resource.option.name;
+		const resourceName =
+			SUBTITLE_RESOURCE_NAMES[String(resource.option.value)] ?? resource.option.name;
 		for (const { option } of resource.operations) {
 			const full = `${option.name}: ${resourceName}`;
 			// The operations too long for that (Get Many Threads, Assistant Takeover…) name their object themselves.
-			table[`${resource.option.value}:${option.value}`] = full.length <= SUBTITLE_MAX_LENGTH ? full : option.name;
+			table[`${resource.option.value}:${option.value}`] =
+				full.length <= SUBTITLE_MAX_LENGTH ? full : option.name;
 		}
 	}
 	return table;
@@ -43,7 +50,8 @@ export class Svc implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: SUBTITLE,
-		description: 'Manage leads and consent, read conversations, hand leads to the assistant and dispatch campaigns',
+		description:
+			'Manage leads and consent, read conversations, hand leads to the assistant and dispatch campaigns',
 		defaults: { name: 'Svc' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -53,7 +61,10 @@ export class Svc implements INodeType {
 		properties: buildProperties(),
 	};
 
-	methods = { listSearch: { searchLeads, searchThreads, searchCampaigns }, credentialTest: { svcApiTest } };
+	methods = {
+		listSearch: { searchLeads, searchThreads, searchCampaigns },
+		credentialTest: { svcApiTest },
+	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await executeOperations.call(this);

@@ -29,13 +29,16 @@ export class SvcTrigger implements INodeType {
 		defaultVersion: 1.1,
 		// The chosen events by the names the list shows ("Lead Created +1"), short enough for the canvas.
 		subtitle: `={{ ((names) => names.length > 1 ? names[0] + " +" + (names.length - 1) : names[0] || "")([].concat($parameter["events"] || [], String($parameter["otherEvents"] || "").split(",")).map((kind) => String(kind).trim()).filter((kind) => kind !== "").map((kind) => (${JSON.stringify(Object.fromEntries(EVENT_KIND_OPTIONS.map((option) => [option.value, option.name])))})[kind] || kind)) }}`,
-		description: 'Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event such as lead.created',
+		description:
+			'Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event such as lead.created',
 		defaults: { name: 'Svc Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'svcApi', required: true, testedBy: 'svcApiTest' }],
 		// 'responseNode': execute() answers the delivery once n8n has stored its execution.
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'responseNode', path: 'webhook' }],
+		webhooks: [
+			{ name: 'default', httpMethod: 'POST', responseMode: 'responseNode', path: 'webhook' },
+		],
 		properties: [
 			{
 				// Named "Events" with fixed options: n8n's panel offers one entry per option ("On lead created").
@@ -53,7 +56,8 @@ export class SvcTrigger implements INodeType {
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. lead.updated',
-				description: 'Event kinds not in the list, comma-separated; the service may know more kinds than this node',
+				description:
+					'Event kinds not in the list, comma-separated; the service may know more kinds than this node',
 			},
 			{
 				displayName: 'Options',
@@ -67,7 +71,7 @@ export class SvcTrigger implements INodeType {
 						name: 'includeHeaders',
 						type: 'boolean',
 						default: false,
-						description: 'Whether to add the delivery\'s HTTP headers to the output',
+						description: "Whether to add the delivery's HTTP headers to the output",
 					},
 				],
 			},

@@ -32,7 +32,8 @@ export const SCOPE_GRANTS: Record<Scope, string> = {
 	'leads:read': 'List or fetch leads',
 	'leads:write': 'Create/upsert leads with Idempotency-Key, and record consent in custom_fields',
 	'conversations:read': 'Read authorized threads and messages (masked content)',
-	'conversations:write': 'Assistant takeover, including the proactive greeting when gates are approved',
+	'conversations:write':
+		'Assistant takeover, including the proactive greeting when gates are approved',
 	'conversations:read:sensitive': 'Read full message content instead of masked responses',
 	'campaigns:read': 'Read campaigns',
 	'campaigns:danger': 'Approved campaign dispatch',
@@ -81,20 +82,109 @@ export interface EndpointContract {
 
 export const ENDPOINTS = {
 	getMe: { method: 'GET', path: '/v1/me', scope: null, idempotency: 'none', label: 'documented' },
-	upsertLead: { method: 'POST', path: '/v1/leads', scope: 'leads:write', idempotency: 'required', label: 'assumed' },
-	listLeads: { method: 'GET', path: '/v1/leads', scope: 'leads:read', idempotency: 'none', label: 'assumed', paginated: true },
-	getLead: { method: 'GET', path: '/v1/leads/{lead_id}', scope: 'leads:read', idempotency: 'none', label: 'assumed' },
-	listThreads: { method: 'GET', path: '/v1/threads', scope: 'conversations:read', idempotency: 'none', label: 'assumed', paginated: true },
-	getThread: { method: 'GET', path: '/v1/threads/{thread_id}', scope: 'conversations:read', idempotency: 'none', label: 'assumed' },
-	listMessages: { method: 'GET', path: '/v1/threads/{thread_id}/messages', scope: 'conversations:read', idempotency: 'none', label: 'assumed', paginated: true },
-	assistantTakeover: { method: 'POST', path: '/v1/leads/{lead_id}/assistant-takeover', scope: 'conversations:write', idempotency: 'sent', label: 'documented' },
-	listCampaigns: { method: 'GET', path: '/v1/campaigns', scope: 'campaigns:read', idempotency: 'none', label: 'assumed', paginated: true },
-	getCampaign: { method: 'GET', path: '/v1/campaigns/{campaign_id}', scope: 'campaigns:read', idempotency: 'none', label: 'assumed' },
-	dispatchCampaign: { method: 'POST', path: '/v1/campaigns/{campaign_id}/dispatch', scope: 'campaigns:danger', idempotency: 'required', label: 'assumed' },
-	createSubscription: { method: 'POST', path: '/v1/webhook-subscriptions', scope: 'webhooks:write', idempotency: 'sent', label: 'documented' },
-	listSubscriptions: { method: 'GET', path: '/v1/webhook-subscriptions', scope: 'webhooks:write', idempotency: 'none', label: 'assumed', paginated: true },
-	getSubscription: { method: 'GET', path: '/v1/webhook-subscriptions/{subscription_id}', scope: 'webhooks:write', idempotency: 'none', label: 'assumed' },
-	deleteSubscription: { method: 'DELETE', path: '/v1/webhook-subscriptions/{subscription_id}', scope: 'webhooks:write', idempotency: 'none', label: 'assumed' },
+	upsertLead: {
+		method: 'POST',
+		path: '/v1/leads',
+		scope: 'leads:write',
+		idempotency: 'required',
+		label: 'assumed',
+	},
+	listLeads: {
+		method: 'GET',
+		path: '/v1/leads',
+		scope: 'leads:read',
+		idempotency: 'none',
+		label: 'assumed',
+		paginated: true,
+	},
+	getLead: {
+		method: 'GET',
+		path: '/v1/leads/{lead_id}',
+		scope: 'leads:read',
+		idempotency: 'none',
+		label: 'assumed',
+	},
+	listThreads: {
+		method: 'GET',
+		path: '/v1/threads',
+		scope: 'conversations:read',
+		idempotency: 'none',
+		label: 'assumed',
+		paginated: true,
+	},
+	getThread: {
+		method: 'GET',
+		path: '/v1/threads/{thread_id}',
+		scope: 'conversations:read',
+		idempotency: 'none',
+		label: 'assumed',
+	},
+	listMessages: {
+		method: 'GET',
+		path: '/v1/threads/{thread_id}/messages',
+		scope: 'conversations:read',
+		idempotency: 'none',
+		label: 'assumed',
+		paginated: true,
+	},
+	assistantTakeover: {
+		method: 'POST',
+		path: '/v1/leads/{lead_id}/assistant-takeover',
+		scope: 'conversations:write',
+		idempotency: 'sent',
+		label: 'documented',
+	},
+	listCampaigns: {
+		method: 'GET',
+		path: '/v1/campaigns',
+		scope: 'campaigns:read',
+		idempotency: 'none',
+		label: 'assumed',
+		paginated: true,
+	},
+	getCampaign: {
+		method: 'GET',
+		path: '/v1/campaigns/{campaign_id}',
+		scope: 'campaigns:read',
+		idempotency: 'none',
+		label: 'assumed',
+	},
+	dispatchCampaign: {
+		method: 'POST',
+		path: '/v1/campaigns/{campaign_id}/dispatch',
+		scope: 'campaigns:danger',
+		idempotency: 'required',
+		label: 'assumed',
+	},
+	createSubscription: {
+		method: 'POST',
+		path: '/v1/webhook-subscriptions',
+		scope: 'webhooks:write',
+		idempotency: 'sent',
+		label: 'documented',
+	},
+	listSubscriptions: {
+		method: 'GET',
+		path: '/v1/webhook-subscriptions',
+		scope: 'webhooks:write',
+		idempotency: 'none',
+		label: 'assumed',
+		paginated: true,
+	},
+	getSubscription: {
+		method: 'GET',
+		path: '/v1/webhook-subscriptions/{subscription_id}',
+		scope: 'webhooks:write',
+		idempotency: 'none',
+		label: 'assumed',
+	},
+	deleteSubscription: {
+		method: 'DELETE',
+		path: '/v1/webhook-subscriptions/{subscription_id}',
+		scope: 'webhooks:write',
+		idempotency: 'none',
+		label: 'assumed',
+	},
 } as const satisfies Record<string, EndpointContract>;
 
 export type EndpointName = keyof typeof ENDPOINTS;
@@ -114,7 +204,11 @@ export function buildPath(template: string, params: Record<string, string> = {})
  * Paths of the dashboard pages that show a lead, a thread or a campaign (assumed), so a user can
  * paste a page's URL into a resource picker.
  */
-export const DASHBOARD_PATHS = { lead: 'leads', thread: 'conversations', campaign: 'campaigns' } as const;
+export const DASHBOARD_PATHS = {
+	lead: 'leads',
+	thread: 'conversations',
+	campaign: 'campaigns',
+} as const;
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** Set by the service when it replays the first response of an idempotent write (assumed). */
@@ -152,7 +246,14 @@ export interface Me {
 /** Lead fields the service sets itself; a client never writes them. */
 export const LEAD_READ_ONLY_FIELDS = ['id', 'created_at', 'updated_at'] as const;
 /** Lead fields a client may write; `custom_fields` is documented, the rest assumed. */
-export const LEAD_WRITABLE_FIELDS = ['email', 'phone', 'first_name', 'last_name', 'external_id', 'source'] as const;
+export const LEAD_WRITABLE_FIELDS = [
+	'email',
+	'phone',
+	'first_name',
+	'last_name',
+	'external_id',
+	'source',
+] as const;
 export type LeadWritableField = (typeof LEAD_WRITABLE_FIELDS)[number];
 /** Upsert matches an existing lead on the first of these that the body carries. */
 export const LEAD_MATCH_ORDER: readonly LeadWritableField[] = ['external_id', 'email', 'phone'];

@@ -20,7 +20,12 @@ export interface CpuSnapshot {
 }
 
 function machineBusyTicks(): number {
-	const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+	const fields = readFileSync('/proc/stat', 'utf8')
+		.split('\n')[0]
+		.trim()
+		.split(/\s+/)
+		.slice(1)
+		.map(Number);
 	// user nice system idle iowait irq softirq steal: everything but idle and iowait.
 	const [user, nice, system, , , irq, softirq, steal] = fields;
 	return user + nice + system + irq + softirq + (steal ?? 0);
@@ -34,7 +39,10 @@ function processTicks(pid: number | 'self', reaped = true): number {
 	try {
 		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
 		// After "pid (comm) ": field 3 (state) is index 0, so utime (field 14) is index 11.
-		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+		const fields = stat
+			.slice(stat.lastIndexOf(')') + 2)
+			.split(' ')
+			.map(Number);
 		return fields[11] + fields[12] + (reaped ? fields[13] + fields[14] : 0);
 	} catch {
 		return 0;
@@ -42,7 +50,9 @@ function processTicks(pid: number | 'self', reaped = true): number {
 }
 
 export function cpuSnapshot(): CpuSnapshot {
-	const own = processTicks('self') + descendants(process.pid).reduce((sum, pid) => sum + processTicks(pid), 0);
+	const own =
+		processTicks('self') +
+		descendants(process.pid).reduce((sum, pid) => sum + processTicks(pid), 0);
 	return { machine: machineBusyTicks(), own, at: performance.now() };
 }
 
@@ -75,18 +85,28 @@ type CpuSplitSnapshot = Map<number, { label: string; ticks: number }>;
  * other process below the benchmark counts under its command name (postgres, nginx…), and the
  * benchmark's own process under `selfLabel`.
  */
-function cpuSplitSnapshot(labels: ReadonlyMap<number, string>, selfLabel: string): CpuSplitSnapshot {
+function cpuSplitSnapshot(
+	labels: ReadonlyMap<number, string>,
+	selfLabel: string,
+): CpuSplitSnapshot {
 	const tree = processTree(process.pid);
 	const labelOf = (pid: number): string => {
-		for (let current: number | undefined = pid; current !== undefined && current !== process.pid; current = tree.get(current)) {
+		for (
+			let current: number | undefined = pid;
+			current !== undefined && current !== process.pid;
+			current = tree.get(current)
+		) {
 			const label = labels.get(current);
 			if (label) return label;
 		}
 		return commandName(pid);
 	};
 	// The benchmark's own time only: an n8n it started counts under its label, also after it ended.
-	const snapshot: CpuSplitSnapshot = new Map([[process.pid, { label: selfLabel, ticks: processTicks('self', false) }]]);
-	for (const pid of tree.keys()) snapshot.set(pid, { label: labelOf(pid), ticks: processTicks(pid) });
+	const snapshot: CpuSplitSnapshot = new Map([
+		[process.pid, { label: selfLabel, ticks: processTicks('self', false) }],
+	]);
+	for (const pid of tree.keys())
+		snapshot.set(pid, { label: labelOf(pid), ticks: processTicks(pid) });
 	return snapshot;
 }
 

@@ -14,13 +14,20 @@ export interface Settled {
  * looks `quietMs` apart, or until `timeoutMs` has passed: an overloaded n8n may never finish, and
  * the figures then say how many did not.
  */
-export async function waitUntilSettled(n8n: N8nInstance, workflowId: string, options: { quietMs: number; timeoutMs: number }): Promise<Settled> {
+export async function waitUntilSettled(
+	n8n: N8nInstance,
+	workflowId: string,
+	options: { quietMs: number; timeoutMs: number },
+): Promise<Settled> {
 	let last: Settled = { executions: 0, unfinished: 0 };
 	let previous = -1;
 	return await poll(
 		async () => {
 			const list = await listExecutions(n8n, workflowId);
-			last = { executions: list.length, unfinished: list.filter((execution) => UNFINISHED.includes(execution.status)).length };
+			last = {
+				executions: list.length,
+				unfinished: list.filter((execution) => UNFINISHED.includes(execution.status)).length,
+			};
 			if (last.unfinished === 0 && list.length === previous) return last;
 			previous = last.unfinished === 0 ? list.length : -1;
 			return undefined;

@@ -17,7 +17,8 @@ export interface Machine {
 
 export async function describeMachine(runtime: N8nRuntime): Promise<Machine> {
 	const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
-	const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown';
+	const model =
+		/^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown';
 	const { stdout } = await runCommand(runtime.nodeBin, ['--version']);
 	return {
 		cpuModel: model,

@@ -60,7 +60,8 @@ async function buildAndPack(build: boolean): Promise<string> {
 	if (build) {
 		console.log('Building (npm run build)…');
 		const built = await runCommand('npm', ['run', 'build', '--silent'], { cwd: PROJECT_DIR });
-		if (built.code !== 0) throw new Error(`npm run build failed (exit ${built.code}):\n${lastLines(built.output, 30)}`);
+		if (built.code !== 0)
+			throw new Error(`npm run build failed (exit ${built.code}):\n${lastLines(built.output, 30)}`);
 	}
 	// Our own folder: the e2e suite empties its pack folder whenever it packs.
 	return await packTarball(join(TMP_DIR, 'bench', 'pack'));
@@ -69,7 +70,8 @@ async function buildAndPack(build: boolean): Promise<string> {
 function header(host: Machine, settings: Settings, phases: Phases): string {
 	const other = phases.otherDuringMeasurements();
 	const burstEnv = Object.entries(settings.burstEnv).map(([name, value]) => `${name}=${value}`);
-	const burstEnvNote = burstEnv.length > 0 ? `, run with ${burstEnv.join(', ')} (not n8n's defaults)` : '';
+	const burstEnvNote =
+		burstEnv.length > 0 ? `, run with ${burstEnv.join(', ')} (not n8n's defaults)` : '';
 	const counts = settings.quick ? ' (--quick: small counts, figures not meaningful)' : '';
 	return [
 		'## Benchmark',
@@ -94,12 +96,34 @@ async function main(argv: string[]): Promise<void> {
 	const settings = settingsFrom(argv);
 	const chosen = settings.only;
 	const phases = new Phases();
-	const tarball = settings.tarball ?? (await phases.run('package: build and npm pack', async () => await buildAndPack(settings.build)));
+	const tarball =
+		settings.tarball ??
+		(await phases.run(
+			'package: build and npm pack',
+			async () => await buildAndPack(settings.build),
+		));
 	const runtime = await ensureN8nRuntime('v2', { verbose: false });
 	const host = await describeMachine(runtime);
 	const tables: Table[] = [];
-	const signature = chosen.has('d') ? await phases.run('(d) signature verification', async () => await Promise.resolve(benchSignature(join(PROJECT_DIR, 'dist'), settings.quick ? 1 : 3, settings.quick ? 300 : 1000))) : undefined;
-	const required = chosen.has('e') ? await phases.run('(e) require time', async () => await benchRequire(runtime.nodeBin, PROJECT_DIR, settings.quick ? 3 : 9)) : undefined;
+	const signature = chosen.has('d')
+		? await phases.run(
+				'(d) signature verification',
+				async () =>
+					await Promise.resolve(
+						benchSignature(
+							join(PROJECT_DIR, 'dist'),
+							settings.quick ? 1 : 3,
+							settings.quick ? 300 : 1000,
+						),
+					),
+			)
+		: undefined;
+	const required = chosen.has('e')
+		? await phases.run(
+				'(e) require time',
+				async () => await benchRequire(runtime.nodeBin, PROJECT_DIR, settings.quick ? 3 : 9),
+			)
+		: undefined;
 
 	// One CA for every n8n of the bursts; the sandbox trusts it for its deliveries.
 	const tlsDir = await mkdtemp(join(tmpdir(), 'svc-bench-tls-'));
@@ -110,14 +134,37 @@ async function main(argv: string[]): Promise<void> {
 	const bursts: { single?: BurstRun[]; settings?: BurstRun[]; queue?: BurstRun[] } = {};
 	try {
 		if (ACTION_SCENARIOS.some((id) => chosen.has(id))) {
-			action = await runActionScenarios({ settings, runtime, tarball, sandbox, apiKey: API_KEY, phases });
+			action = await runActionScenarios({
+				settings,
+				runtime,
+				tarball,
+				sandbox,
+				apiKey: API_KEY,
+				phases,
+			});
 		}
 		// After the action scenarios: it adds leads to the shared sandbox.
-		if (chosen.has('t')) toolAnswers = await phases.run('(t) bytes per tool answer', async () => await scenarioT({ runtime, tarball, sandbox, apiKey: API_KEY }));
+		if (chosen.has('t'))
+			toolAnswers = await phases.run(
+				'(t) bytes per tool answer',
+				async () => await scenarioT({ runtime, tarball, sandbox, apiKey: API_KEY }),
+			);
 		const burstContext = { settings, runtime, tarball, tls, sandbox, apiKey: API_KEY };
-		if (chosen.has('f')) bursts.single = await phases.run(`(f) burst of ${settings.burst.deliveries} deliveries, single main`, async () => await scenarioF(burstContext));
-		if (chosen.has('f-settings')) bursts.settings = await phases.run(`(f-settings) burst of ${settings.burst.deliveries} deliveries under each engine setting`, async () => await scenarioFSettings(burstContext));
-		if (chosen.has('f-queue')) bursts.queue = await phases.run(`(f-queue) burst of ${settings.queueBurst.deliveries} deliveries, queue mode`, async () => await scenarioFQueue(burstContext));
+		if (chosen.has('f'))
+			bursts.single = await phases.run(
+				`(f) burst of ${settings.burst.deliveries} deliveries, single main`,
+				async () => await scenarioF(burstContext),
+			);
+		if (chosen.has('f-settings'))
+			bursts.settings = await phases.run(
+				`(f-settings) burst of ${settings.burst.deliveries} deliveries under each engine setting`,
+				async () => await scenarioFSettings(burstContext),
+			);
+		if (chosen.has('f-queue'))
+			bursts.queue = await phases.run(
+				`(f-queue) burst of ${settings.queueBurst.deliveries} deliveries, queue mode`,
+				async () => await scenarioFQueue(burstContext),
+			);
 	} finally {
 		await sandbox.close();
 		await rm(tlsDir, { recursive: true, force: true });
@@ -130,21 +177,51 @@ async function main(argv: string[]): Promise<void> {
 	if (toolAnswers) tables.push(tableT(toolAnswers));
 	if (bursts.single) {
 		const burstTitle = `(f) a burst of ${count(settings.burst.deliveries)} deliveries into one n8n (single main, SQLite), run by run`;
-		tables.push(tableF(bursts.single, settings.burst, settings.burstEnv) ?? tableBurstRuns(burstTitle, bursts.single, settings.burst, FLOORS_NOTE), tableFTargets(bursts.single, settings.burstEnv));
+		tables.push(
+			tableF(bursts.single, settings.burst, settings.burstEnv) ??
+				tableBurstRuns(burstTitle, bursts.single, settings.burst, FLOORS_NOTE),
+			tableFTargets(bursts.single, settings.burstEnv),
+		);
 	}
 	if (bursts.settings) {
 		const settingsTitle = `(f-settings) a burst of ${count(settings.burst.deliveries)} deliveries into the Svc Trigger under each setting of n8n's expression engine (single main, SQLite)`;
-		tables.push(tableBurstRuns(settingsTitle, bursts.settings, settings.burst, 'Each setting runs in a fresh n8n with only that setting changed from the defaults (and what the receivers need); --burst-env does not apply. What each setting costs or risks: docs/performance.md.'));
+		tables.push(
+			tableBurstRuns(
+				settingsTitle,
+				bursts.settings,
+				settings.burst,
+				'Each setting runs in a fresh n8n with only that setting changed from the defaults (and what the receivers need); --burst-env does not apply. What each setting costs or risks: docs/performance.md.',
+			),
+		);
 	}
-	if (bursts.queue) tables.push(tableFQueue(bursts.queue, settings.queueBurst), tableCapacity(bursts.queue, host.cores));
-	const problems = action && action.problems.length > 0 ? ['#### Problems seen', '', ...action.problems.map((problem) => `- ${problem}`), ''].join('\n') : '';
-	const markdown = [header(host, settings, phases), ...tables.map(markdownSection), problems, phases.markdown()].filter(Boolean).join('\n');
+	if (bursts.queue)
+		tables.push(
+			tableFQueue(bursts.queue, settings.queueBurst),
+			tableCapacity(bursts.queue, host.cores),
+		);
+	const problems =
+		action && action.problems.length > 0
+			? ['#### Problems seen', '', ...action.problems.map((problem) => `- ${problem}`), ''].join(
+					'\n',
+				)
+			: '';
+	const markdown = [
+		header(host, settings, phases),
+		...tables.map(markdownSection),
+		problems,
+		phases.markdown(),
+	]
+		.filter(Boolean)
+		.join('\n');
 
 	console.log(`\n${markdown}`);
 	await mkdir(TMP_DIR, { recursive: true });
 	await writeFile(MARKDOWN_OUT, markdown);
 	const other = phases.otherDuringMeasurements();
-	await writeFile(JSON_OUT, `${JSON.stringify({ settings: { ...settings, only: [...chosen] }, machine: host, otherCpuSeconds: other.seconds, signature, required, phases: phases.list, runs: action?.runs ?? [], toolAnswers, bursts }, null, '\t')}\n`);
+	await writeFile(
+		JSON_OUT,
+		`${JSON.stringify({ settings: { ...settings, only: [...chosen] }, machine: host, otherCpuSeconds: other.seconds, signature, required, phases: phases.list, runs: action?.runs ?? [], toolAnswers, bursts }, null, '\t')}\n`,
+	);
 	console.log(`Written: ${MARKDOWN_OUT} (every run: ${JSON_OUT})`);
 }
 

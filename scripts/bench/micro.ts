@@ -2,7 +2,10 @@
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 import { join } from 'node:path';
 
-import type { secretKey as SecretKey, verifyDelivery as VerifyDelivery } from '../../nodes/Svc/trigger/signature';
+import type {
+	secretKey as SecretKey,
+	verifyDelivery as VerifyDelivery,
+} from '../../nodes/Svc/trigger/signature';
 import { runCommand } from '../../harness/processes';
 import { median } from './stats';
 
@@ -28,7 +31,8 @@ function throughput(work: () => boolean, ms: number): number {
 		elapsed = performance.now() - started;
 	}
 	// Every call must have accepted the signature, or the figure measures a shortcut.
-	if (valid !== calls) throw new Error(`signature benchmark: ${calls - valid} of ${calls} verifications failed`);
+	if (valid !== calls)
+		throw new Error(`signature benchmark: ${calls - valid} of ${calls} verifications failed`);
 	return (calls / elapsed) * 1000;
 }
 
@@ -39,12 +43,19 @@ function throughput(work: () => boolean, ms: number): number {
  */
 export function benchSignature(distDir: string, rounds = 3, roundMs = 1000): SignatureResult {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the built file, as shipped
-	const { secretKey, verifyDelivery } = require(join(distDir, 'nodes', 'Svc', 'trigger', 'signature.js')) as { secretKey: typeof SecretKey; verifyDelivery: typeof VerifyDelivery };
+	const { secretKey, verifyDelivery } = require(
+		join(distDir, 'nodes', 'Svc', 'trigger', 'signature.js'),
+	) as { secretKey: typeof SecretKey; verifyDelivery: typeof VerifyDelivery };
 	const keyBytes = randomBytes(32);
 	const secret = `whsec_${keyBytes.toString('base64')}`;
 	const id = `msg_${randomBytes(12).toString('hex')}`;
 	const timestamp = String(Math.floor(Date.now() / 1000));
-	const event = { id: 'evt_1', type: 'lead.created', created_at: new Date().toISOString(), data: { note: '' } };
+	const event = {
+		id: 'evt_1',
+		type: 'lead.created',
+		created_at: new Date().toISOString(),
+		data: { note: '' },
+	};
 	const filler = 1024 - Buffer.byteLength(JSON.stringify(event));
 	event.data.note = 'x'.repeat(filler);
 	const body = Buffer.from(JSON.stringify(event));
@@ -102,7 +113,11 @@ export interface RequireResult {
 }
 
 /** Fresh processes of `nodeBin`, each timing require() of n8n-workflow, then of the built node. */
-export async function benchRequire(nodeBin: string, root: string, samples = 7): Promise<RequireResult> {
+export async function benchRequire(
+	nodeBin: string,
+	root: string,
+	samples = 7,
+): Promise<RequireResult> {
 	const nodeFile = join(root, 'dist', 'nodes', 'Svc', 'Svc.node.js');
 	const script = `
 const t0 = process.hrtime.bigint();
@@ -121,12 +136,24 @@ process.stdout.write(JSON.stringify({ lib: ms(t0, t1), node: ms(t1, t2), instanc
 	const total: number[] = [];
 	for (let i = 0; i < samples; i++) {
 		const { code, stdout, stderr } = await runCommand(nodeBin, ['-e', script], { cwd: root });
-		if (code !== 0) throw new Error(`Timing require() failed (exit ${code}): ${stderr.slice(-1000)}`);
-		const parsed = JSON.parse(stdout) as { lib: number; node: number; instance: number; total: number };
+		if (code !== 0)
+			throw new Error(`Timing require() failed (exit ${code}): ${stderr.slice(-1000)}`);
+		const parsed = JSON.parse(stdout) as {
+			lib: number;
+			node: number;
+			instance: number;
+			total: number;
+		};
 		lib.push(parsed.lib);
 		node.push(parsed.node);
 		instance.push(parsed.instance);
 		total.push(parsed.total);
 	}
-	return { nodeMs: median(node), nodeAndInstanceMs: median(instance), workflowLibMs: median(lib), coldTotalMs: median(total), samples };
+	return {
+		nodeMs: median(node),
+		nodeAndInstanceMs: median(instance),
+		workflowLibMs: median(lib),
+		coldTotalMs: median(total),
+		samples,
+	};
 }

@@ -26,7 +26,12 @@ export class Phases {
 		console.log(`\n${name}`);
 		const result = await work();
 		const after = cpuSnapshot();
-		this.list.push({ name, ms: after.at - before.at, other: otherCpu(before, after, this.cores), measured: name.startsWith('(') });
+		this.list.push({
+			name,
+			ms: after.at - before.at,
+			other: otherCpu(before, after, this.cores),
+			measured: name.startsWith('('),
+		});
 		return result;
 	}
 
@@ -46,7 +51,10 @@ export class Phases {
 		return [
 			'#### Run time per phase',
 			'',
-			...this.list.map(({ name, ms, other }) => `- ${name}: ${msAsSeconds(ms)} (other processes: ${fmt(other.seconds, 'CPU-s')}, ${fmt(other.share * 100)} %)`),
+			...this.list.map(
+				({ name, ms, other }) =>
+					`- ${name}: ${msAsSeconds(ms)} (other processes: ${fmt(other.seconds, 'CPU-s')}, ${fmt(other.share * 100)} %)`,
+			),
 			`- total: ${msAsSeconds(this.elapsedMs())}`,
 			'',
 		].join('\n');

@@ -33,26 +33,30 @@ interface Answer {
 
 function post(agent: Agent, url: URL, apiKey: string, body: string): Promise<Answer> {
 	return new Promise((resolve, reject) => {
-		const req = request(url, {
-			method: 'POST',
-			agent,
-			headers: {
-				Authorization: `Bearer ${apiKey}`,
-				Accept: 'application/json',
-				'Content-Type': 'application/json',
-				'Content-Length': String(Buffer.byteLength(body)),
-				'Idempotency-Key': randomUUID(),
+		const req = request(
+			url,
+			{
+				method: 'POST',
+				agent,
+				headers: {
+					Authorization: `Bearer ${apiKey}`,
+					Accept: 'application/json',
+					'Content-Type': 'application/json',
+					'Content-Length': String(Buffer.byteLength(body)),
+					'Idempotency-Key': randomUUID(),
+				},
 			},
-		}, (res) => {
-			const chunks: Buffer[] = [];
-			res.on('data', (chunk: Buffer) => chunks.push(chunk));
-			res.on('error', reject);
-			res.on('end', () => {
-				// Parsed like n8n parses it, so both sides pay for reading the answer.
-				JSON.parse(Buffer.concat(chunks).toString('utf8'));
-				resolve({ status: res.statusCode ?? 0 });
-			});
-		});
+			(res) => {
+				const chunks: Buffer[] = [];
+				res.on('data', (chunk: Buffer) => chunks.push(chunk));
+				res.on('error', reject);
+				res.on('end', () => {
+					// Parsed like n8n parses it, so both sides pay for reading the answer.
+					JSON.parse(Buffer.concat(chunks).toString('utf8'));
+					resolve({ status: res.statusCode ?? 0 });
+				});
+			},
+		);
 		req.on('error', reject);
 		req.end(body);
 	});
@@ -70,7 +74,10 @@ async function runJob(job: RawJob): Promise<RawResult> {
 	const worker = async (): Promise<void> => {
 		while (next < job.count) {
 			const index = next++;
-			const body = JSON.stringify({ email: `${job.prefix}${index}@example.com`, first_name: `B${index}` });
+			const body = JSON.stringify({
+				email: `${job.prefix}${index}@example.com`,
+				first_name: `B${index}`,
+			});
 			try {
 				const { status } = await post(agent, url, job.apiKey, body);
 				statuses[status] = (statuses[status] ?? 0) + 1;

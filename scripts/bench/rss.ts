@@ -66,7 +66,13 @@ export interface RssLimit {
 /** Samples a process and its descendants every `intervalMs` until stop(). */
 export class RssSampler {
 	private timer: NodeJS.Timeout | undefined;
-	private peak: RssPeak = { startMainKb: 0, peakMainKb: 0, peakChildrenKb: 0, peakTotalKb: 0, samples: 0 };
+	private peak: RssPeak = {
+		startMainKb: 0,
+		peakMainKb: 0,
+		peakChildrenKb: 0,
+		peakTotalKb: 0,
+		samples: 0,
+	};
 	private children: number[] = [];
 
 	constructor(
@@ -79,7 +85,13 @@ export class RssSampler {
 		// The process tree rarely changes during a run: look it up once, then only read VmRSS.
 		this.children = descendants(this.pid);
 		const first = rssKb(this.pid) ?? 0;
-		this.peak = { startMainKb: first, peakMainKb: first, peakChildrenKb: 0, peakTotalKb: first, samples: 0 };
+		this.peak = {
+			startMainKb: first,
+			peakMainKb: first,
+			peakChildrenKb: 0,
+			peakTotalKb: first,
+			samples: 0,
+		};
 		this.sample();
 		this.timer = setInterval(() => this.sample(), this.intervalMs);
 	}

@@ -65,7 +65,8 @@ function burstOf(deliveries: number): BurstSettings {
 function wholeNumber(name: string, value: string | undefined, fallback: number): number {
 	if (value === undefined) return fallback;
 	const number = Number(value);
-	if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} must be a whole number, 1 or more`);
+	if (!Number.isInteger(number) || number < 1)
+		throw new Error(`--${name} must be a whole number, 1 or more`);
 	return number;
 }
 
@@ -74,18 +75,27 @@ function environmentList(value: string | undefined): Record<string, string> {
 	const env: Record<string, string> = {};
 	for (const entry of (value ?? '').split(',').filter((part) => part.trim() !== '')) {
 		const match = /^\s*([A-Z][A-Z0-9_]*)=(.*)$/.exec(entry);
-		if (!match) throw new Error(`--burst-env takes NAME=value pairs separated by commas; got "${entry}"`);
+		if (!match)
+			throw new Error(`--burst-env takes NAME=value pairs separated by commas; got "${entry}"`);
 		env[match[1]] = match[2].trim();
 	}
 	return env;
 }
 
 /** `--<option>=a,b`: some of `allowed`, in the order given; all of them when the option is absent. */
-function choiceList<T extends string>(option: string, value: string | undefined, allowed: readonly T[]): T[] {
+function choiceList<T extends string>(
+	option: string,
+	value: string | undefined,
+	allowed: readonly T[],
+): T[] {
 	if (value === undefined) return [...allowed];
-	const chosen = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+	const chosen = value
+		.split(',')
+		.map((entry) => entry.trim())
+		.filter(Boolean);
 	const unknown = chosen.filter((entry) => !(allowed as readonly string[]).includes(entry));
-	if (unknown.length > 0 || chosen.length === 0) throw new Error(`--${option} takes some of ${allowed.join(', ')}; got ${value}`);
+	if (unknown.length > 0 || chosen.length === 0)
+		throw new Error(`--${option} takes some of ${allowed.join(', ')}; got ${value}`);
 	return chosen as T[];
 }
 
@@ -106,7 +116,8 @@ export function settingsFrom(argv: string[]): Settings {
 		},
 	});
 	const quick = values.quick ?? false;
-	const reps = (fallback: number, quickFallback: number): number => wholeNumber('reps', values.reps, quick ? quickFallback : fallback);
+	const reps = (fallback: number, quickFallback: number): number =>
+		wholeNumber('reps', values.reps, quick ? quickFallback : fallback);
 	return {
 		only: new Set(choiceList('only', values.only, SCENARIOS)),
 		repsA: reps(3, 1),
@@ -122,11 +133,19 @@ export function settingsFrom(argv: string[]): Settings {
 		burst: burstOf(quick ? 300 : 5_000),
 		receivers: choiceList('receivers', values.receivers, RECEIVER_KINDS),
 		burstRounds: wholeNumber('burst-rounds', values['burst-rounds'], 1),
-		queueBurst: burstOf(wholeNumber('queue-deliveries', values['queue-deliveries'], quick ? 300 : 2_000)),
+		queueBurst: burstOf(
+			wholeNumber('queue-deliveries', values['queue-deliveries'], quick ? 300 : 2_000),
+		),
 		build: !(values['no-build'] ?? false) && values.tarball === undefined,
 		tarball: values.tarball,
 		burstEnv: environmentList(values['burst-env']),
-		memoryLimitKb: 1024 * wholeNumber('memory-limit-mb', values['memory-limit-mb'], Math.round(totalmem() / 1024 / 1024 / 2)),
+		memoryLimitKb:
+			1024 *
+			wholeNumber(
+				'memory-limit-mb',
+				values['memory-limit-mb'],
+				Math.round(totalmem() / 1024 / 1024 / 2),
+			),
 		quick,
 	};
 }

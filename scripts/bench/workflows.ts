@@ -44,7 +44,9 @@ function sourceNodes(count: number): WorkflowNodeInput[] {
 			typeVersion: 3.4,
 			parameters: {
 				mode: 'manual',
-				assignments: { assignments: [{ id: randomUUID(), name: 'items', type: 'array', value: items }] },
+				assignments: {
+					assignments: [{ id: randomUUID(), name: 'items', type: 'array', value: items }],
+				},
 				options: {},
 			},
 		},
@@ -65,7 +67,9 @@ const HTTP_IDEMPOTENCY_KEY =
 	"={{ '00000000-0000-4000-8000-' + String($execution.id).padStart(6, '0').slice(-6) + String($itemIndex).padStart(6, '0') }}";
 
 function sinkNode(spec: WorkflowSpec): WorkflowNodeInput | undefined {
-	const credentials: INode['credentials'] = { svcApi: { id: spec.credential.id, name: spec.credential.name } };
+	const credentials: INode['credentials'] = {
+		svcApi: { id: spec.credential.id, name: spec.credential.name },
+	};
 	const retry: Partial<INode> = spec.retryOnFail ? { retryOnFail: true } : {};
 	switch (spec.sink) {
 		case 'none':
@@ -75,7 +79,12 @@ function sinkNode(spec: WorkflowSpec): WorkflowNodeInput | undefined {
 				name: SINK,
 				type: 'n8n-nodes-svc.svc',
 				typeVersion: 1,
-				parameters: { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically', options: {} },
+				parameters: {
+					resource: 'lead',
+					operation: 'upsert',
+					inputMode: 'mapAutomatically',
+					options: {},
+				},
 				credentials,
 				...retry,
 			};
@@ -85,7 +94,10 @@ function sinkNode(spec: WorkflowSpec): WorkflowNodeInput | undefined {
 				name: SINK,
 				type: FLOOR_NODE_TYPE,
 				typeVersion: 1,
-				parameters: { concurrency: spec.concurrency, disableFollowRedirect: spec.sink === 'floorNoRedirect' },
+				parameters: {
+					concurrency: spec.concurrency,
+					disableFollowRedirect: spec.sink === 'floorNoRedirect',
+				},
 				credentials,
 				...retry,
 			};
@@ -102,7 +114,9 @@ function sinkNode(spec: WorkflowSpec): WorkflowNodeInput | undefined {
 					nodeCredentialType: 'svcApi',
 					sendHeaders: true,
 					specifyHeaders: 'keypair',
-					headerParameters: { parameters: [{ name: 'Idempotency-Key', value: HTTP_IDEMPOTENCY_KEY }] },
+					headerParameters: {
+						parameters: [{ name: 'Idempotency-Key', value: HTTP_IDEMPOTENCY_KEY }],
+					},
 					sendBody: true,
 					contentType: 'json',
 					specifyBody: 'json',
@@ -115,7 +129,11 @@ function sinkNode(spec: WorkflowSpec): WorkflowNodeInput | undefined {
 	}
 }
 
-export async function importBenchWorkflow(n8n: N8nInstance, spec: WorkflowSpec, label: string): Promise<WorkflowRecord> {
+export async function importBenchWorkflow(
+	n8n: N8nInstance,
+	spec: WorkflowSpec,
+	label: string,
+): Promise<WorkflowRecord> {
 	const nodes = sourceNodes(spec.count);
 	const sink = sinkNode(spec);
 	const connections: IConnections = {
@@ -126,7 +144,12 @@ export async function importBenchWorkflow(n8n: N8nInstance, spec: WorkflowSpec, 
 		nodes.push(sink);
 		connections.Split = { main: [[{ node: SINK, type: 'main', index: 0 }]] };
 	}
-	return await importWorkflow(n8n, { name: `bench: ${label}`, nodes, connections, settings: { executionOrder: 'v1' } });
+	return await importWorkflow(n8n, {
+		name: `bench: ${label}`,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+	});
 }
 
 export interface TimedExecution {
@@ -152,33 +175,49 @@ interface ExecutionRow {
 /** A row n8n has written the end of: the run's own time can be read from it. */
 type EndedRow = ExecutionRow & { stoppedAt: string };
 
-const ended = (row: ExecutionRow): row is EndedRow => !UNFINISHED.includes(row.status) && Boolean(row.stoppedAt);
+const ended = (row: ExecutionRow): row is EndedRow =>
+	!UNFINISHED.includes(row.status) && Boolean(row.stoppedAt);
 
 /**
  * Runs a workflow like the editor's Execute button and waits for it. Unlike executeWorkflow()
  * in harness/n8n/api.ts, it never reads the data of a run that succeeded (10,000 items are
  * megabytes), so waiting costs n8n little while it works.
  */
-export async function runTimed(n8n: N8nInstance, workflow: WorkflowRecord, timeoutMs: number): Promise<TimedExecution> {
+export async function runTimed(
+	n8n: N8nInstance,
+	workflow: WorkflowRecord,
+	timeoutMs: number,
+): Promise<TimedExecution> {
 	const started = performance.now();
-	const result = await n8n.rest<{ data: { executionId?: string } }>('POST', `/workflows/${workflow.id}/run`, {
-		workflowData: workflow,
-		triggerToStartFrom: { name: TRIGGER },
-	});
+	const result = await n8n.rest<{ data: { executionId?: string } }>(
+		'POST',
+		`/workflows/${workflow.id}/run`,
+		{
+			workflowData: workflow,
+			triggerToStartFrom: { name: TRIGGER },
+		},
+	);
 	const executionId = result.body.data?.executionId;
 	if (result.status !== 200 || executionId === undefined) {
-		throw new Error(`POST /rest/workflows/${workflow.id}/run answered ${result.status}: ${JSON.stringify(result.body).slice(0, 500)}`);
+		throw new Error(
+			`POST /rest/workflows/${workflow.id}/run answered ${result.status}: ${JSON.stringify(result.body).slice(0, 500)}`,
+		);
 	}
 	const id = String(executionId);
 	// Quick at first (short runs), then gentler so polling does not compete with the run.
-	const row = await waitForExecutionEnd(n8n, id, { timeoutMs, everyMs: (attempt) => (attempt < 20 ? 25 : 100), ended });
+	const row = await waitForExecutionEnd(n8n, id, {
+		timeoutMs,
+		everyMs: (attempt) => (attempt < 20 ? 25 : 100),
+		ended,
+	});
 	const wallMs = performance.now() - started;
 	const engineMs = Date.parse(row.stoppedAt) - Date.parse(row.startedAt);
 	const timed: TimedExecution = { id, status: row.status, engineMs, wallMs };
 	if (row.status !== 'success') {
 		const full = await n8n.api<ExecutionRow>('GET', `/executions/${id}?includeData=true`);
 		const error = full.body.data?.resultData?.error;
-		timed.error = [error?.message, error?.description].filter(Boolean).join(' | ') || 'no error recorded';
+		timed.error =
+			[error?.message, error?.description].filter(Boolean).join(' | ') || 'no error recorded';
 	}
 	return timed;
 }

@@ -2,10 +2,28 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
 import type { ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
-import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, testCredential, waitForExecutions } from '../../harness/n8n/api';
+import {
+	activate,
+	deactivate,
+	executeWorkflow,
+	getExecution,
+	importCredential,
+	importWorkflow,
+	listExecutions,
+	testCredential,
+	waitForExecutions,
+} from '../../harness/n8n/api';
 import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { Environment } from '../../harness/environment';
-import { FULL_KEY, loadExample, NO_SENSITIVE_KEY, nodeError, nodeOutput, runtimeVersions, startEnvironment } from '../../harness/environment';
+import {
+	FULL_KEY,
+	loadExample,
+	NO_SENSITIVE_KEY,
+	nodeError,
+	nodeOutput,
+	runtimeVersions,
+	startEnvironment,
+} from '../../harness/environment';
 import { PEER_END_NODE, peerWorkflow } from '../../harness/peer-example';
 import { until } from '../../harness/wait';
 
@@ -23,8 +41,13 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 	});
 
 	/** Manual Trigger → one Svc node per entry, in a line. */
-	function actionWorkflow(name: string, steps: Array<{ name: string; parameters: INodeParameters; credentialId?: string }>): WorkflowInput {
-		const nodes: WorkflowInput['nodes'] = [{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} }];
+	function actionWorkflow(
+		name: string,
+		steps: Array<{ name: string; parameters: INodeParameters; credentialId?: string }>,
+	): WorkflowInput {
+		const nodes: WorkflowInput['nodes'] = [
+			{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
+		];
 		const connections: WorkflowInput['connections'] = {};
 		let previous = 'Run';
 		for (const step of steps) {
@@ -50,25 +73,48 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		return env.sandbox.state.requests.all().filter((request) => request.route === route);
 	}
 
-	const example = (file: string, target: Environment = env): WorkflowInput => loadExample(file, target.credential);
+	const example = (file: string, target: Environment = env): WorkflowInput =>
+		loadExample(file, target.credential);
 
 	describe('n8n loads the packed package', () => {
 		it("n8n's credential test passes with a good key and fails clearly with bad ones", async () => {
-			expect(await testCredential(env.n8n, env.credential.id)).toEqual({ status: 'OK', message: expect.any(String) as unknown });
-			const malformed = await testCredential(env.n8n, { type: 'svcApi', data: env.credentialData({ apiKey: 'svc_live_short', baseUrl: env.sandbox.url }) });
+			expect(await testCredential(env.n8n, env.credential.id)).toEqual({
+				status: 'OK',
+				message: expect.any(String) as unknown,
+			});
+			const malformed = await testCredential(env.n8n, {
+				type: 'svcApi',
+				data: env.credentialData({ apiKey: 'svc_live_short', baseUrl: env.sandbox.url }),
+			});
 			expect(malformed.status).toBe('Error');
 			expect(malformed.message).toMatch(/not in an accepted format/);
 			// The Svc node's credentialTest (testedBy) answers, so both majors give the package's text.
-			const revoked = await testCredential(env.n8n, { type: 'svcApi', data: env.credentialData({ apiKey: 'svc_live_RevokedOrNeverIssued000001', baseUrl: env.sandbox.url }) });
-			expect(revoked).toEqual({ status: 'Error', message: expect.stringMatching(/^The API key was rejected \(401\): it is invalid, revoked or mistyped\. /) as unknown });
+			const revoked = await testCredential(env.n8n, {
+				type: 'svcApi',
+				data: env.credentialData({
+					apiKey: 'svc_live_RevokedOrNeverIssued000001',
+					baseUrl: env.sandbox.url,
+				}),
+			});
+			expect(revoked).toEqual({
+				status: 'Error',
+				message: expect.stringMatching(
+					/^The API key was rejected \(401\): it is invalid, revoked or mistyped\. /,
+				) as unknown,
+			});
 			expect(revoked.message).not.toContain('RevokedOrNeverIssued');
 		});
 
 		it("n8n's credential test names a wrong scheme and the fix, not a bare EPROTO", async () => {
 			const address = env.sandbox.url.replace(/^http:/, 'https:');
-			const wrongScheme = await testCredential(env.n8n, { type: 'svcApi', data: env.credentialData({ apiKey: FULL_KEY, baseUrl: address }) });
+			const wrongScheme = await testCredential(env.n8n, {
+				type: 'svcApi',
+				data: env.credentialData({ apiKey: FULL_KEY, baseUrl: address }),
+			});
 			expect(wrongScheme.status).toBe('Error');
-			expect(wrongScheme.message).toMatch(/^Could not connect to https:\/\/127\.0\.0\.1:\d+ \((EPROTO|ERR_SSL_[A-Z_]+)\)\. The server at 127\.0\.0\.1:\d+ did not answer in TLS/);
+			expect(wrongScheme.message).toMatch(
+				/^Could not connect to https:\/\/127\.0\.0\.1:\d+ \((EPROTO|ERR_SSL_[A-Z_]+)\)\. The server at 127\.0\.0\.1:\d+ did not answer in TLS/,
+			);
 			expect(wrongScheme.message).toContain('change the Base URL to start with http://');
 			expect(wrongScheme.message).not.toContain(FULL_KEY);
 		});
@@ -89,15 +135,24 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 							consentDetails: { channel: 'sms' },
 						},
 					},
-					{ name: 'All Leads', parameters: { resource: 'lead', operation: 'getAll', returnAll: true } },
+					{
+						name: 'All Leads',
+						parameters: { resource: 'lead', operation: 'getAll', returnAll: true },
+					},
 				]),
 			);
 			expect(execution.status).toBe('success');
-			expect(nodeOutput(execution, 'Upsert')[0].json).toMatchObject({ email: 'e2e.person@example.com', upsert_result: 'created', custom_fields: { consent: { status: 'granted', channel: 'sms' } } });
+			expect(nodeOutput(execution, 'Upsert')[0].json).toMatchObject({
+				email: 'e2e.person@example.com',
+				upsert_result: 'created',
+				custom_fields: { consent: { status: 'granted', channel: 'sms' } },
+			});
 			expect(nodeOutput(execution, 'All Leads')).toHaveLength(13);
 			const [upsert] = requestsTo('POST /v1/leads');
 			expect(upsert.headers.authorization).toBe(`Bearer ${FULL_KEY}`);
-			expect(upsert.headers['idempotency-key']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+			expect(upsert.headers['idempotency-key']).toMatch(
+				/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+			);
 			expect(upsert.headers['x-api-key']).toBeUndefined();
 			expect(requestsTo('GET /v1/leads').length).toBeGreaterThanOrEqual(3);
 		});
@@ -105,41 +160,104 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		it('Conversation: threads of a lead and masked messages', async () => {
 			const execution = await runOnce(
 				actionWorkflow('e2e conversation', [
-					{ name: 'Threads', parameters: { resource: 'conversation', operation: 'getAllThreads', returnAll: true, filters: { lead_id: 'lead_0002' } } },
-					{ name: 'Messages', parameters: { resource: 'conversation', operation: 'getMessages', threadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, returnAll: true } },
+					{
+						name: 'Threads',
+						parameters: {
+							resource: 'conversation',
+							operation: 'getAllThreads',
+							returnAll: true,
+							filters: { lead_id: 'lead_0002' },
+						},
+					},
+					{
+						name: 'Messages',
+						parameters: {
+							resource: 'conversation',
+							operation: 'getMessages',
+							threadId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+							returnAll: true,
+						},
+					},
 				]),
 			);
 			expect(execution.status).toBe('success');
-			expect(nodeOutput(execution, 'Threads').every((item) => item.json.lead_id === 'lead_0002')).toBe(true);
+			expect(
+				nodeOutput(execution, 'Threads').every((item) => item.json.lead_id === 'lead_0002'),
+			).toBe(true);
 			expect(nodeOutput(execution, 'Messages').length).toBeGreaterThan(0);
 		});
 
 		it('Campaign: dispatch once with an Idempotency-Key; without campaigns:danger the error names the scope', async () => {
 			const ok = await runOnce(
 				actionWorkflow('e2e dispatch', [
-					{ name: 'Dispatch', parameters: { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true, audience: 'wholeAudience' } },
+					{
+						name: 'Dispatch',
+						parameters: {
+							resource: 'campaign',
+							operation: 'dispatch',
+							campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' },
+							confirmDispatch: true,
+							audience: 'wholeAudience',
+						},
+					},
 				]),
 			);
 			expect(ok.status).toBe('success');
-			expect(nodeOutput(ok, 'Dispatch')[0].json).toMatchObject({ campaign_id: 'cmp_0002', status: 'queued' });
-			expect(requestsTo('POST /v1/campaigns/{campaign_id}/dispatch')[0].headers['idempotency-key']).toBeDefined();
+			expect(nodeOutput(ok, 'Dispatch')[0].json).toMatchObject({
+				campaign_id: 'cmp_0002',
+				status: 'queued',
+			});
+			expect(
+				requestsTo('POST /v1/campaigns/{campaign_id}/dispatch')[0].headers['idempotency-key'],
+			).toBeDefined();
 
-			const limited = await importCredential(env.n8n, { name: 'Svc limited', type: 'svcApi', data: env.credentialData({ apiKey: NO_SENSITIVE_KEY, baseUrl: env.sandbox.url }) });
+			const limited = await importCredential(env.n8n, {
+				name: 'Svc limited',
+				type: 'svcApi',
+				data: env.credentialData({ apiKey: NO_SENSITIVE_KEY, baseUrl: env.sandbox.url }),
+			});
 			const denied = await runOnce(
 				actionWorkflow('e2e dispatch denied', [
-					{ name: 'Dispatch', credentialId: limited.id, parameters: { resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true, audience: 'wholeAudience' } },
+					{
+						name: 'Dispatch',
+						credentialId: limited.id,
+						parameters: {
+							resource: 'campaign',
+							operation: 'dispatch',
+							campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' },
+							confirmDispatch: true,
+							audience: 'wholeAudience',
+						},
+					},
 				]),
 			);
 			expect(denied.status).toBe('error');
-			expect(nodeError(denied, 'Dispatch')?.message).toBe('The API key lacks the scope "campaigns:danger" that this operation needs (403)');
+			expect(nodeError(denied, 'Dispatch')?.message).toBe(
+				'The API key lacks the scope "campaigns:danger" that this operation needs (403)',
+			);
 		});
 
 		it('Account and Webhook Subscription: identity, create (secret redacted) and delete', async () => {
 			const execution = await runOnce(
 				actionWorkflow('e2e subscription', [
 					{ name: 'Me', parameters: { resource: 'account', operation: 'getMe' } },
-					{ name: 'Create', parameters: { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/e2e', events: ['campaign.updated'] } },
-					{ name: 'Delete', parameters: { resource: 'webhookSubscription', operation: 'delete', subscriptionId: '={{ $json.id }}' } },
+					{
+						name: 'Create',
+						parameters: {
+							resource: 'webhookSubscription',
+							operation: 'create',
+							url: 'https://hooks.example.com/e2e',
+							events: ['campaign.updated'],
+						},
+					},
+					{
+						name: 'Delete',
+						parameters: {
+							resource: 'webhookSubscription',
+							operation: 'delete',
+							subscriptionId: '={{ $json.id }}',
+						},
+					},
 				]),
 			);
 			expect(execution.status).toBe('success');
@@ -156,7 +274,13 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		/** The trigger's event id in each of the workflow's executions, oldest first, once at least `atLeast` have finished. */
 		async function eventsRun(workflowId: string, atLeast = 0): Promise<string[]> {
 			const executions = await waitForExecutions(env.n8n, workflowId, atLeast, 30_000);
-			return await Promise.all(executions.map(async (execution) => nodeOutput(await getExecution(env.n8n, execution.id, true), 'On Lead Created')[0]?.json.id as string));
+			return await Promise.all(
+				executions.map(
+					async (execution) =>
+						nodeOutput(await getExecution(env.n8n, execution.id, true), 'On Lead Created')[0]?.json
+							.id as string,
+				),
+			);
 		}
 
 		/**
@@ -164,19 +288,38 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		 * started a run: a new lead's event, delivered after all of it and handled in order, is the
 		 * only run since. A run that should not have started would be there by the time this one is.
 		 */
-		async function onlyANewLeadRunsAfter(workflowId: string, before: string[], email: string): Promise<void> {
+		async function onlyANewLeadRunsAfter(
+			workflowId: string,
+			before: string[],
+			email: string,
+		): Promise<void> {
 			const { lead } = upsertLead(env.sandbox.state, { email });
-			const marker = env.sandbox.state.deliveries.listEvents().find((event) => event.type === 'lead.created' && event.data.id === lead.id);
+			const marker = env.sandbox.state.deliveries
+				.listEvents()
+				.find((event) => event.type === 'lead.created' && event.data.id === lead.id);
 			expect(await eventsRun(workflowId, before.length + 1)).toEqual([...before, marker?.id]);
 		}
 
 		/** A new lead starts exactly one execution with its signed event; the event's re-delivery is answered 200 and starts none. */
-		async function newLeadRunsOnce(workflowId: string, email: string, firstName: string): Promise<void> {
+		async function newLeadRunsOnce(
+			workflowId: string,
+			email: string,
+			firstName: string,
+		): Promise<void> {
 			const { lead } = upsertLead(env.sandbox.state, { email, first_name: firstName });
-			const [execution] = await waitForExecutions(env.n8n, workflowId, 1, 20_000, { includeData: true });
+			const [execution] = await waitForExecutions(env.n8n, workflowId, 1, 20_000, {
+				includeData: true,
+			});
 			expect(execution.status).toBe('success');
-			const event = nodeOutput(await getExecution(env.n8n, execution.id, true), 'On Lead Created')[0].json as { id: string } & IDataObject;
-			expect(event).toMatchObject({ type: 'lead.created', data: { id: lead.id }, meta: { verified: true } });
+			const event = nodeOutput(
+				await getExecution(env.n8n, execution.id, true),
+				'On Lead Created',
+			)[0].json as { id: string } & IDataObject;
+			expect(event).toMatchObject({
+				type: 'lead.created',
+				data: { id: lead.id },
+				meta: { verified: true },
+			});
 
 			env.sandbox.state.deliveries.redeliver(event.id);
 			await env.sandbox.state.waitForDeliveries();
@@ -186,12 +329,14 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			await onlyANewLeadRunsAfter(workflowId, [event.id], `after.${email}`);
 		}
 
-		it('activation creates exactly one subscription at n8n\'s https webhook URL', async () => {
+		it("activation creates exactly one subscription at n8n's https webhook URL", async () => {
 			workflow = await importWorkflow(env.n8n, example('react-to-lead-created.json'));
 			await activate(env.n8n, workflow.id);
 			const [subscription] = subscriptions();
 			expect(subscriptions()).toHaveLength(1);
-			expect(subscription.url).toMatch(new RegExp(`^${env.n8n.webhookBaseUrl}/[0-9a-f-]+/webhook$`));
+			expect(subscription.url).toMatch(
+				new RegExp(`^${env.n8n.webhookBaseUrl}/[0-9a-f-]+/webhook$`),
+			);
 			expect(subscription.events).toEqual(['lead.created']);
 		});
 
@@ -202,13 +347,23 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		it('a forged delivery straight to the webhook URL gets 401 and starts nothing', async () => {
 			const before = await eventsRun(workflow.id);
 			const [subscription] = subscriptions();
-			const body = JSON.stringify({ id: 'evt_forged', type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
+			const body = JSON.stringify({
+				id: 'evt_forged',
+				type: 'lead.created',
+				created_at: new Date().toISOString(),
+				data: { id: 'lead_0001' },
+			});
 			const wrongSecret = `whsec_${Buffer.from('not the secret of this subscription').toString('base64')}`;
 			const signature = new Webhook(wrongSecret).sign('evt_forged', new Date(), body);
 			const answer = await env.n8n.fetch(subscription.url, {
 				method: 'POST',
 				body,
-				headers: { 'content-type': 'application/json', 'webhook-id': 'evt_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': signature },
+				headers: {
+					'content-type': 'application/json',
+					'webhook-id': 'evt_forged',
+					'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+					'webhook-signature': signature,
+				},
 			});
 			expect(answer.status).toBe(401);
 			await onlyANewLeadRunsAfter(workflow.id, before, 'after.forged@example.com');
@@ -219,7 +374,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			const secret = String(subscription.secret);
 			const now = () => Math.floor(Date.now() / 1000);
 			const createdAt = new Date().toISOString();
-			const event = (id: string, type = 'lead.created') => JSON.stringify({ id, type, created_at: createdAt, data: { id: 'lead_0001' } });
+			const event = (id: string, type = 'lead.created') =>
+				JSON.stringify({ id, type, created_at: createdAt, data: { id: 'lead_0001' } });
 			const signed = (id: string, body: string, timestamp = now()) => ({
 				'content-type': 'application/json',
 				'webhook-id': id,
@@ -228,55 +384,151 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			});
 			const before = await eventsRun(workflow.id);
 			const [firstEventId] = before;
-			const big = JSON.stringify({ id: 'evt_big', type: 'lead.created', created_at: new Date().toISOString(), data: { pad: 'x'.repeat(1100 * 1024) } });
-			const catalogue: Array<[string, { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string }, number[]]> = [
-				['missing signature', { headers: { 'content-type': 'application/json', 'webhook-id': 'evt_c1', 'webhook-timestamp': String(now()) }, body: event('evt_c1') }, [401]],
-				['truncated signature', { headers: { ...signed('evt_c2', event('evt_c2')), 'webhook-signature': 'v1,abc' }, body: event('evt_c2') }, [401]],
-				['stale timestamp', { headers: signed('evt_c3', event('evt_c3'), now() - 600), body: event('evt_c3') }, [401]],
-				['future timestamp', { headers: signed('evt_c4', event('evt_c4'), now() + 600), body: event('evt_c4') }, [401]],
-				['tampered body', { headers: signed('evt_c5', event('evt_c5')), body: event('evt_c5').replace('lead_0001', 'lead_0009') }, [401]],
-				['re-ordered JSON keys', { headers: signed('evt_c6', event('evt_c6')), body: JSON.stringify(JSON.parse(event('evt_c6')), ['type', 'id', 'created_at', 'data']) }, [401]],
+			const big = JSON.stringify({
+				id: 'evt_big',
+				type: 'lead.created',
+				created_at: new Date().toISOString(),
+				data: { pad: 'x'.repeat(1100 * 1024) },
+			});
+			const catalogue: Array<
+				[
+					string,
+					{ method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+					number[],
+				]
+			> = [
+				[
+					'missing signature',
+					{
+						headers: {
+							'content-type': 'application/json',
+							'webhook-id': 'evt_c1',
+							'webhook-timestamp': String(now()),
+						},
+						body: event('evt_c1'),
+					},
+					[401],
+				],
+				[
+					'truncated signature',
+					{
+						headers: { ...signed('evt_c2', event('evt_c2')), 'webhook-signature': 'v1,abc' },
+						body: event('evt_c2'),
+					},
+					[401],
+				],
+				[
+					'stale timestamp',
+					{ headers: signed('evt_c3', event('evt_c3'), now() - 600), body: event('evt_c3') },
+					[401],
+				],
+				[
+					'future timestamp',
+					{ headers: signed('evt_c4', event('evt_c4'), now() + 600), body: event('evt_c4') },
+					[401],
+				],
+				[
+					'tampered body',
+					{
+						headers: signed('evt_c5', event('evt_c5')),
+						body: event('evt_c5').replace('lead_0001', 'lead_0009'),
+					},
+					[401],
+				],
+				[
+					're-ordered JSON keys',
+					{
+						headers: signed('evt_c6', event('evt_c6')),
+						body: JSON.stringify(JSON.parse(event('evt_c6')), ['type', 'id', 'created_at', 'data']),
+					},
+					[401],
+				],
 				// n8n's body parser answers these before the trigger runs (see README, Trigger).
-				['malformed JSON, validly signed', { headers: signed('evt_c7', '{"id":"evt_c7",'), body: '{"id":"evt_c7",' }, [422]],
-				['malformed JSON, unsigned', { headers: { 'content-type': 'application/json' }, body: '{"id":"evt_c7b",' }, [422]],
+				[
+					'malformed JSON, validly signed',
+					{ headers: signed('evt_c7', '{"id":"evt_c7",'), body: '{"id":"evt_c7",' },
+					[422],
+				],
+				[
+					'malformed JSON, unsigned',
+					{ headers: { 'content-type': 'application/json' }, body: '{"id":"evt_c7b",' },
+					[422],
+				],
 				['empty body', { headers: signed('evt_c8', ''), body: '' }, [400, 401]],
-				['text/plain content type', { headers: { ...signed('evt_c9', event('evt_c9')), 'content-type': 'text/plain' }, body: event('evt_c9') }, [415]],
+				[
+					'text/plain content type',
+					{
+						headers: { ...signed('evt_c9', event('evt_c9')), 'content-type': 'text/plain' },
+						body: event('evt_c9'),
+					},
+					[415],
+				],
 				['oversize body', { headers: signed('evt_big', big), body: big }, [413]],
 				['wrong HTTP method', { method: 'GET', headers: {} }, [404, 405]],
-				['duplicate webhook-id, freshly signed', { headers: signed(firstEventId, event(firstEventId)), body: event(firstEventId) }, [200]],
-				['unsubscribed event type', { headers: signed('evt_c12', event('evt_c12', 'campaign.updated')), body: event('evt_c12', 'campaign.updated') }, [200]],
+				[
+					'duplicate webhook-id, freshly signed',
+					{ headers: signed(firstEventId, event(firstEventId)), body: event(firstEventId) },
+					[200],
+				],
+				[
+					'unsubscribed event type',
+					{
+						headers: signed('evt_c12', event('evt_c12', 'campaign.updated')),
+						body: event('evt_c12', 'campaign.updated'),
+					},
+					[200],
+				],
 			];
 			const unexpected: string[] = [];
 			for (const [name, delivery, statuses] of catalogue) {
-				const answer = await env.n8n.fetch(subscription.url, { method: delivery.method ?? 'POST', headers: delivery.headers, body: delivery.body });
-				if (!statuses.includes(answer.status)) unexpected.push(`${name}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 120)}`);
+				const answer = await env.n8n.fetch(subscription.url, {
+					method: delivery.method ?? 'POST',
+					headers: delivery.headers,
+					body: delivery.body,
+				});
+				if (!statuses.includes(answer.status))
+					unexpected.push(`${name}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 120)}`);
 			}
 			expect(unexpected).toEqual([]);
 
 			// Sent after the catalogue and handled in order: once it has run, any run the catalogue started would be there too.
 			const valid = event('evt_valid_after_catalogue');
-			const answer = await env.n8n.fetch(subscription.url, { method: 'POST', headers: signed('evt_valid_after_catalogue', valid), body: valid });
+			const answer = await env.n8n.fetch(subscription.url, {
+				method: 'POST',
+				headers: signed('evt_valid_after_catalogue', valid),
+				body: valid,
+			});
 			expect(answer.status).toBe(200);
-			expect(await eventsRun(workflow.id, before.length + 1)).toEqual([...before, 'evt_valid_after_catalogue']);
+			expect(await eventsRun(workflow.id, before.length + 1)).toEqual([
+				...before,
+				'evt_valid_after_catalogue',
+			]);
 		});
 
 		it('deactivation deletes the subscription on the service', async () => {
 			await deactivate(env.n8n, workflow.id);
-			await until('subscription deleted', () => subscriptions().length === 0, { timeoutMs: 15_000 });
+			await until('subscription deleted', () => subscriptions().length === 0, {
+				timeoutMs: 15_000,
+			});
 		});
 
 		it('a workflow saved with the trigger at version 1 still runs once per new lead', async () => {
 			const saved = example('react-to-lead-created.json');
 			const trigger = saved.nodes.find((node) => node.name === 'On Lead Created');
 			expect(trigger?.typeVersion).toBeGreaterThan(1);
-			const atVersion1 = await importWorkflow(env.n8n, { ...saved, nodes: saved.nodes.map((node) => (node === trigger ? { ...node, typeVersion: 1 } : node)) });
+			const atVersion1 = await importWorkflow(env.n8n, {
+				...saved,
+				nodes: saved.nodes.map((node) => (node === trigger ? { ...node, typeVersion: 1 } : node)),
+			});
 			await activate(env.n8n, atVersion1.id);
 			try {
 				await newLeadRunsOnce(atVersion1.id, 'version-one@example.com', 'One');
 			} finally {
 				await deactivate(env.n8n, atVersion1.id);
 			}
-			await until('subscription deleted', () => subscriptions().length === 0, { timeoutMs: 15_000 });
+			await until('subscription deleted', () => subscriptions().length === 0, {
+				timeoutMs: 15_000,
+			});
 		});
 	});
 
@@ -287,9 +539,19 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			const before = env.sandbox.state.stats.snapshot().dispatches;
 			const execution = await runOnce(example('dispatch-approved-campaign.json'));
 			expect(execution.status).toBe('success');
-			expect(nodeOutput(execution, 'Dispatch').map((item) => item.json.campaign_id)).toEqual(['cmp_0002']);
-			const reasons = Object.fromEntries(nodeOutput(execution, 'Not Dispatched').map((item): [string, unknown] => [typeof item.json.campaign === 'string' ? item.json.campaign : '', item.json.reason]));
-			expect(reasons).toMatchObject({ 'Spring welcome series (cmp_0001)': 'Its status is draft, and this workflow dispatches only campaigns whose status is approved.' });
+			expect(nodeOutput(execution, 'Dispatch').map((item) => item.json.campaign_id)).toEqual([
+				'cmp_0002',
+			]);
+			const reasons = Object.fromEntries(
+				nodeOutput(execution, 'Not Dispatched').map((item): [string, unknown] => [
+					typeof item.json.campaign === 'string' ? item.json.campaign : '',
+					item.json.reason,
+				]),
+			);
+			expect(reasons).toMatchObject({
+				'Spring welcome series (cmp_0001)':
+					'Its status is draft, and this workflow dispatches only campaigns whose status is approved.',
+			});
 			expect(Object.keys(reasons)).not.toContain('Webinar follow-up (cmp_0002)');
 			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(before + 1);
 
@@ -297,7 +559,11 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			const again = await runOnce(example('dispatch-approved-campaign.json'));
 			expect(again.status).toBe('success');
 			expect(nodeOutput(again, 'Dispatch')).toEqual([]);
-			expect(nodeOutput(again, 'Not Dispatched').find((item) => item.json.campaign === 'Webinar follow-up (cmp_0002)')?.json.reason).toBe('Already dispatched (its status is sending), so it was not sent again.');
+			expect(
+				nodeOutput(again, 'Not Dispatched').find(
+					(item) => item.json.campaign === 'Webinar follow-up (cmp_0002)',
+				)?.json.reason,
+			).toBe('Already dispatched (its status is sending), so it was not sent again.');
 			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(before + 1);
 		});
 
@@ -306,12 +572,19 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			await activate(env.n8n, workflow.id);
 			const answer = await env.n8n.fetch(`${env.n8n.webhookBaseUrl}/svc-lead-capture`, {
 				method: 'POST',
-				body: JSON.stringify({ email: 'form@example.com', first_name: 'Form', marketing_consent: 'yes' }),
+				body: JSON.stringify({
+					email: 'form@example.com',
+					first_name: 'Form',
+					marketing_consent: 'yes',
+				}),
 				headers: { 'content-type': 'application/json' },
 			});
 			expect(answer.status).toBe(200);
 			const lead = env.sandbox.state.store.findLead('email', 'form@example.com');
-			expect(lead?.custom_fields).toMatchObject({ form: 'signup', consent: { status: 'granted', channel: 'email', source: 'signup-form' } });
+			expect(lead?.custom_fields).toMatchObject({
+				form: 'signup',
+				consent: { status: 'granted', channel: 'email', source: 'signup-form' },
+			});
 			await deactivate(env.n8n, workflow.id);
 		});
 
@@ -319,7 +592,10 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			const workflow = await importWorkflow(env.n8n, example('hand-hot-lead-to-assistant.json'));
 			await activate(env.n8n, workflow.id);
 			const takeoversBefore = env.sandbox.state.stats.snapshot().takeovers;
-			upsertLead(env.sandbox.state, { email: 'hot@example.com', custom_fields: { score: 92, consent: { status: 'granted' } } });
+			upsertLead(env.sandbox.state, {
+				email: 'hot@example.com',
+				custom_fields: { score: 92, consent: { status: 'granted' } },
+			});
 			upsertLead(env.sandbox.state, { email: 'cold@example.com', custom_fields: { score: 10 } });
 			await waitForExecutions(env.n8n, workflow.id, 2, 20_000);
 			expect(env.sandbox.state.stats.snapshot().takeovers).toBe(takeoversBefore + 1);
@@ -330,15 +606,23 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 	describe('secret hygiene', () => {
 		it("the API key and signing secrets appear nowhere in n8n's debug log, stored executions or public-API answers", async () => {
 			// Every signing secret the sandbox issued, deleted subscriptions' too.
-			const secrets = [FULL_KEY, NO_SENSITIVE_KEY, ...env.sandbox.state.store.issuedSecrets.map((secret) => secret.slice('whsec_'.length))];
+			const secrets = [
+				FULL_KEY,
+				NO_SENSITIVE_KEY,
+				...env.sandbox.state.store.issuedSecrets.map((secret) => secret.slice('whsec_'.length)),
+			];
 			expect(env.sandbox.state.store.issuedSecrets.length).toBeGreaterThanOrEqual(3);
 			const log = await env.n8n.log();
 			expect(log.length).toBeGreaterThan(10_000);
-			const workflows = await env.n8n.api<{ data: Array<{ id: string }> }>('GET', '/workflows?limit=250');
+			const workflows = await env.n8n.api<{ data: Array<{ id: string }> }>(
+				'GET',
+				'/workflows?limit=250',
+			);
 			// The public API's workflow answers carry static data too.
 			let stored = JSON.stringify(workflows.body);
 			for (const { id } of workflows.body.data) {
-				for (const execution of await listExecutions(env.n8n, id, { includeData: true })) stored += JSON.stringify(execution);
+				for (const execution of await listExecutions(env.n8n, id, { includeData: true }))
+					stored += JSON.stringify(execution);
 			}
 			expect(stored.length).toBeGreaterThan(1000);
 			for (const secret of secrets) {
@@ -352,35 +636,59 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		// After the secret-hygiene check: this workflow keeps the signing secret in its Code node, where every execution stores it.
 		it('a signed event runs to the end once; its repeat stops at Remove Duplicates; a forged one fails the signature check', async () => {
 			const path = 'svc-events-peer';
-			const subscription = createSubscription(env.sandbox.state, { url: `${env.n8n.webhookBaseUrl}/${path}`, events: ['lead.created'] });
+			const subscription = createSubscription(env.sandbox.state, {
+				url: `${env.n8n.webhookBaseUrl}/${path}`,
+				events: ['lead.created'],
+			});
 			const secret = String(env.sandbox.state.store.subscriptions.get(subscription.id)?.secret);
 			const stored = await importWorkflow(env.n8n, peerWorkflow(path, secret));
 			await activate(env.n8n, stored.id);
 			try {
 				const { lead } = upsertLead(env.sandbox.state, { email: 'peer@example.com' });
-				const [first] = await waitForExecutions(env.n8n, stored.id, 1, 20_000, { includeData: true });
+				const [first] = await waitForExecutions(env.n8n, stored.id, 1, 20_000, {
+					includeData: true,
+				});
 				expect(first.status).toBe('success');
-				const event = nodeOutput(first, PEER_END_NODE)[0]?.json as ({ id: string } & IDataObject) | undefined;
+				const event = nodeOutput(first, PEER_END_NODE)[0]?.json as
+					({ id: string } & IDataObject) | undefined;
 				expect(event).toMatchObject({ type: 'lead.created', data: { id: lead.id } });
 
 				env.sandbox.state.deliveries.redeliver(event?.id ?? '');
 				await env.sandbox.state.waitForDeliveries();
-				const repeat = (await waitForExecutions(env.n8n, stored.id, 2, 20_000, { includeData: true }))[1];
+				const repeat = (
+					await waitForExecutions(env.n8n, stored.id, 2, 20_000, { includeData: true })
+				)[1];
 				expect(repeat.status).toBe('success');
 				expect(nodeOutput(repeat, PEER_END_NODE)).toHaveLength(0);
 
 				// The Webhook node answers before anything checks the signature: a forgery gets 200 and an execution.
-				const body = JSON.stringify({ id: 'evt_peer_forged', type: 'lead.created', created_at: new Date().toISOString(), data: { id: lead.id } });
-				const forged = new Webhook(`whsec_${Buffer.from('not the secret of this subscription').toString('base64')}`).sign('evt_peer_forged', new Date(), body);
+				const body = JSON.stringify({
+					id: 'evt_peer_forged',
+					type: 'lead.created',
+					created_at: new Date().toISOString(),
+					data: { id: lead.id },
+				});
+				const forged = new Webhook(
+					`whsec_${Buffer.from('not the secret of this subscription').toString('base64')}`,
+				).sign('evt_peer_forged', new Date(), body);
 				const answer = await env.n8n.fetch(subscription.url, {
 					method: 'POST',
 					body,
-					headers: { 'content-type': 'application/json', 'webhook-id': 'evt_peer_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': forged },
+					headers: {
+						'content-type': 'application/json',
+						'webhook-id': 'evt_peer_forged',
+						'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+						'webhook-signature': forged,
+					},
 				});
 				expect(answer.status).toBe(200);
-				const third = (await waitForExecutions(env.n8n, stored.id, 3, 20_000, { includeData: true }))[2];
+				const third = (
+					await waitForExecutions(env.n8n, stored.id, 3, 20_000, { includeData: true })
+				)[2];
 				expect(third.status).toBe('error');
-				expect(nodeError(third, 'Verify Signature')).toMatchObject({ message: expect.stringMatching(/signature/i) as unknown });
+				expect(nodeError(third, 'Verify Signature')).toMatchObject({
+					message: expect.stringMatching(/signature/i) as unknown,
+				});
 			} finally {
 				await deactivate(env.n8n, stored.id);
 				env.sandbox.state.store.subscriptions.delete(subscription.id);
@@ -398,7 +706,10 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		});
 
 		it('refuses to activate the trigger, saying how to fix it', async () => {
-			const workflow = await importWorkflow(httpEnv.n8n, example('react-to-lead-created.json', httpEnv));
+			const workflow = await importWorkflow(
+				httpEnv.n8n,
+				example('react-to-lead-created.json', httpEnv),
+			);
 			await expect(activate(httpEnv.n8n, workflow.id)).rejects.toThrow(/only to https URLs/);
 			expect([...httpEnv.sandbox.state.store.subscriptions.values()]).toHaveLength(0);
 		});

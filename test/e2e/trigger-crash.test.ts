@@ -13,7 +13,13 @@ import { activate, deactivate, importWorkflow, listExecutions } from '../../harn
 import type { Environment } from '../../harness/environment';
 import { runtimeVersions, startEnvironment, withCredential } from '../../harness/environment';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
-import { countsOf, killMidBurst, OPERATOR_BURST, receiverWorkflow, SVC_TRIGGER_RECEIVER } from '../../harness/kill-mid-burst';
+import {
+	countsOf,
+	killMidBurst,
+	OPERATOR_BURST,
+	receiverWorkflow,
+	SVC_TRIGGER_RECEIVER,
+} from '../../harness/kill-mid-burst';
 import { TMP_DIR } from '../../harness/project';
 import { createSubscription } from '../../sandbox/operations';
 import { until } from '../../harness/wait';
@@ -27,61 +33,94 @@ afterAll(async () => {
 	await writeFile(join(TMP_DIR, 'crash-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
 });
 
-describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s: the main killed in the middle of a burst', (version) => {
-	let env: Environment;
-	beforeAll(async () => {
-		env = await startEnvironment({ version });
-		figures[version] = {};
-	}, 15 * 60_000);
-	afterAll(async () => {
-		await env?.stop();
-	});
-
-	/** `settleTimeoutMs`: a receiver that loses events (n8n 1.x's Webhook node) never satisfies the wait. */
-	async function burstAndKill(workflowId: string, settleTimeoutMs?: number): Promise<KillMidBurstResult> {
-		return await killMidBurst({
-			settleTimeoutMs,
-			state: env.sandbox.state,
-			...OPERATOR_BURST,
-			kill: async () => await env.n8n.kill(),
-			restart: async () => {
-				env.n8n = await env.n8n.restart();
-			},
-			executions: async () => await listExecutions(env.n8n, workflowId, { includeData: true }),
+describe.each(runtimeVersions('SVC_E2E_N8N'))(
+	'n8n %s: the main killed in the middle of a burst',
+	(version) => {
+		let env: Environment;
+		beforeAll(async () => {
+			env = await startEnvironment({ version });
+			figures[version] = {};
+		}, 15 * 60_000);
+		afterAll(async () => {
+			await env?.stop();
 		});
-	}
 
-	it('Svc Trigger: every event answered 2xx has an execution, and none runs twice past the trigger', async () => {
-		const workflow = await importWorkflow(
-			env.n8n,
-			withCredential(receiverWorkflow('crash: Svc Trigger', SVC_TRIGGER_RECEIVER, env.sandbox.url), env.credential),
-		);
-		await activate(env.n8n, workflow.id);
-		const result = await burstAndKill(workflow.id);
-		figures[version].svcTrigger = countsOf(result);
-		expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(OPERATOR_BURST.killAfterAcknowledged);
-		// What did not run past the trigger was cut short by the kill: its crashed execution is there for n8n's Retry.
-		// One assertion, so that a failure shows each event's attempts and executions.
-		expect({ lost: result.acknowledgedWithoutExecution, ranTwice: result.ranTwice, stranded: result.stranded, details: result.details }).toEqual({ lost: [], ranTwice: [], stranded: [], details: [] });
-		await deactivate(env.n8n, workflow.id);
-		await until('subscription deleted', () => env.sandbox.state.store.subscriptions.size === 0, { timeoutMs: 15_000 });
-	});
-
-	it("measured beside it: n8n's own Webhook node answering immediately", async () => {
-		const path = 'crash-peer';
-		const workflow = await importWorkflow(
-			env.n8n,
-			receiverWorkflow('crash: Webhook node', { name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, webhookId: '6f0d6a1e-5c3b-4a8e-9d7f-2b1c0e9a8f34', parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} } }, env.sandbox.url),
-		);
-		await activate(env.n8n, workflow.id);
-		const subscription = createSubscription(env.sandbox.state, { url: `${env.n8n.webhookBaseUrl}/${path}`, events: ['lead.created'] });
-		try {
-			const result = await burstAndKill(workflow.id, 60_000);
-			figures[version].webhookNode = countsOf(result);
-			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(OPERATOR_BURST.killAfterAcknowledged);
-		} finally {
-			env.sandbox.state.store.subscriptions.delete(subscription.id);
-			await deactivate(env.n8n, workflow.id);
+		/** `settleTimeoutMs`: a receiver that loses events (n8n 1.x's Webhook node) never satisfies the wait. */
+		async function burstAndKill(
+			workflowId: string,
+			settleTimeoutMs?: number,
+		): Promise<KillMidBurstResult> {
+			return await killMidBurst({
+				settleTimeoutMs,
+				state: env.sandbox.state,
+				...OPERATOR_BURST,
+				kill: async () => await env.n8n.kill(),
+				restart: async () => {
+					env.n8n = await env.n8n.restart();
+				},
+				executions: async () => await listExecutions(env.n8n, workflowId, { includeData: true }),
+			});
 		}
-	});
-});
+
+		it('Svc Trigger: every event answered 2xx has an execution, and none runs twice past the trigger', async () => {
+			const workflow = await importWorkflow(
+				env.n8n,
+				withCredential(
+					receiverWorkflow('crash: Svc Trigger', SVC_TRIGGER_RECEIVER, env.sandbox.url),
+					env.credential,
+				),
+			);
+			await activate(env.n8n, workflow.id);
+			const result = await burstAndKill(workflow.id);
+			figures[version].svcTrigger = countsOf(result);
+			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
+				OPERATOR_BURST.killAfterAcknowledged,
+			);
+			// What did not run past the trigger was cut short by the kill: its crashed execution is there for n8n's Retry.
+			// One assertion, so that a failure shows each event's attempts and executions.
+			expect({
+				lost: result.acknowledgedWithoutExecution,
+				ranTwice: result.ranTwice,
+				stranded: result.stranded,
+				details: result.details,
+			}).toEqual({ lost: [], ranTwice: [], stranded: [], details: [] });
+			await deactivate(env.n8n, workflow.id);
+			await until('subscription deleted', () => env.sandbox.state.store.subscriptions.size === 0, {
+				timeoutMs: 15_000,
+			});
+		});
+
+		it("measured beside it: n8n's own Webhook node answering immediately", async () => {
+			const path = 'crash-peer';
+			const workflow = await importWorkflow(
+				env.n8n,
+				receiverWorkflow(
+					'crash: Webhook node',
+					{
+						name: 'Webhook',
+						type: 'n8n-nodes-base.webhook',
+						typeVersion: 2,
+						webhookId: '6f0d6a1e-5c3b-4a8e-9d7f-2b1c0e9a8f34',
+						parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+					},
+					env.sandbox.url,
+				),
+			);
+			await activate(env.n8n, workflow.id);
+			const subscription = createSubscription(env.sandbox.state, {
+				url: `${env.n8n.webhookBaseUrl}/${path}`,
+				events: ['lead.created'],
+			});
+			try {
+				const result = await burstAndKill(workflow.id, 60_000);
+				figures[version].webhookNode = countsOf(result);
+				expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
+					OPERATOR_BURST.killAfterAcknowledged,
+				);
+			} finally {
+				env.sandbox.state.store.subscriptions.delete(subscription.id);
+				await deactivate(env.n8n, workflow.id);
+			}
+		});
+	},
+);

@@ -30,7 +30,12 @@ interface SeenRequest {
 }
 
 /** A stand-in for the service: records every request, answers by path. */
-function startService(): Promise<{ server: Server; baseUrl: string; seen: SeenRequest[]; failFlaky: (times: number) => void }> {
+function startService(): Promise<{
+	server: Server;
+	baseUrl: string;
+	seen: SeenRequest[];
+	failFlaky: (times: number) => void;
+}> {
 	const seen: SeenRequest[] = [];
 	const subscriptions = new Set<string>();
 	let flakyFailures = 0;
@@ -40,7 +45,12 @@ function startService(): Promise<{ server: Server; baseUrl: string; seen: SeenRe
 		req.on('end', () => {
 			const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
 			const method = req.method ?? 'GET';
-			seen.push({ method, path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+			seen.push({
+				method,
+				path,
+				headers: req.headers,
+				body: Buffer.concat(chunks).toString('utf8'),
+			});
 			const reply = (status: number, body?: IDataObject) => {
 				res.writeHead(status, body ? { 'content-type': 'application/json' } : {});
 				res.end(body ? JSON.stringify(body) : undefined);
@@ -48,22 +58,35 @@ function startService(): Promise<{ server: Server; baseUrl: string; seen: SeenRe
 			const subscription = /^\/subscriptions\/(.+)$/.exec(path)?.[1];
 			if (path === '/echo') return reply(200, { ok: true, url: req.url ?? '' });
 			if (path === '/fail') return reply(500, { message: 'boom' });
-			if (path === '/flaky') return flakyFailures-- > 0 ? reply(503, { message: 'try again' }) : reply(200, { ok: true });
-			if (path === '/me') return req.headers.authorization === `Bearer ${TOKEN}` ? reply(200, { id: 'me' }) : reply(401, { message: 'no' });
+			if (path === '/flaky')
+				return flakyFailures-- > 0
+					? reply(503, { message: 'try again' })
+					: reply(200, { ok: true });
+			if (path === '/me')
+				return req.headers.authorization === `Bearer ${TOKEN}`
+					? reply(200, { id: 'me' })
+					: reply(401, { message: 'no' });
 			if (path === '/subscriptions' && method === 'POST') {
 				const id = `sub_${subscriptions.size + 1}`;
 				subscriptions.add(id);
 				return reply(201, { id });
 			}
-			if (subscription !== undefined && method === 'GET') return reply(subscriptions.has(subscription) ? 200 : 404, {});
-			if (subscription !== undefined && method === 'DELETE') return reply(subscriptions.delete(subscription) ? 204 : 404);
+			if (subscription !== undefined && method === 'GET')
+				return reply(subscriptions.has(subscription) ? 200 : 404, {});
+			if (subscription !== undefined && method === 'DELETE')
+				return reply(subscriptions.delete(subscription) ? 204 : 404);
 			return reply(404, { message: 'no route' });
 		});
 	});
 	return new Promise((resolve) =>
 		server.listen(0, '127.0.0.1', () => {
 			const { port } = server.address() as AddressInfo;
-			resolve({ server, baseUrl: `http://127.0.0.1:${port}`, seen, failFlaky: (times) => (flakyFailures = times) });
+			resolve({
+				server,
+				baseUrl: `http://127.0.0.1:${port}`,
+				seen,
+				failFlaky: (times) => (flakyFailures = times),
+			});
 		}),
 	);
 }
@@ -113,7 +136,12 @@ function workflow(node: INode, options: Partial<RunWorkflowOptions> = {}): RunWo
 
 describe('runWorkflow', () => {
 	it('sends each item through n8n-core with the generic Bearer auth applied, keeping pairedItem', async () => {
-		const run = await runWorkflow(workflow(httpNode(), { items: [1, 2, 3].map((n) => ({ json: { n } })), executionId: 'exec-42' }));
+		const run = await runWorkflow(
+			workflow(httpNode(), {
+				items: [1, 2, 3].map((n) => ({ json: { n } })),
+				executionId: 'exec-42',
+			}),
+		);
 
 		expect(run.status).toBe('success');
 		expect(service.seen.map((request) => [request.path, request.headers.authorization])).toEqual([
@@ -123,15 +151,27 @@ describe('runWorkflow', () => {
 		]);
 		const output = outputOf(run, 'Http');
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(output[2].json).toMatchObject({ n: 3, executionId: 'exec-42', node: 'Http', response: { ok: true, url: '/echo?item=3' } });
+		expect(output[2].json).toMatchObject({
+			n: 3,
+			executionId: 'exec-42',
+			node: 'Http',
+			response: { ok: true, url: '/echo?item=3' },
+		});
 	});
 
 	it("turns a failure into an error item with onError 'continueRegularOutput'", async () => {
-		const run = await runWorkflow(workflow(httpNode({ parameters: { path: '/fail' }, onError: 'continueRegularOutput' })));
+		const run = await runWorkflow(
+			workflow(httpNode({ parameters: { path: '/fail' }, onError: 'continueRegularOutput' })),
+		);
 
 		expect(run.status).toBe('success');
 		expect(errorOf(run, 'Http')).toBeUndefined();
-		expect(outputOf(run, 'Http')).toEqual([{ json: { error: 'The service was not able to process your request' }, pairedItem: { item: 0 } }]);
+		expect(outputOf(run, 'Http')).toEqual([
+			{
+				json: { error: 'The service was not able to process your request' },
+				pairedItem: { item: 0 },
+			},
+		]);
 	});
 
 	it('stops the workflow with the node error without a continue setting', async () => {
@@ -144,7 +184,12 @@ describe('runWorkflow', () => {
 	it('re-runs the node with retryOnFail, and keeps static data in the object it was given', async () => {
 		service.failFlaky(2);
 		const staticData: IDataObject = {};
-		const node = httpNode({ parameters: { path: '/flaky' }, retryOnFail: true, maxTries: 3, waitBetweenTries: 10 });
+		const node = httpNode({
+			parameters: { path: '/flaky' },
+			retryOnFail: true,
+			maxTries: 3,
+			waitBetweenTries: 10,
+		});
 
 		const run = await runWorkflow(workflow(node, { staticData }));
 
@@ -157,25 +202,39 @@ describe('runWorkflow', () => {
 	});
 
 	it('captures n8n and node log lines, and the credential never reaches them', async () => {
-		await runWorkflow(workflow(httpNode({ parameters: { path: '/fail' }, onError: 'continueRegularOutput' })));
+		await runWorkflow(
+			workflow(httpNode({ parameters: { path: '/fail' }, onError: 'continueRegularOutput' })),
+		);
 
 		const text = capturedLogs().map((log) => log.text);
-		expect(text).toEqual(expect.arrayContaining([expect.stringContaining('Fixture HTTP calling the service'), expect.stringContaining('Running node "Http" started')]));
+		expect(text).toEqual(
+			expect.arrayContaining([
+				expect.stringContaining('Fixture HTTP calling the service'),
+				expect.stringContaining('Running node "Http" started'),
+			]),
+		);
 		expect(text.join('\n')).not.toContain(TOKEN);
 	});
 });
 
 describe('runCredentialTest', () => {
 	it("runs the credential's test request with authentication, as n8n's credential tester", async () => {
-		await expect(runCredentialTest(new FixtureApi(), { token: TOKEN, baseUrl: `${service.baseUrl}/` })).resolves.toEqual({
+		await expect(
+			runCredentialTest(new FixtureApi(), { token: TOKEN, baseUrl: `${service.baseUrl}/` }),
+		).resolves.toEqual({
 			status: 'OK',
 			message: 'Connection successful!',
 		});
-		expect(service.seen.map((request) => [request.path, request.headers.authorization])).toEqual([['/me', `Bearer ${TOKEN}`]]);
+		expect(service.seen.map((request) => [request.path, request.headers.authorization])).toEqual([
+			['/me', `Bearer ${TOKEN}`],
+		]);
 	});
 
 	it('reports the HTTP failure as n8n does', async () => {
-		const result = await runCredentialTest(new FixtureApi(), { token: 'wrong', baseUrl: service.baseUrl });
+		const result = await runCredentialTest(new FixtureApi(), {
+			token: 'wrong',
+			baseUrl: service.baseUrl,
+		});
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/401|Unauthorized/);
 	});
@@ -191,7 +250,11 @@ describe('createTriggerHarness', () => {
 			nodeTypes: { [TRIGGER_TYPE]: new FixtureTrigger() },
 			credentialTypes: [new FixtureApi()],
 			credentials: { fixtureApi: { token: TOKEN, baseUrl: service.baseUrl } },
-			node: { webhookId, parameters: { events: 'lead.created' }, credentials: { fixtureApi: { id: '1', name: 'Fixture account' } } },
+			node: {
+				webhookId,
+				parameters: { events: 'lead.created' },
+				credentials: { fixtureApi: { id: '1', name: 'Fixture account' } },
+			},
 			webhookBaseUrl: 'https://localhost:5678/webhook',
 		});
 	}
@@ -203,7 +266,11 @@ describe('createTriggerHarness', () => {
 		await expect(t.activate()).resolves.toBe(true);
 		const created = service.seen.find((request) => request.method === 'POST');
 		expect(created?.headers.authorization).toBe(`Bearer ${TOKEN}`);
-		expect(JSON.parse(created?.body ?? '{}')).toEqual({ url: t.webhookUrl, events: 'lead.created', mode: 'activate' });
+		expect(JSON.parse(created?.body ?? '{}')).toEqual({
+			url: t.webhookUrl,
+			events: 'lead.created',
+			mode: 'activate',
+		});
 		expect(t.staticData.subscriptionId).toBe('sub_1');
 
 		await expect(t.activate()).resolves.toBe(false);
@@ -225,7 +292,10 @@ describe('createTriggerHarness', () => {
 		expect(refused.webhookResponse).toEqual({ noWebhookResponse: true });
 		expect(refused.response).toMatchObject({ statusCode: 401, body: { error: 'bad token' } });
 
-		const accepted = await t.deliver({ headers: { 'x-fixture-token': TOKEN }, rawBody: Buffer.from('{"a":1}') });
+		const accepted = await t.deliver({
+			headers: { 'x-fixture-token': TOKEN },
+			rawBody: Buffer.from('{"a":1}'),
+		});
 		expect(accepted.response).toBeUndefined();
 		expect(accepted.webhookResponse.webhookResponse).toEqual({ received: true });
 		expect(accepted.workflowData).toEqual([[{ json: { body: { a: 1 }, raw: '{"a":1}' } }]]);

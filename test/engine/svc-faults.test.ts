@@ -8,31 +8,72 @@ const sandbox = useSandbox();
 afterAll(async () => await shutdownEngine());
 
 function leads(count: number): IDataObject[] {
-	return Array.from({ length: count }, (_, index) => ({ email: `bulk${index}@example.com`, first_name: `Bulk ${index}`, consent_status: 'granted' }));
+	return Array.from({ length: count }, (_, index) => ({
+		email: `bulk${index}@example.com`,
+		first_name: `Bulk ${index}`,
+		consent_status: 'granted',
+	}));
 }
 
 describe('writes under injected faults', () => {
 	it('300 upserts with 20% faults (5xx, resets after commit, 409, 429): each lead created once, no failed item', async () => {
 		sandbox().state.faults.set([
-			{ route: 'POST /v1/leads', errorRate: 0.1, errorStatuses: [500, 502, 503], resetRate: 0.05, conflictRate: 0.03, rateLimitedRate: 0.02, retryAfterSeconds: 1, seed: 7 },
+			{
+				route: 'POST /v1/leads',
+				errorRate: 0.1,
+				errorStatuses: [500, 502, 503],
+				resetRate: 0.05,
+				conflictRate: 0.03,
+				rateLimitedRate: 0.02,
+				retryAfterSeconds: 1,
+				seed: 7,
+			},
 		]);
-		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' }, { items: leads(300) });
+		const result = await runSvc(
+			sandbox(),
+			{ resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' },
+			{ items: leads(300) },
+		);
 		expect(result.error).toBeUndefined();
 		expect(result.output).toHaveLength(300);
-		expect(result.output.every((item, index) => item.json.email === `bulk${index}@example.com` && (item.pairedItem as { item: number }).item === index)).toBe(true);
+		expect(
+			result.output.every(
+				(item, index) =>
+					item.json.email === `bulk${index}@example.com` &&
+					(item.pairedItem as { item: number }).item === index,
+			),
+		).toBe(true);
 		const stats = sandbox().state.stats.snapshot();
 		expect(stats.faultsInjected).toBeGreaterThan(30);
 		expect(stats.leadsCreated).toBe(300);
 		expect(stats.leadsUpdated).toBe(0);
-		expect([...sandbox().state.store.leads.values()].filter((lead) => lead.email?.startsWith('bulk')).length).toBe(300);
+		expect(
+			[...sandbox().state.store.leads.values()].filter((lead) => lead.email?.startsWith('bulk'))
+				.length,
+		).toBe(300);
 	}, 120_000);
 
 	it('100 dispatches with resets after commit and 5xx: each dispatch created once', async () => {
-		sandbox().state.faults.set([{ route: 'POST /v1/campaigns/{campaign_id}/dispatch', errorRate: 0.1, resetRate: 0.1, seed: 11 }]);
-		const items = Array.from({ length: 100 }, (_, index) => ({ lead: `lead_000${(index % 9) + 1}` }));
+		sandbox().state.faults.set([
+			{
+				route: 'POST /v1/campaigns/{campaign_id}/dispatch',
+				errorRate: 0.1,
+				resetRate: 0.1,
+				seed: 11,
+			},
+		]);
+		const items = Array.from({ length: 100 }, (_, index) => ({
+			lead: `lead_000${(index % 9) + 1}`,
+		}));
 		const result = await runSvc(
 			sandbox(),
-			{ resource: 'campaign', operation: 'dispatch', campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' }, confirmDispatch: true, leadIds: '={{ $json.lead }}' },
+			{
+				resource: 'campaign',
+				operation: 'dispatch',
+				campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' },
+				confirmDispatch: true,
+				leadIds: '={{ $json.lead }}',
+			},
 			{ items },
 		);
 		expect(result.error).toBeUndefined();
@@ -44,16 +85,27 @@ describe('writes under injected faults', () => {
 	it("n8n's Retry On Fail re-sends the same Idempotency-Keys, so committed writes are not repeated", async () => {
 		// Every attempt commits the write and then loses the connection, until the node gives up.
 		sandbox().state.faults.set([{ route: 'POST /v1/leads', resetRate: 1 }]);
-		const running = runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' }, {
-			items: leads(3),
-			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 2000 },
-		});
+		const running = runSvc(
+			sandbox(),
+			{ resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' },
+			{
+				items: leads(3),
+				settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 2000 },
+			},
+		);
 		// 3 items in flight at once, 10 attempts each: then the node fails and n8n waits to re-run it.
-		await until('30 upsert attempts', () => requestsTo(sandbox(), 'POST /v1/leads').length >= 30, { everyMs: 10, timeoutMs: 60_000 });
+		await until('30 upsert attempts', () => requestsTo(sandbox(), 'POST /v1/leads').length >= 30, {
+			everyMs: 10,
+			timeoutMs: 60_000,
+		});
 		sandbox().state.faults.clear();
 		const result = await running;
 		expect(result.error).toBeUndefined();
-		expect(result.output.map((item) => item.json.email)).toEqual(['bulk0@example.com', 'bulk1@example.com', 'bulk2@example.com']);
+		expect(result.output.map((item) => item.json.email)).toEqual([
+			'bulk0@example.com',
+			'bulk1@example.com',
+			'bulk2@example.com',
+		]);
 		const requests = requestsTo(sandbox(), 'POST /v1/leads');
 		expect(requests).toHaveLength(33);
 		expect(new Set(requests.map((request) => request.headers['idempotency-key'])).size).toBe(3);
@@ -64,7 +116,11 @@ describe('writes under injected faults', () => {
 	it('a 429 with Retry-After holds back every worker, then all items succeed', async () => {
 		sandbox().state.rateLimiter.setRate(20);
 		const started = Date.now();
-		const result = await runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' }, { items: leads(60) });
+		const result = await runSvc(
+			sandbox(),
+			{ resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically' },
+			{ items: leads(60) },
+		);
 		expect(result.error).toBeUndefined();
 		expect(result.output).toHaveLength(60);
 		expect(sandbox().state.stats.snapshot().leadsCreated).toBe(60);
@@ -77,7 +133,12 @@ describe('writes under injected faults', () => {
 		sandbox().state.rateLimiter.setRate(20);
 		const result = await runSvc(
 			sandbox(),
-			{ resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically', options: { maxRequestsPerSecond: 15 } },
+			{
+				resource: 'lead',
+				operation: 'upsert',
+				inputMode: 'mapAutomatically',
+				options: { maxRequestsPerSecond: 15 },
+			},
 			{ items: leads(30) },
 		);
 		expect(result.output).toHaveLength(30);
@@ -91,10 +152,25 @@ describe('writes under injected faults', () => {
 		sandbox().state.faults.set([{ route: 'POST /v1/leads', latencyMs: 60_000 }]);
 		sandbox().state.stats.reset();
 		let over = false;
-		const running = runSvc(sandbox(), { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically', options: { concurrency: 3 } }, { items: leads(30) }).finally(() => (over = true));
+		const running = runSvc(
+			sandbox(),
+			{
+				resource: 'lead',
+				operation: 'upsert',
+				inputMode: 'mapAutomatically',
+				options: { concurrency: 3 },
+			},
+			{ items: leads(30) },
+		).finally(() => (over = true));
 		const held = () => sandbox().state.timers.pending;
 		while (!over) {
-			await until('three requests held', () => over || (held() > 0 && held() >= Math.min(3, 30 - sandbox().state.stats.snapshot().leadsCreated)), { everyMs: 5 });
+			await until(
+				'three requests held',
+				() =>
+					over ||
+					(held() > 0 && held() >= Math.min(3, 30 - sandbox().state.stats.snapshot().leadsCreated)),
+				{ everyMs: 5 },
+			);
 			sandbox().state.timers.elapseAll();
 		}
 		expect((await running).error).toBeUndefined();
@@ -104,8 +180,14 @@ describe('writes under injected faults', () => {
 	it('a server that never answers makes the item fail clearly after the timeout and retries', async () => {
 		sandbox().state.faults.set([{ route: 'GET /v1/me', hangRate: 1 }]);
 		const started = Date.now();
-		const result = await runSvc(sandbox(), { resource: 'account', operation: 'getMe', options: { timeoutSeconds: 1 } });
-		expect(result.error?.message).toMatch(/^Could not reach the service \(E[A-Z_]+\) after 3 attempts$/);
+		const result = await runSvc(sandbox(), {
+			resource: 'account',
+			operation: 'getMe',
+			options: { timeoutSeconds: 1 },
+		});
+		expect(result.error?.message).toMatch(
+			/^Could not reach the service \(E[A-Z_]+\) after 3 attempts$/,
+		);
 		// Generous on purpose: 3 attempts of 1 s and their backoff take a few seconds, while the
 		// default 30 s timeout would take at least 90 s; this only tells the two apart.
 		expect(Date.now() - started).toBeLessThan(30_000);

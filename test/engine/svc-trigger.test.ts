@@ -35,36 +35,45 @@ let answerDelayMs = 0;
 beforeAll(async () => {
 	tlsDir = await mkdtemp(join(tmpdir(), 'svc-trigger-tls-'));
 	tls = await makeLocalCa(tlsDir);
-	sandbox = await startSandbox({ allowLoopbackWebhooks: true, trustedCa: tls.caPem, delivery: { timeoutMs: 400, retryDelaysMs: [50, 100, 200] } });
+	sandbox = await startSandbox({
+		allowLoopbackWebhooks: true,
+		trustedCa: tls.caPem,
+		delivery: { timeoutMs: 400, retryDelaysMs: [50, 100, 200] },
+	});
 	// Stands in for n8n's webhook server: raw body and headers in, the node's answer out.
 	const { readFileSync } = await import('node:fs');
-	receiver = createServer({ key: readFileSync(tls.keyPath), cert: readFileSync(tls.certPath) }, (req, res) => {
-		const chunks: Buffer[] = [];
-		req.on('data', (chunk: Buffer) => chunks.push(chunk));
-		req.on('end', () => {
-			void (async () => {
-				if (!current) {
-					res.writeHead(404).end();
-					return;
-				}
-				// As n8n does: the answer goes out when the node gives it, from inside the execution too,
-				// before the execution ends.
-				const result = await current.deliver({
-					method: 'POST',
-					headers: req.headers as Record<string, string>,
-					rawBody: Buffer.concat(chunks),
-					onAnswer: (response) => {
-						void (async () => {
-							if (answerDelayMs > 0) await sleep(answerDelayMs);
-							res.writeHead(response.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(response.body ?? {}));
-						})();
-					},
-				});
-				delivered.push(result);
-				if (!result.response) res.writeHead(500).end('{"error":"the delivery was not answered"}');
-			})();
-		});
-	});
+	receiver = createServer(
+		{ key: readFileSync(tls.keyPath), cert: readFileSync(tls.certPath) },
+		(req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (chunk: Buffer) => chunks.push(chunk));
+			req.on('end', () => {
+				void (async () => {
+					if (!current) {
+						res.writeHead(404).end();
+						return;
+					}
+					// As n8n does: the answer goes out when the node gives it, from inside the execution too,
+					// before the execution ends.
+					const result = await current.deliver({
+						method: 'POST',
+						headers: req.headers as Record<string, string>,
+						rawBody: Buffer.concat(chunks),
+						onAnswer: (response) => {
+							void (async () => {
+								if (answerDelayMs > 0) await sleep(answerDelayMs);
+								res
+									.writeHead(response.statusCode, { 'content-type': 'application/json' })
+									.end(JSON.stringify(response.body ?? {}));
+							})();
+						},
+					});
+					delivered.push(result);
+					if (!result.response) res.writeHead(500).end('{"error":"the delivery was not answered"}');
+				})();
+			});
+		},
+	);
 	await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 	receiverBase = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhook`;
 });
@@ -96,7 +105,10 @@ function subscriptions() {
 /** The subscription the trigger stored, with its signing secret as the service issued it. */
 function stored(t: TriggerHarness): { id: string; secret: string; sealedSecret: string } {
 	const subscription = t.staticData.subscription as { id: string; sealedSecret: string };
-	return { ...subscription, secret: sandbox.state.store.subscriptions.get(subscription.id)?.secret ?? '' };
+	return {
+		...subscription,
+		secret: sandbox.state.store.subscriptions.get(subscription.id)?.secret ?? '',
+	};
 }
 
 /** Deliveries whose event the trigger passed on to the rest of the workflow. */
@@ -106,13 +118,17 @@ describe('subscription lifecycle', () => {
 	it('activation creates exactly one subscription with the webhook URL and events; deactivation deletes it', async () => {
 		const t = await trigger({ events: ['lead.created', 'campaign.updated'] });
 		expect(await t.activate()).toBe(true);
-		expect(subscriptions()).toEqual([expect.objectContaining({ url: t.webhookUrl, events: ['lead.created', 'campaign.updated'] })]);
+		expect(subscriptions()).toEqual([
+			expect.objectContaining({ url: t.webhookUrl, events: ['lead.created', 'campaign.updated'] }),
+		]);
 		expect(stored(t).id).toBe(subscriptions()[0].id);
 		expect(stored(t).secret).toMatch(/^whsec_/);
 		// Static data holds the secret only sealed: not as issued, not its key bytes.
 		expect(stored(t).sealedSecret).toMatch(/^v1\./);
 		expect(JSON.stringify(t.staticData)).not.toContain(stored(t).secret.slice(6));
-		const [create] = sandbox.state.requests.all().filter((request) => request.route === 'POST /v1/webhook-subscriptions');
+		const [create] = sandbox.state.requests
+			.all()
+			.filter((request) => request.route === 'POST /v1/webhook-subscriptions');
 		expect(create.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
 
 		expect(await t.activate()).toBe(false);
@@ -151,11 +167,19 @@ describe('subscription lifecycle', () => {
 		const changed = await trigger({ events: ['campaign.updated'], webhookId: t.node.webhookId });
 		for (const [key, value] of Object.entries(t.staticData)) changed.staticData[key] = value;
 		expect(await changed.activate()).toBe(true);
-		expect(subscriptions()).toEqual([expect.objectContaining({ url: t.webhookUrl, events: ['campaign.updated'] })]);
+		expect(subscriptions()).toEqual([
+			expect.objectContaining({ url: t.webhookUrl, events: ['campaign.updated'] }),
+		]);
 	});
 
 	it('never touches subscriptions at other URLs', async () => {
-		sandbox.state.store.subscriptions.set({ id: 'sub_other', url: 'https://elsewhere.example.com/hook', events: ['lead.created'], created_at: sandbox.state.now(), secret: 'whsec_b3RoZXItc2VjcmV0LW9mLWxlbmd0aA==' });
+		sandbox.state.store.subscriptions.set({
+			id: 'sub_other',
+			url: 'https://elsewhere.example.com/hook',
+			events: ['lead.created'],
+			created_at: sandbox.state.now(),
+			secret: 'whsec_b3RoZXItc2VjcmV0LW9mLWxlbmd0aA==',
+		});
 		const t = await trigger();
 		await t.activate();
 		for (const key of Object.keys(t.staticData)) delete t.staticData[key];
@@ -167,23 +191,46 @@ describe('subscription lifecycle', () => {
 	it('refuses an http webhook URL, saying how to set the public https address', async () => {
 		const t = await trigger({ webhookBaseUrl: 'http://localhost:5678/webhook' });
 		await expect(t.activate()).rejects.toThrow(/only to https URLs/);
-		await expect(t.create()).rejects.toMatchObject({ message: expect.stringContaining('Set WEBHOOK_URL to the public https address of this n8n') as unknown });
+		await expect(t.create()).rejects.toMatchObject({
+			message: expect.stringContaining(
+				'Set WEBHOOK_URL to the public https address of this n8n',
+			) as unknown,
+		});
 		expect(subscriptions()).toHaveLength(0);
 	});
 
 	it.each([
-		['an http webhook URL', { webhookBaseUrl: 'http://localhost:5678/webhook' }, /only to https URLs/],
+		[
+			'an http webhook URL',
+			{ webhookBaseUrl: 'http://localhost:5678/webhook' },
+			/only to https URLs/,
+		],
 		['a malformed API key', { apiKey: 'svc_live_short' }, /not in an accepted format/],
-		['a key without webhooks:write', { apiKey: 'svc_test_ReadOnlyDemoKey000000002' }, /lacks the scope "webhooks:write"/],
-		['an unknown key', { apiKey: 'svc_live_RevokedOrNeverIssued000001' }, /invalid, revoked or mistyped/],
-	])("%s is the user's to fix: n8n's warning level, not reported as a crash", async (_, options, message) => {
-		const t = await trigger(options);
-		const error = await t.activate().then(
-			() => undefined,
-			(thrown: unknown) => thrown,
-		);
-		expect(error).toMatchObject({ message: expect.stringMatching(message) as unknown, level: 'warning', shouldReport: false });
-	});
+		[
+			'a key without webhooks:write',
+			{ apiKey: 'svc_test_ReadOnlyDemoKey000000002' },
+			/lacks the scope "webhooks:write"/,
+		],
+		[
+			'an unknown key',
+			{ apiKey: 'svc_live_RevokedOrNeverIssued000001' },
+			/invalid, revoked or mistyped/,
+		],
+	])(
+		"%s is the user's to fix: n8n's warning level, not reported as a crash",
+		async (_, options, message) => {
+			const t = await trigger(options);
+			const error = await t.activate().then(
+				() => undefined,
+				(thrown: unknown) => thrown,
+			);
+			expect(error).toMatchObject({
+				message: expect.stringMatching(message) as unknown,
+				level: 'warning',
+				shouldReport: false,
+			});
+		},
+	);
 });
 
 describe('deliveries signed by the sandbox', () => {
@@ -194,12 +241,19 @@ describe('deliveries signed by the sandbox', () => {
 		await until('one delivery', () => delivered.length === 1, { everyMs: 10, timeoutMs: 5000 });
 		expect(started()).toHaveLength(1);
 		const item = started()[0].passedOn?.[0].json as IDataObject;
-		expect(item).toMatchObject({ type: 'lead.created', data: { id: lead.id, email: 'fresh@example.com' }, meta: { verified: true } });
+		expect(item).toMatchObject({
+			type: 'lead.created',
+			data: { id: lead.id, email: 'fresh@example.com' },
+			meta: { verified: true },
+		});
 		expect((item.meta as IDataObject).webhook_id).toBe(item.id);
 
 		sandbox.state.deliveries.redeliver(item.id as string);
 		await until('two deliveries', () => delivered.length === 2, { everyMs: 10, timeoutMs: 5000 });
-		expect(delivered[1].response).toMatchObject({ statusCode: 200, body: { received: true, duplicate: true } });
+		expect(delivered[1].response).toMatchObject({
+			statusCode: 200,
+			body: { received: true, duplicate: true },
+		});
 		expect(started()).toHaveLength(1);
 	});
 
@@ -221,10 +275,16 @@ describe('deliveries signed by the sandbox', () => {
 		const t = await trigger({ events: ['lead.created'] });
 		await t.activate();
 		// A subscription that asks for more kinds, at the same URL, is what a wider one would send.
-		sandbox.state.store.subscriptions.set({ ...sandbox.state.store.subscriptions.get(stored(t).id)!, events: ['lead.created', 'campaign.updated'] });
+		sandbox.state.store.subscriptions.set({
+			...sandbox.state.store.subscriptions.get(stored(t).id)!,
+			events: ['lead.created', 'campaign.updated'],
+		});
 		sandbox.state.deliveries.emit('campaign.updated', { id: 'cmp_0001' });
 		await until('one delivery', () => delivered.length === 1, { everyMs: 10, timeoutMs: 5000 });
-		expect(delivered[0].response).toMatchObject({ statusCode: 200, body: { received: true, ignored: true } });
+		expect(delivered[0].response).toMatchObject({
+			statusCode: 200,
+			body: { received: true, ignored: true },
+		});
 		expect(started()).toHaveLength(0);
 	});
 });
@@ -232,18 +292,36 @@ describe('deliveries signed by the sandbox', () => {
 describe('acknowledged only once n8n stored the execution, and run once', () => {
 	const now = () => Math.floor(Date.now() / 1000);
 	function signed(t: TriggerHarness, id: string) {
-		const body = JSON.stringify({ id, type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
-		const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(now()), 'webhook-signature': new Webhook(stored(t).secret).sign(id, new Date(now() * 1000), body) };
+		const body = JSON.stringify({
+			id,
+			type: 'lead.created',
+			created_at: new Date().toISOString(),
+			data: { id: 'lead_0001' },
+		});
+		const headers = {
+			'content-type': 'application/json',
+			'webhook-id': id,
+			'webhook-timestamp': String(now()),
+			'webhook-signature': new Webhook(stored(t).secret).sign(id, new Date(now() * 1000), body),
+		};
 		return { method: 'POST' as const, headers, rawBody: body };
 	}
 	/** n8n's processed-data row of the trigger node (node scope). */
 	const row = (t: TriggerHarness) => processedData.rows.get(`${t.workflowId} n:${t.node.id}`) ?? [];
 
-	it('webhook() answers nothing for a new event: the execution answers 200, then claims the event in n8n\'s record', async () => {
+	it("webhook() answers nothing for a new event: the execution answers 200, then claims the event in n8n's record", async () => {
 		const t = await trigger();
 		await t.activate();
 		const result = await t.deliver(signed(t, 'evt_stored_1'));
-		expect(result.webhookResponse).toEqual({ workflowData: [[expect.objectContaining({ json: expect.objectContaining({ id: 'evt_stored_1' }) as unknown })]] });
+		expect(result.webhookResponse).toEqual({
+			workflowData: [
+				[
+					expect.objectContaining({
+						json: expect.objectContaining({ id: 'evt_stored_1' }) as unknown,
+					}),
+				],
+			],
+		});
 		expect(result.response).toEqual({ statusCode: 200, headers: {}, body: { received: true } });
 		expect(result.passedOn).toHaveLength(1);
 		expect(row(t)).toContain('event evt_stored_1');
@@ -262,13 +340,19 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 		// Known in this process now: the next copy costs no execution.
 		const again = await t.deliver(signed(t, 'evt_elsewhere_1'));
 		expect(again.workflowData).toBeUndefined();
-		expect(again.response).toMatchObject({ statusCode: 200, body: { received: true, duplicate: true } });
+		expect(again.response).toMatchObject({
+			statusCode: 200,
+			body: { received: true, duplicate: true },
+		});
 	});
 
 	it('two copies of an event arriving at the same instant: both answered 200, one passes the event on', async () => {
 		const t = await trigger();
 		await t.activate();
-		const results = await Promise.all([t.deliver(signed(t, 'evt_twin')), t.deliver(signed(t, 'evt_twin'))]);
+		const results = await Promise.all([
+			t.deliver(signed(t, 'evt_twin')),
+			t.deliver(signed(t, 'evt_twin')),
+		]);
 		expect(results.map((result) => result.response?.statusCode)).toEqual([200, 200]);
 		expect(results.map((result) => result.passedOn?.length ?? 0).sort()).toEqual([0, 1]);
 	});
@@ -276,8 +360,13 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 	it('a test listen from the editor is answered from its execution and claims nothing', async () => {
 		const published = await trigger();
 		await published.activate();
-		const listening = await trigger({ mode: 'manual', webhookId: published.node.webhookId, workflowId: published.workflowId });
-		for (const [key, value] of Object.entries(published.staticData)) listening.staticData[key] = value;
+		const listening = await trigger({
+			mode: 'manual',
+			webhookId: published.node.webhookId,
+			workflowId: published.workflowId,
+		});
+		for (const [key, value] of Object.entries(published.staticData))
+			listening.staticData[key] = value;
 		const first = await listening.deliver(signed(published, 'evt_listen'));
 		expect(first.response).toEqual({ statusCode: 200, headers: {}, body: { received: true } });
 		expect(first.passedOn).toHaveLength(1);
@@ -290,13 +379,23 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 describe('bad deliveries start nothing', () => {
 	let t: TriggerHarness;
 	const now = () => Math.floor(Date.now() / 1000);
-	const event = (id = 'evt_bad_1', type = 'lead.created') => JSON.stringify({ id, type, created_at: '2026-11-22T00:00:00Z', data: { id: 'lead_0001' } });
+	const event = (id = 'evt_bad_1', type = 'lead.created') =>
+		JSON.stringify({ id, type, created_at: '2026-11-22T00:00:00Z', data: { id: 'lead_0001' } });
 
 	function sign(body: string, options: { id?: string; timestamp?: number; secret?: string } = {}) {
 		const id = options.id ?? 'evt_bad_1';
 		const timestamp = options.timestamp ?? now();
-		const signature = new Webhook(options.secret ?? stored(t).secret).sign(id, new Date(timestamp * 1000), body);
-		return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
+		const signature = new Webhook(options.secret ?? stored(t).secret).sign(
+			id,
+			new Date(timestamp * 1000),
+			body,
+		);
+		return {
+			'content-type': 'application/json',
+			'webhook-id': id,
+			'webhook-timestamp': String(timestamp),
+			'webhook-signature': signature,
+		};
 	}
 
 	beforeEach(async () => {
@@ -306,20 +405,98 @@ describe('bad deliveries start nothing', () => {
 
 	const wrongSecret = 'whsec_' + Buffer.from('a different secret than stored!').toString('base64');
 	const cases: Array<[string, () => { headers: Record<string, string>; body: string }, number]> = [
-		['no signature headers', () => ({ headers: { 'content-type': 'application/json' }, body: event() }), 401],
-		['a truncated signature', () => { const headers = sign(event()); return { headers: { ...headers, 'webhook-signature': headers['webhook-signature'].slice(0, 30) }, body: event() }; }, 401],
-		['a wrong secret', () => ({ headers: sign(event(), { secret: wrongSecret }), body: event() }), 401],
-		['a stale timestamp', () => ({ headers: sign(event(), { timestamp: now() - 600 }), body: event() }), 401],
-		['a future timestamp', () => ({ headers: sign(event(), { timestamp: now() + 600 }), body: event() }), 401],
-		['a tampered body', () => ({ headers: sign(event()), body: event().replace('lead_0001', 'lead_0002') }), 401],
-		['re-ordered JSON keys', () => ({ headers: sign(event()), body: JSON.stringify({ type: 'lead.created', id: 'evt_bad_1', created_at: '2026-11-22T00:00:00Z', data: { id: 'lead_0001' } }) }), 401],
+		[
+			'no signature headers',
+			() => ({ headers: { 'content-type': 'application/json' }, body: event() }),
+			401,
+		],
+		[
+			'a truncated signature',
+			() => {
+				const headers = sign(event());
+				return {
+					headers: { ...headers, 'webhook-signature': headers['webhook-signature'].slice(0, 30) },
+					body: event(),
+				};
+			},
+			401,
+		],
+		[
+			'a wrong secret',
+			() => ({ headers: sign(event(), { secret: wrongSecret }), body: event() }),
+			401,
+		],
+		[
+			'a stale timestamp',
+			() => ({ headers: sign(event(), { timestamp: now() - 600 }), body: event() }),
+			401,
+		],
+		[
+			'a future timestamp',
+			() => ({ headers: sign(event(), { timestamp: now() + 600 }), body: event() }),
+			401,
+		],
+		[
+			'a tampered body',
+			() => ({ headers: sign(event()), body: event().replace('lead_0001', 'lead_0002') }),
+			401,
+		],
+		[
+			're-ordered JSON keys',
+			() => ({
+				headers: sign(event()),
+				body: JSON.stringify({
+					type: 'lead.created',
+					id: 'evt_bad_1',
+					created_at: '2026-11-22T00:00:00Z',
+					data: { id: 'lead_0001' },
+				}),
+			}),
+			401,
+		],
 		['an empty body', () => ({ headers: sign(event()), body: '' }), 401],
-		['signed malformed JSON', () => ({ headers: sign('{"id": "evt_bad_1", '), body: '{"id": "evt_bad_1", ' }), 400],
-		['signed JSON that is not an event', () => ({ headers: sign('[1,2,3]'), body: '[1,2,3]' }), 400],
-		['a valid signature but Content-Type text/plain', () => ({ headers: { ...sign(event()), 'content-type': 'text/plain' }, body: event() }), 415],
-		['no Content-Type at all', () => { const headers: Record<string, string> = sign(event()); delete headers['content-type']; return { headers, body: event() }; }, 415],
-		['a body over 1 MiB, even signed', () => { const big = JSON.stringify({ id: 'evt_bad_1', type: 'lead.created', created_at: '2026-11-22T00:00:00Z', data: { pad: 'x'.repeat(1024 * 1024) } }); return { headers: sign(big), body: big }; }, 413],
-		['an event id that differs from webhook-id', () => ({ headers: sign(event('evt_other')), body: event('evt_other') }), 400],
+		[
+			'signed malformed JSON',
+			() => ({ headers: sign('{"id": "evt_bad_1", '), body: '{"id": "evt_bad_1", ' }),
+			400,
+		],
+		[
+			'signed JSON that is not an event',
+			() => ({ headers: sign('[1,2,3]'), body: '[1,2,3]' }),
+			400,
+		],
+		[
+			'a valid signature but Content-Type text/plain',
+			() => ({ headers: { ...sign(event()), 'content-type': 'text/plain' }, body: event() }),
+			415,
+		],
+		[
+			'no Content-Type at all',
+			() => {
+				const headers: Record<string, string> = sign(event());
+				delete headers['content-type'];
+				return { headers, body: event() };
+			},
+			415,
+		],
+		[
+			'a body over 1 MiB, even signed',
+			() => {
+				const big = JSON.stringify({
+					id: 'evt_bad_1',
+					type: 'lead.created',
+					created_at: '2026-11-22T00:00:00Z',
+					data: { pad: 'x'.repeat(1024 * 1024) },
+				});
+				return { headers: sign(big), body: big };
+			},
+			413,
+		],
+		[
+			'an event id that differs from webhook-id',
+			() => ({ headers: sign(event('evt_other')), body: event('evt_other') }),
+			400,
+		],
 	];
 
 	it.each(cases)('%s', async (_name, make, status) => {
@@ -336,7 +513,9 @@ describe('bad deliveries start nothing', () => {
 		expect(ok.passedOn).toHaveLength(1);
 		const again = await t.deliver({ method: 'POST', headers: sign(event()), rawBody: event() });
 		expect(again.workflowData).toBeUndefined();
-		const logs = capturedLogs().map((line) => line.text).join('\n');
+		const logs = capturedLogs()
+			.map((line) => line.text)
+			.join('\n');
 		expect(logs).not.toContain(stored(t).secret.slice(6));
 		expect(logs).not.toContain(FULL_KEY);
 	});
@@ -347,8 +526,19 @@ describe('bad deliveries start nothing', () => {
 		const { secret } = stored(withHeaders);
 		const body = event('evt_headers');
 		const signature = new Webhook(secret).sign('evt_headers', new Date(now() * 1000), body);
-		const result = await withHeaders.deliver({ method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': 'evt_headers', 'webhook-timestamp': String(now()), 'webhook-signature': signature }, rawBody: body });
-		expect((result.workflowData?.[0][0].json.headers as IDataObject)['webhook-id']).toBe('evt_headers');
+		const result = await withHeaders.deliver({
+			method: 'POST',
+			headers: {
+				'content-type': 'application/json',
+				'webhook-id': 'evt_headers',
+				'webhook-timestamp': String(now()),
+				'webhook-signature': signature,
+			},
+			rawBody: body,
+		});
+		expect((result.workflowData?.[0][0].json.headers as IDataObject)['webhook-id']).toBe(
+			'evt_headers',
+		);
 	});
 });
 
@@ -356,13 +546,27 @@ describe('the signing secret sealed under the API key', () => {
 	const ROTATED_KEY = 'svc_live_LiveFormatDemoKey0000005';
 	const now = () => Math.floor(Date.now() / 1000);
 	function signedDelivery(secret: string, id: string) {
-		const body = JSON.stringify({ id, type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
-		const headers = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(now()), 'webhook-signature': new Webhook(secret).sign(id, new Date(now() * 1000), body) };
+		const body = JSON.stringify({
+			id,
+			type: 'lead.created',
+			created_at: new Date().toISOString(),
+			data: { id: 'lead_0001' },
+		});
+		const headers = {
+			'content-type': 'application/json',
+			'webhook-id': id,
+			'webhook-timestamp': String(now()),
+			'webhook-signature': new Webhook(secret).sign(id, new Date(now() * 1000), body),
+		};
 		return { method: 'POST' as const, headers, rawBody: body };
 	}
 	/** The same trigger node and static data, with another API key in its credential. */
 	async function withKey(t: TriggerHarness, apiKey: string): Promise<TriggerHarness> {
-		const rotated = await trigger({ apiKey, webhookId: t.node.webhookId, workflowId: t.workflowId });
+		const rotated = await trigger({
+			apiKey,
+			webhookId: t.node.webhookId,
+			workflowId: t.workflowId,
+		});
 		for (const [key, value] of Object.entries(t.staticData)) rotated.staticData[key] = value;
 		return rotated;
 	}
@@ -398,8 +602,9 @@ describe('the signing secret sealed under the API key', () => {
 		const parts = sealed.split('.');
 		const tag = Buffer.from(parts[3], 'base64url');
 		tag[0] ^= 1;
-		expect(openSecret(FULL_KEY, 'sub_1', [...parts.slice(0, 3), tag.toString('base64url')].join('.'))).toBeUndefined();
+		expect(
+			openSecret(FULL_KEY, 'sub_1', [...parts.slice(0, 3), tag.toString('base64url')].join('.')),
+		).toBeUndefined();
 		expect(sealSecret(FULL_KEY, 'sub_1', 'whsec_c2VjcmV0')).not.toBe(sealed);
 	});
 });
-

@@ -6,10 +6,21 @@ afterAll(async () => await shutdownEngine());
 
 describe('trigger lifecycle under churn', () => {
 	it('50 activate/deactivate cycles with static data loss and remote deletion between them: never two live, none leaked', async () => {
-		const t = await createSvcTrigger(sandbox(), { webhookId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b' });
+		const t = await createSvcTrigger(sandbox(), {
+			webhookId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+		});
 		// A subscription of someone else's at another URL must survive all of it.
-		sandbox().state.store.subscriptions.set({ id: 'sub_foreign', url: 'https://elsewhere.example.com/hook', events: ['lead.created'], created_at: sandbox().state.now(), secret: 'whsec_Zm9yZWlnbi1zZWNyZXQtMDEyMzQ1Njc4OQ==' });
-		const atThisUrl = () => [...sandbox().state.store.subscriptions.values()].filter((subscription) => subscription.url === t.webhookUrl);
+		sandbox().state.store.subscriptions.set({
+			id: 'sub_foreign',
+			url: 'https://elsewhere.example.com/hook',
+			events: ['lead.created'],
+			created_at: sandbox().state.now(),
+			secret: 'whsec_Zm9yZWlnbi1zZWNyZXQtMDEyMzQ1Njc4OQ==',
+		});
+		const atThisUrl = () =>
+			[...sandbox().state.store.subscriptions.values()].filter(
+				(subscription) => subscription.url === t.webhookUrl,
+			);
 		let mostLive = 0;
 		for (let cycle = 0; cycle < 50; cycle++) {
 			await t.activate();

@@ -14,17 +14,50 @@ import { Webhook } from 'standardwebhooks';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
-import type { CredentialRef, ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
+import type {
+	CredentialRef,
+	ExecutionRecord,
+	WorkflowInput,
+	WorkflowRecord,
+} from '../../harness/n8n/api';
 import type { N8nRoleProcess } from '../../harness/n8n/instance';
-import { activate, deactivate, executeWorkflow, getExecution, importCredential, importWorkflow, listExecutions, UNFINISHED, waitForExecutions } from '../../harness/n8n/api';
+import {
+	activate,
+	deactivate,
+	executeWorkflow,
+	getExecution,
+	importCredential,
+	importWorkflow,
+	listExecutions,
+	UNFINISHED,
+	waitForExecutions,
+} from '../../harness/n8n/api';
 import { makeLocalCa } from '../../harness/local-ca';
 import type { QueueTopology } from '../../harness/n8n/queue';
-import { EVENTS_DB_CREDENTIAL_ID, prepareEventsDatabase, startQueueTopology } from '../../harness/n8n/queue';
+import {
+	EVENTS_DB_CREDENTIAL_ID,
+	prepareEventsDatabase,
+	startQueueTopology,
+} from '../../harness/n8n/queue';
 import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
-import { credentialData, FULL_KEY, loadExample, nodeOutput, packedTarball, runtimeVersions, withCredential } from '../../harness/environment';
+import {
+	credentialData,
+	FULL_KEY,
+	loadExample,
+	nodeOutput,
+	packedTarball,
+	runtimeVersions,
+	withCredential,
+} from '../../harness/environment';
 import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../harness/project';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
-import { countsOf, killMidBurst, OPERATOR_BURST, receiverWorkflow, SVC_TRIGGER_RECEIVER } from '../../harness/kill-mid-burst';
+import {
+	countsOf,
+	killMidBurst,
+	OPERATOR_BURST,
+	receiverWorkflow,
+	SVC_TRIGGER_RECEIVER,
+} from '../../harness/kill-mid-burst';
 import { logTail } from '../../harness/processes';
 import { sleep, until } from '../../harness/wait';
 
@@ -43,7 +76,11 @@ let tlsDir: string;
 async function startAll(): Promise<void> {
 	tlsDir = await mkdtemp(join(tmpdir(), 'svc-queue-tls-'));
 	const tls = await makeLocalCa(tlsDir);
-	sandbox = await startSandbox({ allowLoopbackWebhooks: true, trustedCa: tls.caPem, delivery: { timeoutMs: 5000, retryDelaysMs: [200, 500] } });
+	sandbox = await startSandbox({
+		allowLoopbackWebhooks: true,
+		trustedCa: tls.caPem,
+		delivery: { timeoutMs: 5000, retryDelaysMs: [200, 500] },
+	});
 	const started = Date.now();
 	topology = await startQueueTopology({
 		version,
@@ -92,10 +129,16 @@ function signedDelivery(event: { id: string } & IDataObject) {
 	};
 }
 
-const leadCreated = (id: string) => ({ id, type: 'lead.created', created_at: new Date().toISOString(), data: { id: 'lead_0001' } });
+const leadCreated = (id: string) => ({
+	id,
+	type: 'lead.created',
+	created_at: new Date().toISOString(),
+	data: { id: 'lead_0001' },
+});
 
 /** The subscription's webhook path on another process (`base` is its /webhook URL). */
-const urlAt = (base: string) => `${base}${new URL(subscriptions()[0].url).pathname.replace(/^\/webhook/, '')}`;
+const urlAt = (base: string) =>
+	`${base}${new URL(subscriptions()[0].url).pathname.replace(/^\/webhook/, '')}`;
 
 /** Deliveries the trigger answered 503 (n8n behind on its saves, see docs/trigger.md) and that were sent again. */
 let sentAgainAfter503 = 0;
@@ -115,10 +158,16 @@ async function deliverAsService(base: string, event: { id: string } & IDataObjec
 }
 
 /** Sends two copies of each of `count` new events at the same instant, one to each of `targets`. */
-async function sendSimultaneousCopies(label: string, count: number, targets: [string, string]): Promise<string[]> {
+async function sendSimultaneousCopies(
+	label: string,
+	count: number,
+	targets: [string, string],
+): Promise<string[]> {
 	const ids = Array.from({ length: count }, (_, index) => `evt_${label}_${index}`);
 	for (const id of ids) {
-		const answers = await Promise.all(targets.map(async (base) => await deliverAsService(base, leadCreated(id))));
+		const answers = await Promise.all(
+			targets.map(async (base) => await deliverAsService(base, leadCreated(id))),
+		);
 		expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
 	}
 	return ids;
@@ -126,7 +175,10 @@ async function sendSimultaneousCopies(label: string, count: number, targets: [st
 
 let markersSent = 0;
 /** Every process that takes deliveries: the webhook processors and the main. */
-const deliveryTargets = () => [...topology.webhookProcessors.map((processor) => processor.webhookBaseUrl), topology.main.webhookBaseUrl];
+const deliveryTargets = () => [
+	...topology.webhookProcessors.map((processor) => processor.webhookBaseUrl),
+	topology.main.webhookBaseUrl,
+];
 
 /**
  * The workflow's executions once every delivery sent so far has run: a marker event sent after
@@ -143,14 +195,20 @@ async function settled(workflowId: string): Promise<ExecutionRecord[]> {
 	}
 	let executions: ExecutionRecord[] = [];
 	try {
-		await until('the markers ran', async () => {
-			executions = await storedExecutions(workflowId, { includeData: true });
-			if (executions.some((execution) => UNFINISHED.includes(execution.status))) return false;
-			const seen = perEvent(executions, 'On Lead Created');
-			return markers.every(({ id }) => seen.has(id));
-		}, { everyMs: 500, timeoutMs: 120_000 });
+		await until(
+			'the markers ran',
+			async () => {
+				executions = await storedExecutions(workflowId, { includeData: true });
+				if (executions.some((execution) => UNFINISHED.includes(execution.status))) return false;
+				const seen = perEvent(executions, 'On Lead Created');
+				return markers.every(({ id }) => seen.has(id));
+			},
+			{ everyMs: 500, timeoutMs: 120_000 },
+		);
 	} catch (error) {
-		throw new Error(`${(error as Error).message}\n${await whyMarkersDidNotRun(markers, executions)}`);
+		throw new Error(
+			`${(error as Error).message}\n${await whyMarkersDidNotRun(markers, executions)}`,
+		);
 	}
 	return executions;
 }
@@ -162,30 +220,59 @@ async function settled(workflowId: string): Promise<ExecutionRecord[]> {
  * finished on a worker and never showed in the list); each execution the list leaves out is read
  * by its id. Every wait on this suite's executions reads them here.
  */
-async function storedExecutions(workflowId: string, options: { includeData?: boolean } = {}): Promise<ExecutionRecord[]> {
+async function storedExecutions(
+	workflowId: string,
+	options: { includeData?: boolean } = {},
+): Promise<ExecutionRecord[]> {
 	const includeData = options.includeData ?? false;
 	const listed = await listExecutions(topology.main, workflowId, { includeData });
-	const ids = (await topology.services.sql(`SELECT id FROM execution_entity WHERE "workflowId" = '${workflowId}'`)).split('\n').filter((id) => id !== '');
+	const ids = (
+		await topology.services.sql(
+			`SELECT id FROM execution_entity WHERE "workflowId" = '${workflowId}'`,
+		)
+	)
+		.split('\n')
+		.filter((id) => id !== '');
 	const listedIds = new Set(listed.map((execution) => execution.id));
-	const leftOut = await Promise.all(ids.filter((id) => !listedIds.has(id)).map(async (id) => await getExecution(topology.main, id, includeData)));
+	const leftOut = await Promise.all(
+		ids
+			.filter((id) => !listedIds.has(id))
+			.map(async (id) => await getExecution(topology.main, id, includeData)),
+	);
 	return [...listed, ...leftOut].sort((a, b) => Number(b.id) - Number(a.id));
 }
 
 /** What a failed settled() reports: how each marker was answered, executions without an event, and every process's last log lines. */
-async function whyMarkersDidNotRun(markers: Array<{ id: string; target: string; answer: string }>, executions: ExecutionRecord[]): Promise<string> {
+async function whyMarkersDidNotRun(
+	markers: Array<{ id: string; target: string; answer: string }>,
+	executions: ExecutionRecord[],
+): Promise<string> {
 	const seen = perEvent(executions, 'On Lead Created');
-	const withoutEvent = executions.filter((execution) => nodeOutput(execution, 'On Lead Created').length === 0);
+	const withoutEvent = executions.filter(
+		(execution) => nodeOutput(execution, 'On Lead Created').length === 0,
+	);
 	const processes = [topology.main, ...topology.webhookProcessors, ...topology.workers];
-	const logs = await Promise.all(processes.map(async (process) => `--- ${process.logFile} ---\n${await logTail(process.logFile, 20)}`));
+	const logs = await Promise.all(
+		processes.map(
+			async (process) => `--- ${process.logFile} ---\n${await logTail(process.logFile, 20)}`,
+		),
+	);
 	return [
-		...markers.map(({ id, target, answer }) => `${id} at ${target}: answered ${answer}, ${seen.get(id)?.executions ?? 0} execution(s)`),
+		...markers.map(
+			({ id, target, answer }) =>
+				`${id} at ${target}: answered ${answer}, ${seen.get(id)?.executions ?? 0} execution(s)`,
+		),
 		`executions without the trigger's output: ${withoutEvent.map((execution) => `${execution.id} (${execution.status})`).join(', ') || 'none'}`,
 		...logs,
 	].join('\n');
 }
 
 /** Per event id (read from the trigger node's output): how many executions, and how many of them reached `node`. */
-function perEvent(executions: ExecutionRecord[], trigger: string, node?: string): Map<string, { executions: number; reached: number }> {
+function perEvent(
+	executions: ExecutionRecord[],
+	trigger: string,
+	node?: string,
+): Map<string, { executions: number; reached: number }> {
 	const counts = new Map<string, { executions: number; reached: number }>();
 	for (const execution of executions) {
 		const id = (nodeOutput(execution, trigger)[0]?.json.id as string | undefined) ?? '(none)';
@@ -210,35 +297,108 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 	describe('action workflows run on the workers', () => {
 		/** Manual Trigger, then one Svc node per step in a line, each run once. */
 		function smokeWorkflow(steps: Array<[string, INodeParameters]>): WorkflowInput {
-			const nodes: WorkflowInput['nodes'] = [{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} }];
+			const nodes: WorkflowInput['nodes'] = [
+				{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
+			];
 			const connections: WorkflowInput['connections'] = {};
 			let previous = 'Run';
 			for (const [name, parameters] of steps) {
-				nodes.push({ name, type: 'n8n-nodes-svc.svc', typeVersion: 1, parameters, executeOnce: true, credentials: { svcApi: { id: credential.id, name: credential.name } } });
+				nodes.push({
+					name,
+					type: 'n8n-nodes-svc.svc',
+					typeVersion: 1,
+					parameters,
+					executeOnce: true,
+					credentials: { svcApi: { id: credential.id, name: credential.name } },
+				});
 				connections[previous] = { main: [[{ node: name, type: 'main', index: 0 }]] };
 				previous = name;
 			}
-			return { name: 'queue smoke: every operation', nodes, connections, settings: { executionOrder: 'v1' } };
+			return {
+				name: 'queue smoke: every operation',
+				nodes,
+				connections,
+				settings: { executionOrder: 'v1' },
+			};
 		}
 
 		const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 		const subscriptionOfCreate = '={{ $("Create Subscription").item.json.id }}';
 		const steps: Array<[string, INodeParameters]> = [
 			['Get Me', { resource: 'account', operation: 'getMe' }],
-			['Upsert Lead', { resource: 'lead', operation: 'upsert', email: 'queue.smoke@example.com', additionalFields: { first_name: 'Queue' }, consentStatus: 'granted', consentDetails: { channel: 'email' } }],
+			[
+				'Upsert Lead',
+				{
+					resource: 'lead',
+					operation: 'upsert',
+					email: 'queue.smoke@example.com',
+					additionalFields: { first_name: 'Queue' },
+					consentStatus: 'granted',
+					consentDetails: { channel: 'email' },
+				},
+			],
 			['Get Lead', { resource: 'lead', operation: 'get', leadId: byId('lead_0001') }],
 			['Get Many Leads', { resource: 'lead', operation: 'getAll', limit: 5 }],
 			['Get Many Threads', { resource: 'conversation', operation: 'getAllThreads', limit: 5 }],
-			['Get Thread', { resource: 'conversation', operation: 'getThread', threadId: byId('thr_0001') }],
-			['Get Messages', { resource: 'conversation', operation: 'getMessages', threadId: byId('thr_0001'), limit: 5 }],
-			['Assistant Takeover', { resource: 'conversation', operation: 'assistantTakeover', leadId: byId('lead_0001'), note: 'queue smoke' }],
+			[
+				'Get Thread',
+				{ resource: 'conversation', operation: 'getThread', threadId: byId('thr_0001') },
+			],
+			[
+				'Get Messages',
+				{
+					resource: 'conversation',
+					operation: 'getMessages',
+					threadId: byId('thr_0001'),
+					limit: 5,
+				},
+			],
+			[
+				'Assistant Takeover',
+				{
+					resource: 'conversation',
+					operation: 'assistantTakeover',
+					leadId: byId('lead_0001'),
+					note: 'queue smoke',
+				},
+			],
 			['Get Many Campaigns', { resource: 'campaign', operation: 'getAll', limit: 5 }],
 			['Get Campaign', { resource: 'campaign', operation: 'get', campaignId: byId('cmp_0002') }],
-			['Dispatch', { resource: 'campaign', operation: 'dispatch', campaignId: byId('cmp_0002'), confirmDispatch: true, audience: 'wholeAudience' }],
-			['Create Subscription', { resource: 'webhookSubscription', operation: 'create', url: 'https://hooks.example.com/queue-smoke', events: ['campaign.updated'] }],
-			['Get Subscription', { resource: 'webhookSubscription', operation: 'get', subscriptionId: subscriptionOfCreate }],
-			['Get Many Subscriptions', { resource: 'webhookSubscription', operation: 'getAll', returnAll: true }],
-			['Delete Subscription', { resource: 'webhookSubscription', operation: 'delete', subscriptionId: subscriptionOfCreate }],
+			[
+				'Dispatch',
+				{
+					resource: 'campaign',
+					operation: 'dispatch',
+					campaignId: byId('cmp_0002'),
+					confirmDispatch: true,
+					audience: 'wholeAudience',
+				},
+			],
+			[
+				'Create Subscription',
+				{
+					resource: 'webhookSubscription',
+					operation: 'create',
+					url: 'https://hooks.example.com/queue-smoke',
+					events: ['campaign.updated'],
+				},
+			],
+			[
+				'Get Subscription',
+				{ resource: 'webhookSubscription', operation: 'get', subscriptionId: subscriptionOfCreate },
+			],
+			[
+				'Get Many Subscriptions',
+				{ resource: 'webhookSubscription', operation: 'getAll', returnAll: true },
+			],
+			[
+				'Delete Subscription',
+				{
+					resource: 'webhookSubscription',
+					operation: 'delete',
+					subscriptionId: subscriptionOfCreate,
+				},
+			],
 		];
 
 		it('the smoke set of all 15 operations succeeds, executed by a worker and not by the main', async () => {
@@ -248,7 +408,9 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				touchCampaign(sandbox.state, 'cmp_0002', { status: 'approved' });
 				const execution = await executeWorkflow(topology.main, stored.id, { timeoutMs: 60_000 });
 				expect(execution.status).toBe('success');
-				const empty = steps.map(([name]) => name).filter((name) => nodeOutput(execution, name).length === 0);
+				const empty = steps
+					.map(([name]) => name)
+					.filter((name) => nodeOutput(execution, name).length === 0);
 				expect(empty).toEqual([]);
 				const worker = await topology.workerThatRan(execution.id);
 				expect(worker).toBeDefined();
@@ -268,25 +430,38 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 		const totalExecutions = async () => (await storedExecutions(workflow.id)).length;
 
 		it('activation from the main creates exactly one subscription, at the webhook processor', async () => {
-			workflow = await importWorkflow(topology.main, loadExample('react-to-lead-created.json', credential));
+			workflow = await importWorkflow(
+				topology.main,
+				loadExample('react-to-lead-created.json', credential),
+			);
 			await activate(topology.main, workflow.id);
 			expect(subscriptions()).toHaveLength(1);
-			expect(subscriptions()[0].url).toMatch(new RegExp(`^${topology.webhookProcessors[0].webhookBaseUrl}/[0-9a-f-]+/webhook$`));
+			expect(subscriptions()[0].url).toMatch(
+				new RegExp(`^${topology.webhookProcessors[0].webhookBaseUrl}/[0-9a-f-]+/webhook$`),
+			);
 		});
 
 		it('a delivery at the webhook processor starts exactly one execution, run by a worker', async () => {
 			const { lead } = upsertLead(sandbox.state, { email: 'queue.delivered@example.com' });
-			const [execution] = await waitForExecutions(topology.main, workflow.id, 1, 30_000, { source: storedExecutions });
+			const [execution] = await waitForExecutions(topology.main, workflow.id, 1, 30_000, {
+				source: storedExecutions,
+			});
 			await sandbox.state.waitForDeliveries();
 			const executions = await settled(workflow.id);
 			const full = await getExecution(topology.main, execution.id, true);
 			expect(full.status).toBe('success');
 			delivered = nodeOutput(full, 'On Lead Created')[0].json as { id: string } & IDataObject;
-			expect(delivered).toMatchObject({ type: 'lead.created', data: { id: lead.id }, meta: { verified: true } });
+			expect(delivered).toMatchObject({
+				type: 'lead.created',
+				data: { id: lead.id },
+				meta: { verified: true },
+			});
 			expect(perEvent(executions, 'On Lead Created').get(delivered.id)?.executions).toBe(1);
 			expect(executions).toHaveLength(1 + deliveryTargets().length);
 			expect(await topology.workerThatRan(execution.id)).toBeDefined();
-			expect(await topology.webhookProcessors[0].log()).toContain(`Enqueued execution ${execution.id} `);
+			expect(await topology.webhookProcessors[0].log()).toContain(
+				`Enqueued execution ${execution.id} `,
+			);
 		});
 
 		it('a re-delivery after the first completed starts nothing, whichever process receives it', async () => {
@@ -294,16 +469,29 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			const before = await totalExecutions();
 			sandbox.state.deliveries.redeliver(event.id);
 			await sandbox.state.waitForDeliveries();
-			const original = { id: event.id, type: event.type, created_at: event.created_at, data: event.data };
+			const original = {
+				id: event.id,
+				type: event.type,
+				created_at: event.created_at,
+				data: event.data,
+			};
 			const answers = [];
-			for (const base of [topology.webhookProcessors[1].webhookBaseUrl, topology.main.webhookBaseUrl]) {
+			for (const base of [
+				topology.webhookProcessors[1].webhookBaseUrl,
+				topology.main.webhookBaseUrl,
+			]) {
 				const answer = await deliverAsService(base, original);
 				answers.push([answer.status, answer.body]);
 			}
 			// Webhook processors never run the trigger's step (the workers do), so each copy gets an
 			// execution, answered 200 from it; the claim stops it at the trigger.
-			expect(answers).toEqual([[200, { received: true }], [200, { received: true }]]);
-			expect(sandbox.state.deliveries.attempts({ eventId: event.id }).every((attempt) => attempt.ok)).toBe(true);
+			expect(answers).toEqual([
+				[200, { received: true }],
+				[200, { received: true }],
+			]);
+			expect(
+				sandbox.state.deliveries.attempts({ eventId: event.id }).every((attempt) => attempt.ok),
+			).toBe(true);
 			const executions = await settled(workflow.id);
 			expect(perEvent(executions, 'On Lead Created').get(event.id)?.executions).toBe(1);
 			expect(executions).toHaveLength(before + 3 + deliveryTargets().length);
@@ -313,15 +501,27 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			const pairs = 20;
 			const [processorA, processorB] = topology.webhookProcessors;
 			const before = await totalExecutions();
-			const same = await sendSimultaneousCopies('same', pairs, [processorA.webhookBaseUrl, processorA.webhookBaseUrl]);
-			const split = await sendSimultaneousCopies('split', pairs, [processorA.webhookBaseUrl, processorB.webhookBaseUrl]);
+			const same = await sendSimultaneousCopies('same', pairs, [
+				processorA.webhookBaseUrl,
+				processorA.webhookBaseUrl,
+			]);
+			const split = await sendSimultaneousCopies('split', pairs, [
+				processorA.webhookBaseUrl,
+				processorB.webhookBaseUrl,
+			]);
 			const counts = perEvent(await settled(workflow.id), 'On Lead Created');
 			const tally = (ids: string[]) => ids.map((id) => counts.get(id)?.executions ?? 0);
 			const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 			figures.simultaneousCopies = {
 				pairs,
-				oneProcessor: { executions: sum(tally(same)), eventsRunTwice: tally(same).filter((count) => count > 1).length },
-				twoProcessors: { executions: sum(tally(split)), eventsRunTwice: tally(split).filter((count) => count > 1).length },
+				oneProcessor: {
+					executions: sum(tally(same)),
+					eventsRunTwice: tally(same).filter((count) => count > 1).length,
+				},
+				twoProcessors: {
+					executions: sum(tally(split)),
+					eventsRunTwice: tally(split).filter((count) => count > 1).length,
+				},
 			};
 			// Every copy has an execution (each was answered from one); one per event runs past the trigger.
 			expect(await totalExecutions()).toBe(before + 4 * pairs + deliveryTargets().length);
@@ -332,7 +532,9 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 		it('measured: a burst of distinct events, then each re-delivered to the other processor', async () => {
 			const [processorA, processorB] = topology.webhookProcessors;
 			const ids = Array.from({ length: 20 }, (_, index) => `evt_burst_${index}`);
-			const answers = await Promise.all(ids.map(async (id) => await deliverAsService(processorA.webhookBaseUrl, leadCreated(id))));
+			const answers = await Promise.all(
+				ids.map(async (id) => await deliverAsService(processorA.webhookBaseUrl, leadCreated(id))),
+			);
 			expect(answers.every((answer) => answer.status === 200)).toBe(true);
 			await settled(workflow.id);
 			for (const id of ids) await deliverAsService(processorB.webhookBaseUrl, leadCreated(id));
@@ -355,7 +557,13 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 
 		beforeAll(async () => {
 			figures.killedMidBurst = crashFigures;
-			workflow = await importWorkflow(topology.main, withCredential(receiverWorkflow('queue crash: Svc Trigger', SVC_TRIGGER_RECEIVER, sandbox.url), credential));
+			workflow = await importWorkflow(
+				topology.main,
+				withCredential(
+					receiverWorkflow('queue crash: Svc Trigger', SVC_TRIGGER_RECEIVER, sandbox.url),
+					credential,
+				),
+			);
 			await activate(topology.main, workflow.id);
 		});
 		afterAll(async () => {
@@ -376,25 +584,40 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 
 		it('the webhook processor that receives the deliveries: every event answered 2xx has an execution, none runs twice past the trigger', async () => {
 			const result = await burstAndKill(topology.webhookProcessors[0]);
-			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(OPERATOR_BURST.killAfterAcknowledged);
+			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
+				OPERATOR_BURST.killAfterAcknowledged,
+			);
 			// One assertion, so that a failure shows each event's attempts and executions.
-			expect({ lost: result.acknowledgedWithoutExecution, ranTwice: result.ranTwice, stranded: result.stranded, details: result.details }).toEqual({ lost: [], ranTwice: [], stranded: [], details: [] });
+			expect({
+				lost: result.acknowledgedWithoutExecution,
+				ranTwice: result.ranTwice,
+				stranded: result.stranded,
+				details: result.details,
+			}).toEqual({ lost: [], ranTwice: [], stranded: [], details: [] });
 		});
 
 		it("a worker: none runs twice past the trigger; an answered event is lost only where n8n replaced its dead run's data", async () => {
 			const result = await burstAndKill(topology.workers[0]);
-			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(OPERATOR_BURST.killAfterAcknowledged);
+			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
+				OPERATOR_BURST.killAfterAcknowledged,
+			);
 			expect(result.ranTwice).toEqual([]);
 			expect(result.stranded).toEqual([]);
 			// n8n 2.x fails a dead worker's runs with its own error and keeps none of their data (docs/queue-mode.md).
-			expect(result.acknowledgedWithoutExecution.length).toBeLessThanOrEqual(result.failedWithDataReplaced);
+			expect(result.acknowledgedWithoutExecution.length).toBeLessThanOrEqual(
+				result.failedWithDataReplaced,
+			);
 		});
 	});
 
 	describe('exactly once across processes: a downstream claim in PostgreSQL (examples/exactly-once-with-postgres.json)', () => {
 		it('simultaneous copies at two processors run past the claim once per event; Remove Duplicates measured beside it', async () => {
 			const eventsDb = await prepareEventsDatabase(topology);
-			const example = withCredential(loadExample('exactly-once-with-postgres.json', credential), eventsDb, EVENTS_DB_CREDENTIAL_ID);
+			const example = withCredential(
+				loadExample('exactly-once-with-postgres.json', credential),
+				eventsDb,
+				EVENTS_DB_CREDENTIAL_ID,
+			);
 			// For comparison, n8n's own Remove Duplicates node on a second branch from the trigger. It is
 			// placed below the claim branch, so n8n's v1 order runs it second, and its failures (its own
 			// unique constraint under concurrent executions) go to an unconnected error output: they are
@@ -409,14 +632,32 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 						typeVersion: 2,
 						position: [240, 300],
 						onError: 'continueErrorOutput',
-						parameters: { operation: 'removeItemsSeenInPreviousExecutions', dedupeValue: '={{ $json.id }}' },
+						parameters: {
+							operation: 'removeItemsSeenInPreviousExecutions',
+							dedupeValue: '={{ $json.id }}',
+						},
 					},
-					{ name: 'After Remove Duplicates', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [480, 300], parameters: {} },
+					{
+						name: 'After Remove Duplicates',
+						type: 'n8n-nodes-base.noOp',
+						typeVersion: 1,
+						position: [480, 300],
+						parameters: {},
+					},
 				],
 				connections: {
 					...example.connections,
-					'On Lead Created': { main: [[...(example.connections['On Lead Created'].main[0] ?? []), { node: 'Remove Duplicates', type: 'main', index: 0 }]] },
-					'Remove Duplicates': { main: [[{ node: 'After Remove Duplicates', type: 'main', index: 0 }]] },
+					'On Lead Created': {
+						main: [
+							[
+								...(example.connections['On Lead Created'].main[0] ?? []),
+								{ node: 'Remove Duplicates', type: 'main', index: 0 },
+							],
+						],
+					},
+					'Remove Duplicates': {
+						main: [[{ node: 'After Remove Duplicates', type: 'main', index: 0 }]],
+					},
 				},
 			};
 			const stored = await importWorkflow(topology.main, workflowInput);
@@ -424,23 +665,48 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			expect(subscriptions()).toHaveLength(1);
 
 			const [processorA, processorB] = topology.webhookProcessors;
-			const ids = await sendSimultaneousCopies('claimed', 20, [processorA.webhookBaseUrl, processorB.webhookBaseUrl]);
+			const ids = await sendSimultaneousCopies('claimed', 20, [
+				processorA.webhookBaseUrl,
+				processorB.webhookBaseUrl,
+			]);
 			const executions = await settled(stored.id);
 			const viaClaim = perEvent(executions, 'On Lead Created', 'Get Lead');
-			const viaRemoveDuplicates = perEvent(executions, 'On Lead Created', 'After Remove Duplicates');
-			const sum = (map: Map<string, { executions: number; reached: number }>, field: 'executions' | 'reached') => ids.reduce((total, id) => total + (map.get(id)?.[field] ?? 0), 0);
+			const viaRemoveDuplicates = perEvent(
+				executions,
+				'On Lead Created',
+				'After Remove Duplicates',
+			);
+			const sum = (
+				map: Map<string, { executions: number; reached: number }>,
+				field: 'executions' | 'reached',
+			) => ids.reduce((total, id) => total + (map.get(id)?.[field] ?? 0), 0);
 			figures.downstreamClaim = {
 				events: ids.length,
 				executions: sum(viaClaim, 'executions'),
 				pastPostgresClaim: sum(viaClaim, 'reached'),
 				pastRemoveDuplicates: sum(viaRemoveDuplicates, 'reached'),
-				removeDuplicatesFailed: executions.filter((execution) => nodeOutput(execution, 'Remove Duplicates', 1).length > 0).length,
+				removeDuplicatesFailed: executions.filter(
+					(execution) => nodeOutput(execution, 'Remove Duplicates', 1).length > 0,
+				).length,
 			};
 			// Whole lists, so that a failure shows which execution, node and error, or which event, went wrong.
 			const failures = executions.filter((execution) => execution.status !== 'success');
-			expect(failures.map((execution) => `${execution.id}:${execution.status}:${execution.data?.resultData.lastNodeExecuted}:${execution.data?.resultData.error?.message}`)).toEqual([]);
-			expect(ids.filter((id) => viaClaim.get(id)?.reached !== 1).map((id) => `${id}: ${JSON.stringify(viaClaim.get(id) ?? 'no execution')}`)).toEqual([]);
-			expect(await topology.services.sql(`SELECT count(*) FROM svc_processed_events WHERE event_id LIKE 'evt_claimed_%'`)).toBe(`${ids.length}\n`);
+			expect(
+				failures.map(
+					(execution) =>
+						`${execution.id}:${execution.status}:${execution.data?.resultData.lastNodeExecuted}:${execution.data?.resultData.error?.message}`,
+				),
+			).toEqual([]);
+			expect(
+				ids
+					.filter((id) => viaClaim.get(id)?.reached !== 1)
+					.map((id) => `${id}: ${JSON.stringify(viaClaim.get(id) ?? 'no execution')}`),
+			).toEqual([]);
+			expect(
+				await topology.services.sql(
+					`SELECT count(*) FROM svc_processed_events WHERE event_id LIKE 'evt_claimed_%'`,
+				),
+			).toBe(`${ids.length}\n`);
 			await deactivate(topology.main, stored.id);
 		});
 	});
@@ -453,13 +719,29 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			return {
 				name: `queue bulk upsert ${path}`,
 				nodes: [
-					{ name: 'Receive', type: 'n8n-nodes-base.webhook', typeVersion: 2, webhookId: path, parameters: { httpMethod: 'POST', path, responseMode: 'onReceived' } },
-					{ name: 'Each Lead', type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters: { fieldToSplitOut: 'body.leads' } },
+					{
+						name: 'Receive',
+						type: 'n8n-nodes-base.webhook',
+						typeVersion: 2,
+						webhookId: path,
+						parameters: { httpMethod: 'POST', path, responseMode: 'onReceived' },
+					},
+					{
+						name: 'Each Lead',
+						type: 'n8n-nodes-base.splitOut',
+						typeVersion: 1,
+						parameters: { fieldToSplitOut: 'body.leads' },
+					},
 					{
 						name: 'Upsert',
 						type: 'n8n-nodes-svc.svc',
 						typeVersion: 1,
-						parameters: { resource: 'lead', operation: 'upsert', inputMode: 'mapAutomatically', options: idempotencyKey ? { idempotencyKey } : {} },
+						parameters: {
+							resource: 'lead',
+							operation: 'upsert',
+							inputMode: 'mapAutomatically',
+							options: idempotencyKey ? { idempotencyKey } : {},
+						},
 						credentials: { svcApi: { id: credential.id, name: credential.name } },
 					},
 				],
@@ -474,12 +756,23 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 		async function killMidRun(label: string, idempotencyKey: string): Promise<IDataObject> {
 			sandbox.state.faults.set([{ route: 'POST /v1/leads', latencyMs: 40 }]);
 			const prefix = `kill-${label}-`;
-			const stored = await importWorkflow(topology.main, bulkWorkflow(`queue-bulk-${label}`, idempotencyKey));
+			const stored = await importWorkflow(
+				topology.main,
+				bulkWorkflow(`queue-bulk-${label}`, idempotencyKey),
+			);
 			await activate(topology.main, stored.id);
-			const ours = () => [...sandbox.state.store.leads.values()].filter((lead) => lead.email?.startsWith(prefix)).length;
+			const ours = () =>
+				[...sandbox.state.store.leads.values()].filter((lead) => lead.email?.startsWith(prefix))
+					.length;
 			const statsBefore = sandbox.state.stats.snapshot();
-			const leads = Array.from({ length: LEADS }, (_, index) => ({ email: `${prefix}${index}@example.com`, first_name: `K${index}` }));
-			const sent = await topology.main.fetch(`${topology.webhookProcessors[0].webhookBaseUrl}/queue-bulk-${label}`, { method: 'POST', body: { leads } });
+			const leads = Array.from({ length: LEADS }, (_, index) => ({
+				email: `${prefix}${index}@example.com`,
+				first_name: `K${index}`,
+			}));
+			const sent = await topology.main.fetch(
+				`${topology.webhookProcessors[0].webhookBaseUrl}/queue-bulk-${label}`,
+				{ method: 'POST', body: { leads } },
+			);
 			expect(sent.status).toBe(200);
 
 			let execution: ExecutionRecord | undefined;
@@ -489,18 +782,29 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			});
 			const executionId = String(execution?.id);
 			let worker: N8nRoleProcess | undefined;
-			await until('a worker picks it up', async () => (worker = await topology.workerThatRan(executionId)) !== undefined);
+			await until(
+				'a worker picks it up',
+				async () => (worker = await topology.workerThatRan(executionId)) !== undefined,
+			);
 			await until('300 upserts applied', () => ours() >= 300, { timeoutMs: 60_000 });
 			await worker?.kill();
 			const killedAt = Date.now();
 			// Requests the worker sent before it died still wait out their latency in the sandbox, then
 			// write; none is held once they all have (the write itself is synchronous).
-			await until("the killed worker's requests written", () => sandbox.state.timers.pending === 0, { everyMs: 20, timeoutMs: 30_000 });
+			await until(
+				"the killed worker's requests written",
+				() => sandbox.state.timers.pending === 0,
+				{ everyMs: 20, timeoutMs: 30_000 },
+			);
 			const appliedBeforeKill = ours();
 			await worker?.restart();
 
-			const failed = await until('n8n gives the run up', async () => !UNFINISHED.includes((await getExecution(topology.main, executionId, false)).status), { timeoutMs: 120_000 })
-				.then(async () => await getExecution(topology.main, executionId, false));
+			const failed = await until(
+				'n8n gives the run up',
+				async () =>
+					!UNFINISHED.includes((await getExecution(topology.main, executionId, false)).status),
+				{ timeoutMs: 120_000 },
+			).then(async () => await getExecution(topology.main, executionId, false));
 			const noticedAfterSeconds = Math.round((Date.now() - killedAt) / 100) / 10;
 			const lostBeforeRecovery = LEADS - ours();
 
@@ -508,18 +812,30 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			// missing after it, the caller sends its request again.
 			const recovery: string[] = [];
 			/** The newest execution, once there are `runs` and none is running. */
-			const nextRunSettles = async (runs: number) => (await waitForExecutions(topology.main, stored.id, runs, 120_000, { source: storedExecutions })).at(-1) as ExecutionRecord;
-			const retry = await topology.main.rest('POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
+			const nextRunSettles = async (runs: number) =>
+				(
+					await waitForExecutions(topology.main, stored.id, runs, 120_000, {
+						source: storedExecutions,
+					})
+				).at(-1) as ExecutionRecord;
+			const retry = await topology.main.rest('POST', `/executions/${executionId}/retry`, {
+				loadWorkflow: false,
+			});
 			if (retry.status === 200) {
 				const retried = await getExecution(topology.main, (await nextRunSettles(2)).id, true);
 				const reason = retried.data?.resultData.error?.message;
-				recovery.push(`n8n Retry: ${retried.status}${reason ? ` (${reason})` : ''}, ${ours()} of ${LEADS} stored`);
+				recovery.push(
+					`n8n Retry: ${retried.status}${reason ? ` (${reason})` : ''}, ${ours()} of ${LEADS} stored`,
+				);
 			} else {
 				recovery.push(`n8n Retry refused (${retry.status})`);
 			}
 			if (ours() < LEADS) {
 				const runs = (await storedExecutions(stored.id)).length + 1;
-				const again = await topology.main.fetch(`${topology.webhookProcessors[0].webhookBaseUrl}/queue-bulk-${label}`, { method: 'POST', body: { leads } });
+				const again = await topology.main.fetch(
+					`${topology.webhookProcessors[0].webhookBaseUrl}/queue-bulk-${label}`,
+					{ method: 'POST', body: { leads } },
+				);
 				expect(again.status).toBe(200);
 				const rerun = await nextRunSettles(runs);
 				recovery.push(`request sent again: ${rerun.status}, ${ours()} of ${LEADS} stored`);

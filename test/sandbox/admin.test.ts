@@ -19,7 +19,9 @@ const admin = () => client(sandbox.url);
 
 /** A request a listed endpoint accepts: its `{name}` segments filled, a body where it needs one. */
 function sample(endpoint: AdminEndpoint): { url: string; body?: unknown } {
-	const url = endpoint.path.replace('{event_id}', 'evt_unknown').replace('{campaign_id}', 'cmp_0001');
+	const url = endpoint.path
+		.replace('{event_id}', 'evt_unknown')
+		.replace('{campaign_id}', 'cmp_0001');
 	const bodies: Record<string, unknown> = {
 		'PUT /__admin/faults': { rules: [] },
 		'PUT /__admin/rate-limit': { requestsPerSecond: null },
@@ -46,9 +48,15 @@ describe('admin API index', () => {
 			expect(endpoint.description.trim().length).toBeGreaterThan(5);
 		}
 		expect(endpoints).toContainEqual(expect.objectContaining({ method: 'GET', path: '/__admin/' }));
-		expect(endpoints).toContainEqual(expect.objectContaining({ method: 'POST', path: '/__admin/leads' }));
-		expect(endpoints).toContainEqual(expect.objectContaining({ method: 'POST', path: '/__admin/events/{event_id}/redeliver' }));
-		expect(new Set(endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path}`)).size).toBe(endpoints.length);
+		expect(endpoints).toContainEqual(
+			expect.objectContaining({ method: 'POST', path: '/__admin/leads' }),
+		);
+		expect(endpoints).toContainEqual(
+			expect.objectContaining({ method: 'POST', path: '/__admin/events/{event_id}/redeliver' }),
+		);
+		expect(new Set(endpoints.map((endpoint) => `${endpoint.method} ${endpoint.path}`)).size).toBe(
+			endpoints.length,
+		);
 	});
 
 	it('every endpoint the index lists is served (no 404 or 405), and nothing else is', async () => {
@@ -56,9 +64,14 @@ describe('admin API index', () => {
 		const unserved: string[] = [];
 		for (const endpoint of endpoints) {
 			const { url, body } = sample(endpoint);
-			const { status, data } = await admin().request<Partial<ApiErrorBody>>({ method: endpoint.method, url, data: body });
+			const { status, data } = await admin().request<Partial<ApiErrorBody>>({
+				method: endpoint.method,
+				url,
+				data: body,
+			});
 			// A 404 about the thing asked for (an unknown event) is fine; one about the path is not.
-			if (status === 405 || (status === 404 && /no admin endpoint/.test(data.error?.message ?? ''))) unserved.push(`${endpoint.method} ${url}: ${status}`);
+			if (status === 405 || (status === 404 && /no admin endpoint/.test(data.error?.message ?? '')))
+				unserved.push(`${endpoint.method} ${url}: ${status}`);
 		}
 		expect(unserved).toEqual([]);
 		expect((await admin().get('/__admin/nothing-here')).status).toBe(404);
@@ -79,10 +92,16 @@ describe('admin API errors', () => {
 	}
 
 	it('answers 400 invalid_request, not 500, to a path segment that is not valid percent-encoding', async () => {
-		const withParams = [...(await pathsWithMethods('%E0%A4%A')).entries()].filter(([url]) => url.includes('%'));
+		const withParams = [...(await pathsWithMethods('%E0%A4%A')).entries()].filter(([url]) =>
+			url.includes('%'),
+		);
 		expect(withParams.length).toBeGreaterThan(0);
 		for (const [url, [method]] of withParams) {
-			const { status, data, headers } = await admin().request<ApiErrorBody>({ method, url, data: {} });
+			const { status, data, headers } = await admin().request<ApiErrorBody>({
+				method,
+				url,
+				data: {},
+			});
 			expect([url, status]).toEqual([url, 400]);
 			expect(headers['content-type']).toMatch(/^application\/json/);
 			expect(data.error.code).toBe(ERROR_CODES.invalidRequest);

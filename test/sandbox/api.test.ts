@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
 
-import type { ApiErrorBody, Campaign, DispatchResult, Lead, ListPage, Me, Message, Subscription, TakeoverResult, Thread } from '../../nodes/Svc/contract';
+import type {
+	ApiErrorBody,
+	Campaign,
+	DispatchResult,
+	Lead,
+	ListPage,
+	Me,
+	Message,
+	Subscription,
+	TakeoverResult,
+	Thread,
+} from '../../nodes/Svc/contract';
 import { ENDPOINTS, ERROR_CODES, LEAD_MATCH_ORDER, buildPath } from '../../nodes/Svc/contract';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
@@ -22,16 +33,24 @@ function api(key: string = KEYS.full) {
 }
 
 function upsert(body: unknown, key: string = KEYS.full) {
-	return api(key).post<Lead & ApiErrorBody>(ENDPOINTS.upsertLead.path, body, { headers: { 'Idempotency-Key': randomUUID() } });
+	return api(key).post<Lead & ApiErrorBody>(ENDPOINTS.upsertLead.path, body, {
+		headers: { 'Idempotency-Key': randomUUID() },
+	});
 }
 
 /** Follows next_cursor to the end, checking no page is larger than the sandbox's cap. */
-async function readAll<T>(path: string, params: Record<string, string> = {}, key: string = KEYS.full): Promise<{ items: T[]; pages: number }> {
+async function readAll<T>(
+	path: string,
+	params: Record<string, string> = {},
+	key: string = KEYS.full,
+): Promise<{ items: T[]; pages: number }> {
 	const items: T[] = [];
 	let cursor: string | null = null;
 	let pages = 0;
 	do {
-		const response: { status: number; data: ListPage<T> } = await api(key).get<ListPage<T>>(path, { params: { ...params, limit: 100, ...(cursor === null ? {} : { cursor }) } });
+		const response: { status: number; data: ListPage<T> } = await api(key).get<ListPage<T>>(path, {
+			params: { ...params, limit: 100, ...(cursor === null ? {} : { cursor }) },
+		});
 		expect(response.status).toBe(200);
 		expect(response.data.data.length).toBeLessThanOrEqual(PAGE);
 		items.push(...response.data.data);
@@ -57,7 +76,11 @@ describe('authentication and scopes', () => {
 			expect(data.key.prefix.length).toBeLessThan(key.length - 8);
 		}
 		const readOnly = await api(KEYS.readOnly).get<Me>(ENDPOINTS.getMe.path);
-		expect(readOnly.data.key.scopes).toEqual(['leads:read', 'conversations:read', 'campaigns:read']);
+		expect(readOnly.data.key.scopes).toEqual([
+			'leads:read',
+			'conversations:read',
+			'campaigns:read',
+		]);
 	});
 
 	it.each([
@@ -76,20 +99,31 @@ describe('authentication and scopes', () => {
 	it('answers 403 missing_scope naming the required scope', async () => {
 		const write = await upsert({ email: 'x@example.com' }, KEYS.readOnly);
 		expect(write.status).toBe(403);
-		expect(write.data.error).toMatchObject({ code: ERROR_CODES.missingScope, required_scope: 'leads:write' });
-
-		const dispatch = await api(KEYS.noSensitive).post<ApiErrorBody>(buildPath(ENDPOINTS.dispatchCampaign.path, { campaign_id: 'cmp_0002' }), {}, {
-			headers: { 'Idempotency-Key': randomUUID() },
+		expect(write.data.error).toMatchObject({
+			code: ERROR_CODES.missingScope,
+			required_scope: 'leads:write',
 		});
+
+		const dispatch = await api(KEYS.noSensitive).post<ApiErrorBody>(
+			buildPath(ENDPOINTS.dispatchCampaign.path, { campaign_id: 'cmp_0002' }),
+			{},
+			{
+				headers: { 'Idempotency-Key': randomUUID() },
+			},
+		);
 		expect(dispatch.status).toBe(403);
 		expect(dispatch.data.error.required_scope).toBe('campaigns:danger');
 
-		const subscriptions = await api(KEYS.readOnly).get<ApiErrorBody>(ENDPOINTS.listSubscriptions.path);
+		const subscriptions = await api(KEYS.readOnly).get<ApiErrorBody>(
+			ENDPOINTS.listSubscriptions.path,
+		);
 		expect(subscriptions.data.error.required_scope).toBe('webhooks:write');
 	});
 
 	it('refuses X-API-Key, which is reserved for the dashboard proxy', async () => {
-		const { status, data } = await api().get<ApiErrorBody>(ENDPOINTS.getMe.path, { headers: { 'X-API-Key': KEYS.full } });
+		const { status, data } = await api().get<ApiErrorBody>(ENDPOINTS.getMe.path, {
+			headers: { 'X-API-Key': KEYS.full },
+		});
 		expect(status).toBe(400);
 		expect(data.error.code).toBe(ERROR_CODES.invalidRequest);
 		expect(data.error.message).toMatch(/X-API-Key.*reserved.*proxy/i);
@@ -103,7 +137,9 @@ describe('authentication and scopes', () => {
 	});
 
 	it('answers 400, not 500, to a path parameter that is not valid percent-encoding', async () => {
-		const { status, data } = await api().get<ApiErrorBody>(ENDPOINTS.getLead.path.replace('{lead_id}', '%E0%A4%A'));
+		const { status, data } = await api().get<ApiErrorBody>(
+			ENDPOINTS.getLead.path.replace('{lead_id}', '%E0%A4%A'),
+		);
 		expect(status).toBe(400);
 		expect(data.error.code).toBe(ERROR_CODES.invalidRequest);
 		expect(data.error.message).toMatch(/lead_id.*percent-encoding/);
@@ -120,7 +156,10 @@ describe('request bodies', () => {
 		expect(broken.data.error.message).toMatch(/not valid JSON/);
 
 		const form = await api().post<ApiErrorBody>(ENDPOINTS.upsertLead.path, 'email=a@example.com', {
-			headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Idempotency-Key': randomUUID() },
+			headers: {
+				'Content-Type': 'application/x-www-form-urlencoded',
+				'Idempotency-Key': randomUUID(),
+			},
 		});
 		expect(form.status).toBe(400);
 		expect(form.data.error.message).toMatch(/Content-Type: application\/json/);
@@ -133,48 +172,84 @@ describe('request bodies', () => {
 
 describe('leads', () => {
 	it('creates (201), then updates (200) the same lead, merging custom fields', async () => {
-		const created = await upsert({ email: 'new.lead@example.com', first_name: 'New', custom_fields: { plan: 'pro', team: 'a' } });
+		const created = await upsert({
+			email: 'new.lead@example.com',
+			first_name: 'New',
+			custom_fields: { plan: 'pro', team: 'a' },
+		});
 		expect(created.status).toBe(201);
-		expect(created.data).toMatchObject({ email: 'new.lead@example.com', first_name: 'New', phone: null, custom_fields: { plan: 'pro', team: 'a' } });
+		expect(created.data).toMatchObject({
+			email: 'new.lead@example.com',
+			first_name: 'New',
+			phone: null,
+			custom_fields: { plan: 'pro', team: 'a' },
+		});
 		expect(created.data.id).toMatch(/^lead_/);
 
-		const updated = await upsert({ email: 'NEW.LEAD@example.com', last_name: 'Lead', custom_fields: { team: 'b' } });
+		const updated = await upsert({
+			email: 'NEW.LEAD@example.com',
+			last_name: 'Lead',
+			custom_fields: { team: 'b' },
+		});
 		expect(updated.status).toBe(200);
 		expect(updated.data.id).toBe(created.data.id);
-		expect(updated.data).toMatchObject({ first_name: 'New', last_name: 'Lead', custom_fields: { plan: 'pro', team: 'b' } });
+		expect(updated.data).toMatchObject({
+			first_name: 'New',
+			last_name: 'Lead',
+			custom_fields: { plan: 'pro', team: 'b' },
+		});
 
-		const fetched = await api().get<Lead>(buildPath(ENDPOINTS.getLead.path, { lead_id: created.data.id }));
+		const fetched = await api().get<Lead>(
+			buildPath(ENDPOINTS.getLead.path, { lead_id: created.data.id }),
+		);
 		expect(fetched.data).toEqual(updated.data);
 		expect(sandbox.state.stats.snapshot()).toMatchObject({ leadsCreated: 1, leadsUpdated: 1 });
-		expect(sandbox.state.deliveries.listEvents().map((event) => [event.type, event.data.id])).toEqual([['lead.created', created.data.id]]);
+		expect(
+			sandbox.state.deliveries.listEvents().map((event) => [event.type, event.data.id]),
+		).toEqual([['lead.created', created.data.id]]);
 	});
 
 	it(`matches on the first of ${LEAD_MATCH_ORDER.join(', ')} that the body carries`, async () => {
 		// lead_0001 is Ada: crm-1001, ada.lovelace@example.com, +14155550101.
-		const byExternalId = await upsert({ external_id: 'crm-1001', email: 'grace.hopper@example.com' });
+		const byExternalId = await upsert({
+			external_id: 'crm-1001',
+			email: 'grace.hopper@example.com',
+		});
 		expect([byExternalId.status, byExternalId.data.id]).toEqual([200, 'lead_0001']);
 
-		const newExternalId = await upsert({ external_id: 'crm-9999', email: 'grace.hopper@example.com' });
+		const newExternalId = await upsert({
+			external_id: 'crm-9999',
+			email: 'grace.hopper@example.com',
+		});
 		expect(newExternalId.status).toBe(201);
 
 		const byEmail = await upsert({ email: 'claude.shannon@example.com', phone: '+14155550101' });
 		expect([byEmail.status, byEmail.data.id]).toEqual([200, 'lead_0007']);
 
 		const byPhone = await upsert({ phone: '+14155550104', first_name: 'Kathy' });
-		expect([byPhone.status, byPhone.data.id, byPhone.data.first_name]).toEqual([200, 'lead_0004', 'Kathy']);
+		expect([byPhone.status, byPhone.data.id, byPhone.data.first_name]).toEqual([
+			200,
+			'lead_0004',
+			'Kathy',
+		]);
 	});
 
 	it('matches the oldest lead when several share an email, and the next one once it changes', async () => {
 		const twin = await upsert({ external_id: 'twin-1', email: 'grace.hopper@example.com' });
 		expect(twin.status).toBe(201);
-		expect((await upsert({ email: 'grace.hopper@example.com', source: 'event' })).data.id).toBe('lead_0002');
+		expect((await upsert({ email: 'grace.hopper@example.com', source: 'event' })).data.id).toBe(
+			'lead_0002',
+		);
 		await upsert({ external_id: 'crm-1002', email: 'grace@navy.example.com' });
 		const afterChange = await upsert({ email: 'GRACE.HOPPER@example.com' });
 		expect([afterChange.status, afterChange.data.id]).toEqual([200, twin.data.id]);
 	});
 
 	it('records consent in custom_fields and stamps recorded_at when missing', async () => {
-		const { data } = await upsert({ phone: '+15550001111', custom_fields: { consent: { status: 'granted', channel: 'sms' } } });
+		const { data } = await upsert({
+			phone: '+15550001111',
+			custom_fields: { consent: { status: 'granted', channel: 'sms' } },
+		});
 		const consent = data.custom_fields.consent as Record<string, string>;
 		expect(consent).toMatchObject({ status: 'granted', channel: 'sms' });
 		expect(Date.parse(consent.recorded_at)).not.toBeNaN();
@@ -186,20 +261,44 @@ describe('leads', () => {
 		const seeded = ada?.custom_fields.consent as Record<string, string>;
 		expect(Date.parse(seeded.recorded_at)).toBeLessThan(Date.now() - 60_000);
 
-		const same = await upsert({ email: 'ada.lovelace@example.com', custom_fields: { consent: { status: 'granted', channel: 'email', source: 'newsletter' } } });
-		expect(same.data.custom_fields.consent).toEqual({ status: 'granted', channel: 'email', source: 'newsletter', recorded_at: seeded.recorded_at });
+		const same = await upsert({
+			email: 'ada.lovelace@example.com',
+			custom_fields: { consent: { status: 'granted', channel: 'email', source: 'newsletter' } },
+		});
+		expect(same.data.custom_fields.consent).toEqual({
+			status: 'granted',
+			channel: 'email',
+			source: 'newsletter',
+			recorded_at: seeded.recorded_at,
+		});
 
-		const given = await upsert({ email: 'ada.lovelace@example.com', custom_fields: { consent: { status: 'granted', channel: 'email', recorded_at: '2026-01-31T12:00:00Z' } } });
-		expect((given.data.custom_fields.consent as Record<string, string>).recorded_at).toBe('2026-01-31T12:00:00Z');
+		const given = await upsert({
+			email: 'ada.lovelace@example.com',
+			custom_fields: {
+				consent: { status: 'granted', channel: 'email', recorded_at: '2026-01-31T12:00:00Z' },
+			},
+		});
+		expect((given.data.custom_fields.consent as Record<string, string>).recorded_at).toBe(
+			'2026-01-31T12:00:00Z',
+		);
 
-		const changed = await upsert({ email: 'ada.lovelace@example.com', custom_fields: { consent: { status: 'denied', channel: 'email' } } });
-		expect(Date.parse((changed.data.custom_fields.consent as Record<string, string>).recorded_at)).toBeGreaterThan(Date.now() - 60_000);
+		const changed = await upsert({
+			email: 'ada.lovelace@example.com',
+			custom_fields: { consent: { status: 'denied', channel: 'email' } },
+		});
+		expect(
+			Date.parse((changed.data.custom_fields.consent as Record<string, string>).recorded_at),
+		).toBeGreaterThan(Date.now() - 60_000);
 	});
 
 	it.each([
 		['no identifier', { first_name: 'Nobody' }, /external_id, email, phone/],
 		['a malformed email', { email: 'not-an-email' }, /email/],
-		['a consent status other than granted or denied', { email: 'c@example.com', custom_fields: { consent: { status: 'maybe' } } }, /granted, denied/],
+		[
+			'a consent status other than granted or denied',
+			{ email: 'c@example.com', custom_fields: { consent: { status: 'maybe' } } },
+			/granted, denied/,
+		],
 		['a read-only field', { email: 'c@example.com', id: 'lead_x' }, /id is set by the service/],
 		['a field that is not a lead field', { email: 'c@example.com', nickname: 'C' }, /nickname/],
 		['a non-string field', { email: 'c@example.com', phone: 5550100 }, /phone must be a string/],
@@ -212,9 +311,13 @@ describe('leads', () => {
 	});
 
 	it('filters by email (any case), external_id and source', async () => {
-		const byEmail = await api().get<ListPage<Lead>>(ENDPOINTS.listLeads.path, { params: { email: 'ADA.Lovelace@example.com' } });
+		const byEmail = await api().get<ListPage<Lead>>(ENDPOINTS.listLeads.path, {
+			params: { email: 'ADA.Lovelace@example.com' },
+		});
 		expect(byEmail.data.data.map((lead) => lead.id)).toEqual(['lead_0001']);
-		const byExternalId = await api().get<ListPage<Lead>>(ENDPOINTS.listLeads.path, { params: { external_id: 'crm-1005' } });
+		const byExternalId = await api().get<ListPage<Lead>>(ENDPOINTS.listLeads.path, {
+			params: { external_id: 'crm-1005' },
+		});
 		expect(byExternalId.data.data.map((lead) => lead.id)).toEqual(['lead_0005']);
 		const { items } = await readAll<Lead>(ENDPOINTS.listLeads.path, { source: 'web-form' });
 		expect(items.length).toBe(5);
@@ -229,22 +332,30 @@ describe('leads', () => {
 	});
 
 	it.each([['0'], ['101'], ['ten'], ['2.5']])('refuses limit=%s with 400', async (limit) => {
-		const { status, data } = await api().get<ApiErrorBody>(ENDPOINTS.listLeads.path, { params: { limit } });
+		const { status, data } = await api().get<ApiErrorBody>(ENDPOINTS.listLeads.path, {
+			params: { limit },
+		});
 		expect(status).toBe(400);
 		expect(data.error.message).toMatch(/limit/);
 	});
 
 	it('refuses a made-up cursor and one from another list', async () => {
-		const made = await api().get<ApiErrorBody>(ENDPOINTS.listLeads.path, { params: { cursor: 'bm90IGEgY3Vyc29y' } });
+		const made = await api().get<ApiErrorBody>(ENDPOINTS.listLeads.path, {
+			params: { cursor: 'bm90IGEgY3Vyc29y' },
+		});
 		expect(made.status).toBe(400);
 		expect(made.data.error.message).toMatch(/cursor/);
 		const leads = await api().get<ListPage<Lead>>(ENDPOINTS.listLeads.path);
-		const foreign = await api().get<ApiErrorBody>(ENDPOINTS.listThreads.path, { params: { cursor: leads.data.next_cursor } });
+		const foreign = await api().get<ApiErrorBody>(ENDPOINTS.listThreads.path, {
+			params: { cursor: leads.data.next_cursor },
+		});
 		expect(foreign.status).toBe(400);
 	});
 
 	it('answers 404 not_found for an unknown lead', async () => {
-		const { status, data } = await api().get<ApiErrorBody>(buildPath(ENDPOINTS.getLead.path, { lead_id: 'lead_nope' }));
+		const { status, data } = await api().get<ApiErrorBody>(
+			buildPath(ENDPOINTS.getLead.path, { lead_id: 'lead_nope' }),
+		);
 		expect(status).toBe(404);
 		expect(data.error.code).toBe(ERROR_CODES.notFound);
 	});
@@ -254,11 +365,17 @@ describe('threads and messages', () => {
 	it('lists threads, filtered by lead_id, and fetches one', async () => {
 		const { items } = await readAll<Thread>(ENDPOINTS.listThreads.path);
 		expect(items.length).toBe(18);
-		const forLead = await api().get<ListPage<Thread>>(ENDPOINTS.listThreads.path, { params: { lead_id: 'lead_0002' } });
+		const forLead = await api().get<ListPage<Thread>>(ENDPOINTS.listThreads.path, {
+			params: { lead_id: 'lead_0002' },
+		});
 		expect(forLead.data.data.map((thread) => thread.id)).toEqual(['thr_0002', 'thr_0003']);
-		const one = await api().get<Thread>(buildPath(ENDPOINTS.getThread.path, { thread_id: 'thr_0002' }));
+		const one = await api().get<Thread>(
+			buildPath(ENDPOINTS.getThread.path, { thread_id: 'thr_0002' }),
+		);
 		expect(one.data).toMatchObject({ id: 'thr_0002', lead_id: 'lead_0002' });
-		expect((await api().get(buildPath(ENDPOINTS.getThread.path, { thread_id: 'thr_nope' }))).status).toBe(404);
+		expect(
+			(await api().get(buildPath(ENDPOINTS.getThread.path, { thread_id: 'thr_nope' }))).status,
+		).toBe(404);
 	});
 
 	it('masks message content unless the key holds conversations:read:sensitive', async () => {
@@ -268,60 +385,99 @@ describe('threads and messages', () => {
 		expect(full.data.data.every((message) => !message.masked)).toBe(true);
 		expect(full.data.data[0].content).toContain('ada.lovelace@example.com');
 		expect(masked.data.data.every((message) => message.masked)).toBe(true);
-		expect(masked.data.data.map((message) => message.id)).toEqual(full.data.data.map((message) => message.id));
+		expect(masked.data.data.map((message) => message.id)).toEqual(
+			full.data.data.map((message) => message.id),
+		);
 		for (const [index, message] of masked.data.data.entries()) {
 			expect(message.content).not.toBe(full.data.data[index].content);
 			expect(message.content).not.toMatch(/lovelace|@example/);
 			expect(message.content.length).toBe(full.data.data[index].content.length);
 		}
-		expect((await api(KEYS.noSensitive).get<ListPage<Message>>(path)).data.data[0].masked).toBe(true);
+		expect((await api(KEYS.noSensitive).get<ListPage<Message>>(path)).data.data[0].masked).toBe(
+			true,
+		);
 	});
 });
 
 describe('campaigns', () => {
 	it('lists and fetches campaigns', async () => {
 		const list = await api(KEYS.readOnly).get<ListPage<Campaign>>(ENDPOINTS.listCampaigns.path);
-		expect(list.data.data.map((campaign) => campaign.status)).toEqual(['draft', 'approved', 'active']);
-		const one = await api(KEYS.readOnly).get<Campaign>(buildPath(ENDPOINTS.getCampaign.path, { campaign_id: 'cmp_0002' }));
+		expect(list.data.data.map((campaign) => campaign.status)).toEqual([
+			'draft',
+			'approved',
+			'active',
+		]);
+		const one = await api(KEYS.readOnly).get<Campaign>(
+			buildPath(ENDPOINTS.getCampaign.path, { campaign_id: 'cmp_0002' }),
+		);
 		expect(one.data.name).toBe('Webinar follow-up');
 	});
 
 	it('dispatches: queued, campaign changed, counted, campaign.updated emitted', async () => {
 		const path = buildPath(ENDPOINTS.dispatchCampaign.path, { campaign_id: 'cmp_0002' });
 		const before = sandbox.state.store.campaigns.get('cmp_0002');
-		const { status, data } = await api().post<DispatchResult>(path, { lead_ids: ['lead_0001', 'lead_0002'] }, { headers: { 'Idempotency-Key': randomUUID() } });
+		const { status, data } = await api().post<DispatchResult>(
+			path,
+			{ lead_ids: ['lead_0001', 'lead_0002'] },
+			{ headers: { 'Idempotency-Key': randomUUID() } },
+		);
 		expect(status).toBe(202);
-		expect(data).toEqual({ campaign_id: 'cmp_0002', dispatch_id: data.dispatch_id, status: 'queued' });
+		expect(data).toEqual({
+			campaign_id: 'cmp_0002',
+			dispatch_id: data.dispatch_id,
+			status: 'queued',
+		});
 		expect(data.dispatch_id).toMatch(/^dsp_/);
-		const after = (await api().get<Campaign>(buildPath(ENDPOINTS.getCampaign.path, { campaign_id: 'cmp_0002' }))).data;
+		const after = (
+			await api().get<Campaign>(buildPath(ENDPOINTS.getCampaign.path, { campaign_id: 'cmp_0002' }))
+		).data;
 		expect(after.status).not.toBe(before?.status);
 		expect(after.updated_at).not.toBe(before?.updated_at);
 		expect(sandbox.state.stats.snapshot().dispatches).toBe(1);
-		expect(sandbox.state.deliveries.listEvents().map((event) => [event.type, event.data.id])).toEqual([['campaign.updated', 'cmp_0002']]);
+		expect(
+			sandbox.state.deliveries.listEvents().map((event) => [event.type, event.data.id]),
+		).toEqual([['campaign.updated', 'cmp_0002']]);
 	});
 
 	it('refuses unknown lead ids with 422 and unknown campaigns with 404', async () => {
 		const path = buildPath(ENDPOINTS.dispatchCampaign.path, { campaign_id: 'cmp_0002' });
-		const unknown = await api().post<ApiErrorBody>(path, { lead_ids: ['lead_0001', 'lead_ghost'] }, { headers: { 'Idempotency-Key': randomUUID() } });
+		const unknown = await api().post<ApiErrorBody>(
+			path,
+			{ lead_ids: ['lead_0001', 'lead_ghost'] },
+			{ headers: { 'Idempotency-Key': randomUUID() } },
+		);
 		expect(unknown.status).toBe(422);
 		expect(unknown.data.error.code).toBe(ERROR_CODES.validationFailed);
 		expect(unknown.data.error.message).toContain('lead_ghost');
-		const missing = await api().post(buildPath(ENDPOINTS.dispatchCampaign.path, { campaign_id: 'cmp_9' }), {}, { headers: { 'Idempotency-Key': randomUUID() } });
+		const missing = await api().post(
+			buildPath(ENDPOINTS.dispatchCampaign.path, { campaign_id: 'cmp_9' }),
+			{},
+			{ headers: { 'Idempotency-Key': randomUUID() } },
+		);
 		expect(missing.status).toBe(404);
 		expect(sandbox.state.stats.snapshot().dispatches).toBe(0);
 	});
 });
 
 describe('assistant takeover', () => {
-	const takeover = (leadId: string) => api().post<TakeoverResult>(buildPath(ENDPOINTS.assistantTakeover.path, { lead_id: leadId }), { note: 'from a test' });
+	const takeover = (leadId: string) =>
+		api().post<TakeoverResult>(buildPath(ENDPOINTS.assistantTakeover.path, { lead_id: leadId }), {
+			note: 'from a test',
+		});
 
 	it('sends the greeting when consent is granted', async () => {
 		const { status, data } = await takeover('lead_0001');
 		expect(status).toBe(200);
-		expect(data).toEqual({ lead_id: 'lead_0001', status: 'assistant_active', greeting: { sent: true } });
+		expect(data).toEqual({
+			lead_id: 'lead_0001',
+			status: 'assistant_active',
+			greeting: { sent: true },
+		});
 		const thread = sandbox.state.store.threadsOf('lead_0001').at(-1);
 		expect(thread?.status).toBe('assistant_active');
-		const messages = await api().get<ListPage<Message>>(buildPath(ENDPOINTS.listMessages.path, { thread_id: thread?.id ?? '' }));
+		const messages = await api().get<ListPage<Message>>(
+			buildPath(ENDPOINTS.listMessages.path, { thread_id: thread?.id ?? '' }),
+		);
 		expect(messages.data.data.at(-1)?.direction).toBe('outbound');
 		expect(messages.data.data.at(-1)?.content).toContain('assistant');
 		expect(sandbox.state.stats.snapshot().takeovers).toBe(1);
@@ -333,7 +489,11 @@ describe('assistant takeover', () => {
 	])('does not greet when consent is %s', async (_what, leadId, reason) => {
 		const messagesBefore = sandbox.state.store.messages.size;
 		const { data } = await takeover(leadId);
-		expect(data).toEqual({ lead_id: leadId, status: 'assistant_active', greeting: { sent: false, reason } });
+		expect(data).toEqual({
+			lead_id: leadId,
+			status: 'assistant_active',
+			greeting: { sent: false, reason },
+		});
 		expect(sandbox.state.store.messages.size).toBe(messagesBefore);
 	});
 
@@ -344,17 +504,34 @@ describe('assistant takeover', () => {
 
 describe('webhook subscriptions', () => {
 	const create = (body: unknown, key: string = KEYS.full) =>
-		api(key).post<Subscription & ApiErrorBody>(ENDPOINTS.createSubscription.path, body, { headers: { 'Idempotency-Key': randomUUID() } });
+		api(key).post<Subscription & ApiErrorBody>(ENDPOINTS.createSubscription.path, body, {
+			headers: { 'Idempotency-Key': randomUUID() },
+		});
 
 	it('returns the whsec_ secret once, on creation only', async () => {
-		const created = await create({ url: 'https://hooks.example.com/svc', events: ['lead.created', 'some.future.kind'] });
+		const created = await create({
+			url: 'https://hooks.example.com/svc',
+			events: ['lead.created', 'some.future.kind'],
+		});
 		expect(created.status).toBe(201);
-		expect(created.data).toMatchObject({ url: 'https://hooks.example.com/svc', events: ['lead.created', 'some.future.kind'] });
+		expect(created.data).toMatchObject({
+			url: 'https://hooks.example.com/svc',
+			events: ['lead.created', 'some.future.kind'],
+		});
 		expect(created.data.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
-		expect(Buffer.from((created.data.secret ?? '').slice('whsec_'.length), 'base64')).toHaveLength(24);
+		expect(Buffer.from((created.data.secret ?? '').slice('whsec_'.length), 'base64')).toHaveLength(
+			24,
+		);
 
-		const fetched = await api().get<Subscription>(buildPath(ENDPOINTS.getSubscription.path, { subscription_id: created.data.id }));
-		expect(fetched.data).toEqual({ id: created.data.id, url: created.data.url, events: created.data.events, created_at: created.data.created_at });
+		const fetched = await api().get<Subscription>(
+			buildPath(ENDPOINTS.getSubscription.path, { subscription_id: created.data.id }),
+		);
+		expect(fetched.data).toEqual({
+			id: created.data.id,
+			url: created.data.url,
+			events: created.data.events,
+			created_at: created.data.created_at,
+		});
 		const listed = await api().get<ListPage<Subscription>>(ENDPOINTS.listSubscriptions.path);
 		expect(listed.data.data).toEqual([fetched.data]);
 		expect(sandbox.state.stats.snapshot().subscriptionsCreated).toBe(1);
@@ -363,11 +540,19 @@ describe('webhook subscriptions', () => {
 	it.each([
 		['an http URL', { url: 'http://hooks.example.com/svc', events: ['lead.created'] }, /url/],
 		['a URL that does not parse', { url: 'not a url', events: ['lead.created'] }, /url/],
-		['a loopback host', { url: 'https://127.0.0.1:8443/hook', events: ['lead.created'] }, /loopback/],
+		[
+			'a loopback host',
+			{ url: 'https://127.0.0.1:8443/hook', events: ['lead.created'] },
+			/loopback/,
+		],
 		['localhost', { url: 'https://localhost/hook', events: ['lead.created'] }, /loopback/],
 		['IPv6 loopback', { url: 'https://[::1]/hook', events: ['lead.created'] }, /loopback/],
 		['no events', { url: 'https://hooks.example.com/svc', events: [] }, /events/],
-		['events that are not strings', { url: 'https://hooks.example.com/svc', events: [1] }, /events/],
+		[
+			'events that are not strings',
+			{ url: 'https://hooks.example.com/svc', events: [1] },
+			/events/,
+		],
 	])('refuses %s with 400', async (_what, body, message) => {
 		const { status, data } = await create(body);
 		expect(status).toBe(400);
@@ -378,7 +563,10 @@ describe('webhook subscriptions', () => {
 	it('accepts loopback hosts when allowLoopbackWebhooks is set', async () => {
 		const local = await startSandbox({ allowLoopbackWebhooks: true });
 		try {
-			const response = await client(local.url, KEYS.full).post(ENDPOINTS.createSubscription.path, { url: 'https://127.0.0.1:8443/hook', events: ['lead.created'] });
+			const response = await client(local.url, KEYS.full).post(ENDPOINTS.createSubscription.path, {
+				url: 'https://127.0.0.1:8443/hook',
+				events: ['lead.created'],
+			});
 			expect(response.status).toBe(201);
 		} finally {
 			await local.close();
@@ -387,7 +575,10 @@ describe('webhook subscriptions', () => {
 
 	it('pages the list and deletes (then 404)', async () => {
 		const ids: string[] = [];
-		for (let n = 0; n < PAGE + 2; n++) ids.push((await create({ url: `https://hooks.example.com/${n}`, events: ['lead.created'] })).data.id);
+		for (let n = 0; n < PAGE + 2; n++)
+			ids.push(
+				(await create({ url: `https://hooks.example.com/${n}`, events: ['lead.created'] })).data.id,
+			);
 		const { items, pages } = await readAll<Subscription>(ENDPOINTS.listSubscriptions.path);
 		expect(items.map((subscription) => subscription.id)).toEqual(ids);
 		expect(pages).toBe(2);

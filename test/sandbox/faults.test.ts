@@ -26,7 +26,9 @@ const LEADS_ROUTE = `POST ${ENDPOINTS.upsertLead.path}`;
 const ME_ROUTE = `GET ${ENDPOINTS.getMe.path}`;
 
 function upsert(body: unknown, idempotencyKey: string) {
-	return api().post<Lead & ApiErrorBody>(ENDPOINTS.upsertLead.path, body, { headers: { 'Idempotency-Key': idempotencyKey } });
+	return api().post<Lead & ApiErrorBody>(ENDPOINTS.upsertLead.path, body, {
+		headers: { 'Idempotency-Key': idempotencyKey },
+	});
 }
 
 async function setFaults(rules: FaultRule[]): Promise<void> {
@@ -52,7 +54,9 @@ describe('fault injection through the admin API', () => {
 		expect(failed.data.error.code).toBe(ERROR_CODES.serverError);
 		expect(failed.data.error.request_id).toMatch(/^req_/);
 		expect((await api().get(ENDPOINTS.listLeads.path)).status).toBe(200);
-		expect((await admin().get<{ rules: FaultRule[] }>('/__admin/faults')).data.rules).toHaveLength(1);
+		expect((await admin().get<{ rules: FaultRule[] }>('/__admin/faults')).data.rules).toHaveLength(
+			1,
+		);
 
 		await admin().delete('/__admin/faults');
 		expect((await api().get(ENDPOINTS.getMe.path)).status).toBe(200);
@@ -93,14 +97,20 @@ describe('fault injection through the admin API', () => {
 	it('resetRate 1 commits the write, then drops the connection; a retry replays it', async () => {
 		await setFaults([{ route: LEADS_ROUTE, resetRate: 1 }]);
 		const key = randomUUID();
-		expect(await networkError(upsert({ email: 'committed@example.com' }, key))).toMatch(/ECONNRESET|ERR_BAD_RESPONSE|ECONNABORTED/);
+		expect(await networkError(upsert({ email: 'committed@example.com' }, key))).toMatch(
+			/ECONNRESET|ERR_BAD_RESPONSE|ECONNABORTED/,
+		);
 		const lead = sandbox.state.store.findLead('email', 'committed@example.com');
 		expect(lead).toBeDefined();
 		expect(sandbox.state.stats.snapshot().leadsCreated).toBe(1);
 
 		await admin().delete('/__admin/faults');
 		const retried = await upsert({ email: 'committed@example.com' }, key);
-		expect([retried.status, retried.headers['idempotent-replayed'], retried.data.id]).toEqual([201, 'true', lead?.id]);
+		expect([retried.status, retried.headers['idempotent-replayed'], retried.data.id]).toEqual([
+			201,
+			'true',
+			lead?.id,
+		]);
 		expect(sandbox.state.stats.snapshot().leadsCreated).toBe(1);
 	});
 
@@ -133,8 +143,13 @@ describe('fault injection through the admin API', () => {
 	it('hangRate 1 never answers, so the client times out', async () => {
 		await setFaults([{ route: ME_ROUTE, hangRate: 1 }]);
 		// The client's timeout is the behaviour here; the sandbox may record the request after it fires.
-		expect(await networkError(api(KEYS.full, 1_000).get(ENDPOINTS.getMe.path))).toBe('ECONNABORTED');
-		await until('the hung request recorded', () => sandbox.state.requests.all().length === 1, { everyMs: 10, timeoutMs: 15_000 });
+		expect(await networkError(api(KEYS.full, 1_000).get(ENDPOINTS.getMe.path))).toBe(
+			'ECONNABORTED',
+		);
+		await until('the hung request recorded', () => sandbox.state.requests.all().length === 1, {
+			everyMs: 10,
+			timeoutMs: 15_000,
+		});
 		const [entry] = sandbox.state.requests.all();
 		expect(entry).toMatchObject({ route: ME_ROUTE, status: null, fault: 'hang' });
 	});
@@ -153,8 +168,12 @@ describe('fault injection through the admin API', () => {
 
 describe('rate limit', () => {
 	it('answers 429 with a whole-second Retry-After past the limit, per key', async () => {
-		expect((await admin().put('/__admin/rate-limit', { requestsPerSecond: 2 })).data).toEqual({ requestsPerSecond: 2 });
-		const responses = await Promise.all(Array.from({ length: 6 }, () => api().get<ApiErrorBody>(ENDPOINTS.getMe.path)));
+		expect((await admin().put('/__admin/rate-limit', { requestsPerSecond: 2 })).data).toEqual({
+			requestsPerSecond: 2,
+		});
+		const responses = await Promise.all(
+			Array.from({ length: 6 }, () => api().get<ApiErrorBody>(ENDPOINTS.getMe.path)),
+		);
 		const limited = responses.filter((response) => response.status === 429);
 		expect(responses.filter((response) => response.status === 200)).toHaveLength(2);
 		expect(limited).toHaveLength(4);
@@ -171,7 +190,9 @@ describe('rate limit', () => {
 
 	it('lets requests through again once the bucket refills', async () => {
 		sandbox.state.rateLimiter.setRate(10);
-		const burst = await Promise.all(Array.from({ length: 12 }, () => api().get(ENDPOINTS.getMe.path)));
+		const burst = await Promise.all(
+			Array.from({ length: 12 }, () => api().get(ENDPOINTS.getMe.path)),
+		);
 		expect(burst.filter((response) => response.status === 429)).toHaveLength(2);
 		expect((await api().get(ENDPOINTS.getMe.path)).status).toBe(429);
 		// A quarter of a second at 10/s refills 2.5 tokens.
@@ -186,7 +207,10 @@ describe('admin records and counters', () => {
 		await admin().post('/__admin/stats/reset');
 		const six = Promise.all(Array.from({ length: 6 }, () => api().get(ENDPOINTS.getMe.path)));
 		// Each is held in its latency until all six are in, however slowly they arrive.
-		await until('six requests held', () => sandbox.state.timers.pending === 6, { everyMs: 10, timeoutMs: 15_000 });
+		await until('six requests held', () => sandbox.state.timers.pending === 6, {
+			everyMs: 10,
+			timeoutMs: 15_000,
+		});
 		sandbox.state.timers.elapseAll();
 		await six;
 		const stats = (await admin().get<SandboxStats>('/__admin/stats')).data;
@@ -196,7 +220,10 @@ describe('admin records and counters', () => {
 		await setFaults([{ route: ME_ROUTE, latencyMs: 20 }]);
 		await admin().post('/__admin/stats/reset');
 		for (let n = 0; n < 3; n++) await api().get(ENDPOINTS.getMe.path);
-		expect((await admin().get<SandboxStats>('/__admin/stats')).data).toMatchObject({ maxInFlight: 1, requests: 3 });
+		expect((await admin().get<SandboxStats>('/__admin/stats')).data).toMatchObject({
+			maxInFlight: 1,
+			requests: 3,
+		});
 	});
 
 	it('records each request as received, and clears the record', async () => {
@@ -215,18 +242,26 @@ describe('admin records and counters', () => {
 			rawBody: '{"email":"log@example.com"}',
 			body: { email: 'log@example.com' },
 		});
-		expect(first.headers).toMatchObject({ authorization: `Bearer ${KEYS.full}`, 'idempotency-key': key, 'content-type': 'application/json' });
+		expect(first.headers).toMatchObject({
+			authorization: `Bearer ${KEYS.full}`,
+			'idempotency-key': key,
+			'content-type': 'application/json',
+		});
 		expect(replay.replayed).toBe(true);
 		// None of the admin calls above is recorded.
 		await admin().delete('/__admin/requests');
-		expect((await admin().get<{ data: RecordedRequest[] }>('/__admin/requests')).data.data).toEqual([]);
+		expect((await admin().get<{ data: RecordedRequest[] }>('/__admin/requests')).data.data).toEqual(
+			[],
+		);
 	});
 
 	it('adds keys, and resets to the seed state', async () => {
 		const extra = 'svc_test_AddedByAdminApi0000000001';
 		const added = await admin().post('/__admin/keys', { key: extra, scopes: ['leads:read'] });
 		expect(added.status).toBe(201);
-		expect((await api(extra).get<Me>(ENDPOINTS.getMe.path)).data.key.scopes).toEqual(['leads:read']);
+		expect((await api(extra).get<Me>(ENDPOINTS.getMe.path)).data.key.scopes).toEqual([
+			'leads:read',
+		]);
 		expect((await admin().post('/__admin/keys', { key: 'sk_nope', scopes: [] })).status).toBe(400);
 
 		await upsert({ email: 'gone@example.com' }, randomUUID());

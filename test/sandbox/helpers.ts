@@ -27,7 +27,10 @@ export function client(baseURL: string, key?: string, timeout = 10_000): AxiosIn
 		baseURL,
 		timeout,
 		validateStatus: () => true,
-		headers: { Accept: 'application/json', ...(key === undefined ? {} : { Authorization: `Bearer ${key}` }) },
+		headers: {
+			Accept: 'application/json',
+			...(key === undefined ? {} : { Authorization: `Bearer ${key}` }),
+		},
 	});
 }
 

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 
 import type { ApiErrorBody, Lead } from '../../nodes/Svc/contract';
-import { ENDPOINTS, ERROR_CODES, IDEMPOTENCY_WINDOW_HOURS, buildPath } from '../../nodes/Svc/contract';
+import {
+	ENDPOINTS,
+	ERROR_CODES,
+	IDEMPOTENCY_WINDOW_HOURS,
+	buildPath,
+} from '../../nodes/Svc/contract';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
 import { IdempotencyStore } from '../../sandbox/idempotency';
@@ -20,8 +25,15 @@ afterAll(async () => {
 });
 beforeEach(() => sandbox.state.reset());
 
-function post<T = Lead & ApiErrorBody>(path: string, body: unknown, idempotencyKey?: string, key: string = KEYS.full) {
-	return client(sandbox.url, key).post<T>(path, body, { headers: idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey } });
+function post<T = Lead & ApiErrorBody>(
+	path: string,
+	body: unknown,
+	idempotencyKey?: string,
+	key: string = KEYS.full,
+) {
+	return client(sandbox.url, key).post<T>(path, body, {
+		headers: idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey },
+	});
 }
 
 const leads = ENDPOINTS.upsertLead.path;
@@ -38,9 +50,15 @@ describe('the Idempotency-Key header', () => {
 	});
 
 	it('is optional where the contract only has the client send it', async () => {
-		const takeover = await post(buildPath(ENDPOINTS.assistantTakeover.path, { lead_id: 'lead_0001' }), {});
+		const takeover = await post(
+			buildPath(ENDPOINTS.assistantTakeover.path, { lead_id: 'lead_0001' }),
+			{},
+		);
 		expect(takeover.status).toBe(200);
-		const subscription = await post(ENDPOINTS.createSubscription.path, { url: 'https://hooks.example.com/a', events: ['lead.created'] });
+		const subscription = await post(ENDPOINTS.createSubscription.path, {
+			url: 'https://hooks.example.com/a',
+			events: ['lead.created'],
+		});
 		expect(subscription.status).toBe(201);
 	});
 
@@ -54,15 +72,27 @@ describe('the Idempotency-Key header', () => {
 describe('replays and conflicts', () => {
 	it('replays the first response for the same key and body, without a second write', async () => {
 		const key = randomUUID();
-		const first = await post(leads, { email: 'once@example.com', custom_fields: { a: 1, b: 2 } }, key);
+		const first = await post(
+			leads,
+			{ email: 'once@example.com', custom_fields: { a: 1, b: 2 } },
+			key,
+		);
 		// The same body with its keys in another order is the same write.
-		const second = await post(leads, { custom_fields: { b: 2, a: 1 }, email: 'once@example.com' }, key);
+		const second = await post(
+			leads,
+			{ custom_fields: { b: 2, a: 1 }, email: 'once@example.com' },
+			key,
+		);
 		expect(first.status).toBe(201);
 		expect(first.headers['idempotent-replayed']).toBeUndefined();
 		expect(second.status).toBe(201);
 		expect(second.headers['idempotent-replayed']).toBe('true');
 		expect(second.data).toEqual(first.data);
-		expect(sandbox.state.stats.snapshot()).toMatchObject({ leadsCreated: 1, leadsUpdated: 0, replays: 1 });
+		expect(sandbox.state.stats.snapshot()).toMatchObject({
+			leadsCreated: 1,
+			leadsUpdated: 0,
+			replays: 1,
+		});
 		expect(sandbox.state.requests.all().map((request) => request.replayed)).toEqual([false, true]);
 	});
 
@@ -86,7 +116,10 @@ describe('replays and conflicts', () => {
 		sandbox.state.faults.set([{ route: `POST ${leads}`, latencyMs: 60_000 }]);
 		const key = randomUUID();
 		const first = post(leads, { email: 'slow@example.com' }, key);
-		await until('the first request holds the key', () => sandbox.state.timers.pending === 1, { everyMs: 10, timeoutMs: 15_000 });
+		await until('the first request holds the key', () => sandbox.state.timers.pending === 1, {
+			everyMs: 10,
+			timeoutMs: 15_000,
+		});
 		const during = await post(leads, { email: 'slow@example.com' }, key);
 		expect(during.status).toBe(409);
 		expect((during.data as ApiErrorBody).error.code).toBe(ERROR_CODES.idempotencyInProgress);
@@ -103,7 +136,11 @@ describe('replays and conflicts', () => {
 		const path = buildPath(ENDPOINTS.assistantTakeover.path, { lead_id: 'lead_ghost' });
 		const first = await post(path, {}, key);
 		const again = await post(path, {}, key);
-		expect([first.status, again.status, again.headers['idempotent-replayed']]).toEqual([404, 404, 'true']);
+		expect([first.status, again.status, again.headers['idempotent-replayed']]).toEqual([
+			404,
+			404,
+			'true',
+		]);
 	});
 
 	it(`forgets a key after ${IDEMPOTENCY_WINDOW_HOURS} hours`, async () => {

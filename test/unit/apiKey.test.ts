@@ -3,9 +3,12 @@ import { checkApiKey, checkBaseUrl, isLegacyApiKey } from '../../nodes/Svc/trans
 const secret = 'Ab3dEf6hIj9kLm2n';
 
 describe('checkApiKey', () => {
-	it.each([`svc_live_${secret}`, `svc_test_${secret}`, `ok_live_${secret}`, `ok_test_${secret}`])('accepts %s', (key) => {
-		expect(checkApiKey(key)).toBe(key);
-	});
+	it.each([`svc_live_${secret}`, `svc_test_${secret}`, `ok_live_${secret}`, `ok_test_${secret}`])(
+		'accepts %s',
+		(key) => {
+			expect(checkApiKey(key)).toBe(key);
+		},
+	);
 
 	it('trims a pasted newline', () => {
 		expect(checkApiKey(`  svc_test_${secret}\n`)).toBe(`svc_test_${secret}`);
@@ -57,7 +60,9 @@ describe('checkBaseUrl', () => {
 
 	it('rejects non-URLs and URLs with user info', () => {
 		expect(() => checkBaseUrl('api.example.com')).toThrow('not a valid URL');
-		expect(() => checkBaseUrl('https://user:pw@api.example.com')).toThrow('must not contain a user name');
+		expect(() => checkBaseUrl('https://user:pw@api.example.com')).toThrow(
+			'must not contain a user name',
+		);
 		expect(() => checkBaseUrl('')).toThrow('has no Base URL');
 	});
 });

@@ -42,10 +42,12 @@ describe('RequestGate', () => {
 	async function admitted(gate: RequestGate, count: number): Promise<number[]> {
 		const start = Date.now();
 		const times: number[] = [];
-		const all = Promise.all(Array.from({ length: count }, async () => {
-			await gate.admit();
-			times.push(Date.now() - start);
-		}));
+		const all = Promise.all(
+			Array.from({ length: count }, async () => {
+				await gate.admit();
+				times.push(Date.now() - start);
+			}),
+		);
 		await jest.runAllTimersAsync();
 		await all;
 		return times;
@@ -53,7 +55,9 @@ describe('RequestGate', () => {
 
 	it('spaces requests to the configured rate', async () => {
 		// 11 starts at 50/s: one every 20 ms.
-		expect(await admitted(new RequestGate({ maxRequestsPerSecond: 50 }), 11)).toEqual(Array.from({ length: 11 }, (_, index) => index * 20));
+		expect(await admitted(new RequestGate({ maxRequestsPerSecond: 50 }), 11)).toEqual(
+			Array.from({ length: 11 }, (_, index) => index * 20),
+		);
 	});
 
 	it('holds every caller back after a pause', async () => {
@@ -65,10 +69,12 @@ describe('RequestGate', () => {
 	it('lets callers through at once when unlimited and not paused', async () => {
 		const gate = new RequestGate();
 		let through = 0;
-		const all = Promise.all(Array.from({ length: 100 }, async () => {
-			await gate.admit();
-			through++;
-		}));
+		const all = Promise.all(
+			Array.from({ length: 100 }, async () => {
+				await gate.admit();
+				through++;
+			}),
+		);
 		// No timer is involved: all are through once pending promise callbacks ran, with the clock unmoved.
 		expect(jest.getTimerCount()).toBe(0);
 		await jest.advanceTimersByTimeAsync(0);

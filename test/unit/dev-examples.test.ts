@@ -4,7 +4,9 @@ import { devExamples } from '../../harness/dev-examples';
 import { EXAMPLES_DIR } from '../../harness/project';
 
 describe('examples npm run dev imports', () => {
-	const all = readdirSync(EXAMPLES_DIR).filter((name) => name.endsWith('.json')).sort();
+	const all = readdirSync(EXAMPLES_DIR)
+		.filter((name) => name.endsWith('.json'))
+		.sort();
 
 	it('imports every example in queue mode', () => {
 		expect(devExamples(true)).toEqual(all);

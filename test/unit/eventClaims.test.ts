@@ -31,7 +31,10 @@ class UnlockedRow {
 }
 
 /** A process's claims: no real waiting, the order of the row's reads and writes is what matters. */
-const process = () => new EventClaims({ settleMs: 0, maxRounds: 5, maxCount: 100, maxAgeMs: 60_000 }, () => Promise.resolve());
+const process = () =>
+	new EventClaims({ settleMs: 0, maxRounds: 5, maxCount: 100, maxAgeMs: 60_000 }, () =>
+		Promise.resolve(),
+	);
 const NOW = 1_000_000;
 let executions = 0;
 /** A new execution's id, as n8n gives each delivery. */
@@ -54,26 +57,38 @@ describe('EventClaims', () => {
 		expect(await process().claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe('first');
 		const restarted = process();
 		expect(restarted.has('wf node', 'evt_1', NOW)).toBe(false);
-		expect(await restarted.claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe('repeat');
+		expect(await restarted.claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe(
+			'repeat',
+		);
 	});
 
 	it('two processes claiming 40 events at the same instant, each event at both: every event runs exactly once', async () => {
 		const row = new UnlockedRow();
 		const [a, b] = [process(), process()];
 		const ids = Array.from({ length: 40 }, (_, index) => `evt_${index}`);
-		const outcomes = await Promise.all(ids.flatMap((id) => [a.claim('wf node', id, execution(), row.record(), NOW), b.claim('wf node', id, execution(), row.record(), NOW)]));
+		const outcomes = await Promise.all(
+			ids.flatMap((id) => [
+				a.claim('wf node', id, execution(), row.record(), NOW),
+				b.claim('wf node', id, execution(), row.record(), NOW),
+			]),
+		);
 		for (let index = 0; index < ids.length; index++) {
 			expect([outcomes[2 * index], outcomes[2 * index + 1]].sort()).toEqual(['first', 'repeat']);
 		}
 		// Both processes' first writes read the empty row: without the second read, both would have run every event.
-		expect(row.values.filter((value) => value.startsWith('event ')).sort()).toEqual(ids.map((id) => `event ${id}`).sort());
+		expect(row.values.filter((value) => value.startsWith('event ')).sort()).toEqual(
+			ids.map((id) => `event ${id}`).sort(),
+		);
 	});
 
 	it("a claim another process's concurrent write dropped is written again, and runs", async () => {
 		const row = new UnlockedRow();
 		const [a, c] = [process(), process()];
 		// c's write of another event read the row before a's claim landed, and lands after it.
-		const outcomes = await Promise.all([a.claim('wf node', 'evt_a', execution(), row.record(), NOW), c.claim('wf node', 'evt_c', execution(), row.record(), NOW)]);
+		const outcomes = await Promise.all([
+			a.claim('wf node', 'evt_a', execution(), row.record(), NOW),
+			c.claim('wf node', 'evt_c', execution(), row.record(), NOW),
+		]);
 		expect(outcomes).toEqual(['first', 'first']);
 		expect(row.values).toEqual(expect.arrayContaining(['event evt_a', 'event evt_c']));
 	});
@@ -88,7 +103,9 @@ describe('EventClaims', () => {
 		const row = new UnlockedRow();
 		const claims = process();
 		row.failures = 2;
-		await expect(claims.claim('wf node', 'evt_1', execution(), row.record(), NOW)).rejects.toThrow(/SQLITE_BUSY/);
+		await expect(claims.claim('wf node', 'evt_1', execution(), row.record(), NOW)).rejects.toThrow(
+			/SQLITE_BUSY/,
+		);
 		expect(claims.has('wf node', 'evt_1', NOW)).toBe(false);
 		expect(await claims.claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe('first');
 	});
@@ -103,9 +120,17 @@ describe('EventClaims', () => {
 
 	it('forgets claims past their age and beyond its count, oldest first', async () => {
 		const row = new UnlockedRow();
-		const claims = new EventClaims({ settleMs: 0, maxRounds: 5, maxCount: 2, maxAgeMs: 1_000 }, () => Promise.resolve());
-		for (const id of ['evt_1', 'evt_2', 'evt_3']) await claims.claim('wf node', id, execution(), row.record(), NOW);
-		expect(['evt_1', 'evt_2', 'evt_3'].map((id) => claims.has('wf node', id, NOW))).toEqual([false, true, true]);
+		const claims = new EventClaims(
+			{ settleMs: 0, maxRounds: 5, maxCount: 2, maxAgeMs: 1_000 },
+			() => Promise.resolve(),
+		);
+		for (const id of ['evt_1', 'evt_2', 'evt_3'])
+			await claims.claim('wf node', id, execution(), row.record(), NOW);
+		expect(['evt_1', 'evt_2', 'evt_3'].map((id) => claims.has('wf node', id, NOW))).toEqual([
+			false,
+			true,
+			true,
+		]);
 		expect(claims.has('wf node', 'evt_3', NOW + 1_001)).toBe(false);
 	});
 });

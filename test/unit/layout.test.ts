@@ -23,7 +23,9 @@ function typeScriptFiles(dir: string): string[] {
 
 /** Relative module specifiers a file imports, re-exports, requires or loads dynamically. */
 function relativeImports(source: string): string[] {
-	const found = source.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm);
+	const found = source.matchAll(
+		/(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm,
+	);
 	return [...found].map((match) => match[1]);
 }
 
@@ -35,7 +37,8 @@ describe('the project layout', () => {
 		for (const file of typeScriptFiles(join(PROJECT_DIR, folder))) {
 			for (const specifier of relativeImports(readFileSync(file, 'utf8'))) {
 				const target = topFolder(resolve(dirname(file), specifier));
-				if (target !== folder && !MAY_IMPORT[folder].includes(target)) crossings.push(`${relative(PROJECT_DIR, file)} imports ${specifier}`);
+				if (target !== folder && !MAY_IMPORT[folder].includes(target))
+					crossings.push(`${relative(PROJECT_DIR, file)} imports ${specifier}`);
 			}
 		}
 	}
@@ -56,7 +59,10 @@ describe('the project layout', () => {
 	});
 
 	it('finds the imports it checks (the scan itself works)', () => {
-		const queueSuite = readFileSync(join(PROJECT_DIR, 'test', 'queue', 'queue-mode.test.ts'), 'utf8');
+		const queueSuite = readFileSync(
+			join(PROJECT_DIR, 'test', 'queue', 'queue-mode.test.ts'),
+			'utf8',
+		);
 		expect(relativeImports(queueSuite)).toContain('../../harness/n8n/queue');
 	});
 });

@@ -1,7 +1,14 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { CodexData, IDataObject, INode, INodeParameters, INodeType, INodeTypes } from 'n8n-workflow';
+import type {
+	CodexData,
+	IDataObject,
+	INode,
+	INodeParameters,
+	INodeType,
+	INodeTypes,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { SvcApi } from '../../credentials/SvcApi.credentials';
@@ -23,9 +30,23 @@ const DOCS_PAGE = new RegExp(`^${REPOSITORY}/blob/main/(docs/[a-z-]+\\.md)$`);
  * is listed); its own nodes spell one of them "Marketing", the documentation "Marketing &
  * Content", so neither is used here.
  */
-const DOCUMENTED_CATEGORIES = ['Data & Storage', 'Finance & Accounting', 'Marketing & Content', 'Productivity', 'Miscellaneous', 'Sales', 'Development', 'Analytics', 'Communication', 'Utility'];
+const DOCUMENTED_CATEGORIES = [
+	'Data & Storage',
+	'Finance & Accounting',
+	'Marketing & Content',
+	'Productivity',
+	'Miscellaneous',
+	'Sales',
+	'Development',
+	'Analytics',
+	'Communication',
+	'Utility',
+];
 
-type CodexFile = CodexData & { node: string; resources: Required<NonNullable<CodexData['resources']>> };
+type CodexFile = CodexData & {
+	node: string;
+	resources: Required<NonNullable<CodexData['resources']>>;
+};
 
 function codex(file: string): CodexFile {
 	return JSON.parse(readFileSync(join(ROOT, 'nodes', 'Svc', file), 'utf8')) as CodexFile;
@@ -33,23 +54,39 @@ function codex(file: string): CodexFile {
 
 const action = new Svc();
 const trigger = new SvcTrigger();
-const codexes = { 'Svc.node.json': codex('Svc.node.json'), 'SvcTrigger.node.json': codex('SvcTrigger.node.json') };
+const codexes = {
+	'Svc.node.json': codex('Svc.node.json'),
+	'SvcTrigger.node.json': codex('SvcTrigger.node.json'),
+};
 
 describe('the node picker finds the nodes by what they do', () => {
-	it.each(Object.entries(codexes))('%s names the node, has aliases, documented categories and its resources', (_file, data) => {
-		expect([`n8n-nodes-svc.${action.description.name}`, `n8n-nodes-svc.${trigger.description.name}`]).toContain(data.node);
-		expect(data.alias?.length).toBeGreaterThan(5);
-		expect(data.categories?.length).toBeGreaterThan(0);
-		for (const category of data.categories ?? []) expect(DOCUMENTED_CATEGORIES).toContain(category);
-		// n8n's loader drops the whole codex (aliases too) when `resources` is missing.
-		expect(data.resources.primaryDocumentation.length).toBeGreaterThan(0);
-		expect(data.resources.credentialDocumentation.length).toBeGreaterThan(0);
-	});
+	it.each(Object.entries(codexes))(
+		'%s names the node, has aliases, documented categories and its resources',
+		(_file, data) => {
+			expect([
+				`n8n-nodes-svc.${action.description.name}`,
+				`n8n-nodes-svc.${trigger.description.name}`,
+			]).toContain(data.node);
+			expect(data.alias?.length).toBeGreaterThan(5);
+			expect(data.categories?.length).toBeGreaterThan(0);
+			for (const category of data.categories ?? [])
+				expect(DOCUMENTED_CATEGORIES).toContain(category);
+			// n8n's loader drops the whole codex (aliases too) when `resources` is missing.
+			expect(data.resources.primaryDocumentation.length).toBeGreaterThan(0);
+			expect(data.resources.credentialDocumentation.length).toBeGreaterThan(0);
+		},
+	);
 
-	it.each(Object.keys(codexes))('%s: its picker entry matches every word users search for', (file) => {
-		const aliases = (codexes[file as keyof typeof codexes].alias ?? []).map((alias) => alias.toLowerCase());
-		for (const word of ['lead', 'campaign', 'consent', 'conversation', 'dispatch', 'webhook']) expect(aliases).toContain(word);
-	});
+	it.each(Object.keys(codexes))(
+		'%s: its picker entry matches every word users search for',
+		(file) => {
+			const aliases = (codexes[file as keyof typeof codexes].alias ?? []).map((alias) =>
+				alias.toLowerCase(),
+			);
+			for (const word of ['lead', 'campaign', 'consent', 'conversation', 'dispatch', 'webhook'])
+				expect(aliases).toContain(word);
+		},
+	);
 });
 
 describe('descriptions', () => {
@@ -57,17 +94,33 @@ describe('descriptions', () => {
 		// n8n 2.41 editor, generateMergedNodesAndActions: a trigger named "<node>Trigger" is folded into
 		// "<node>"'s entry, which then shows the trigger's description for both.
 		expect(trigger.description.name).toBe(`${action.description.name}Trigger`);
-		expect(trigger.description.description).toMatch(/^Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event/);
+		expect(trigger.description.description).toMatch(
+			/^Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event/,
+		);
 		// The panel's trigger entries come from a property shown as "Events" with fixed options, by their action.
-		const events = trigger.description.properties.find((property) => property.displayName === 'Events');
-		expect(events?.options?.map((option) => ('action' in option ? option.action : undefined))).toEqual(['On lead created', 'On campaign updated']);
+		const events = trigger.description.properties.find(
+			(property) => property.displayName === 'Events',
+		);
+		expect(
+			events?.options?.map((option) => ('action' in option ? option.action : undefined)),
+		).toEqual(['On lead created', 'On campaign updated']);
 	});
 
 	it('every example carries a sticky note saying what it shows and how to run it', () => {
 		for (const file of readdirSync(EXAMPLES_DIR).filter((name) => name.endsWith('.json'))) {
-			const workflow = JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as { nodes: INode[] };
-			const notes = workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote').map((node) => (typeof node.parameters.content === 'string' ? node.parameters.content : ''));
-			expect({ file, notes: notes.length, runIt: notes.some((note) => /^## .+\n[\s\S]*\*\*Run it:\*\*/.test(note)) }).toEqual({ file, notes: 1, runIt: true });
+			const workflow = JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as {
+				nodes: INode[];
+			};
+			const notes = workflow.nodes
+				.filter((node) => node.type === 'n8n-nodes-base.stickyNote')
+				.map((node) =>
+					typeof node.parameters.content === 'string' ? node.parameters.content : '',
+				);
+			expect({
+				file,
+				notes: notes.length,
+				runIt: notes.some((note) => /^## .+\n[\s\S]*\*\*Run it:\*\*/.test(note)),
+			}).toEqual({ file, notes: 1, runIt: true });
 		}
 	});
 
@@ -78,15 +131,23 @@ describe('descriptions', () => {
 		expect(placed).toBeGreaterThan(1);
 		expect(trigger.description.version).toEqual([1, placed]);
 		for (const file of readdirSync(EXAMPLES_DIR).filter((name) => name.endsWith('.json'))) {
-			const workflow = JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as { nodes: INode[] };
+			const workflow = JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as {
+				nodes: INode[];
+			};
 			const triggers = workflow.nodes.filter((node) => node.type === SVC_TRIGGER_TYPE);
-			expect({ file, versions: triggers.map((node) => node.typeVersion) }).toEqual({ file, versions: triggers.map(() => placed) });
+			expect({ file, versions: triggers.map((node) => node.typeVersion) }).toEqual({
+				file,
+				versions: triggers.map(() => placed),
+			});
 		}
 	});
 });
 
 describe('canvas subtitles', () => {
-	const types: Record<string, INodeType> = { [action.description.name]: action, [trigger.description.name]: trigger };
+	const types: Record<string, INodeType> = {
+		[action.description.name]: action,
+		[trigger.description.name]: trigger,
+	};
 	const nodeTypes: INodeTypes = {
 		getByName: (name) => types[name],
 		getByNameAndVersion: (name) => types[name],
@@ -95,30 +156,60 @@ describe('canvas subtitles', () => {
 
 	/** As the editor computes a subtitle (useNodeHelpers.getNodeSubtitle). */
 	function subtitle(type: INodeType, parameters: INodeParameters): unknown {
-		const node: INode = { id: 'n', name: 'Node', type: type.description.name, typeVersion: 1, position: [0, 0], parameters };
+		const node: INode = {
+			id: 'n',
+			name: 'Node',
+			type: type.description.name,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters,
+		};
 		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-		return workflow.expression.getSimpleParameterValue(node, type.description.subtitle, 'internal', {}, undefined, '[filled at execution time]');
+		return workflow.expression.getSimpleParameterValue(
+			node,
+			type.description.subtitle,
+			'internal',
+			{},
+			undefined,
+			'[filled at execution time]',
+		);
 	}
 
-	const choices = resources.flatMap((resource) => resource.operations.map((operation) => ({ resource: resource.option, operation: operation.option })));
+	const choices = resources.flatMap((resource) =>
+		resource.operations.map((operation) => ({
+			resource: resource.option,
+			operation: operation.option,
+		})),
+	);
 
-	it.each(choices.map((choice) => [`${choice.resource.name}: ${choice.operation.name}`, choice]))('%s reads as the choice, short enough for the canvas', (_label, { resource, operation }) => {
-		const text = subtitle(action, { resource: resource.value, operation: operation.value });
-		expect(typeof text).toBe('string');
-		expect(String(text)).toMatch(new RegExp(`^${operation.name}`));
-		expect(String(text).length).toBeLessThanOrEqual(SUBTITLE_MAX_LENGTH);
-	});
+	it.each(choices.map((choice) => [`${choice.resource.name}: ${choice.operation.name}`, choice]))(
+		'%s reads as the choice, short enough for the canvas',
+		(_label, { resource, operation }) => {
+			const text = subtitle(action, { resource: resource.value, operation: operation.value });
+			expect(typeof text).toBe('string');
+			expect(String(text)).toMatch(new RegExp(`^${operation.name}`));
+			expect(String(text).length).toBeLessThanOrEqual(SUBTITLE_MAX_LENGTH);
+		},
+	);
 
 	it('tells every choice apart, and reads "Create or Update: Lead" for the lead upsert', () => {
-		const texts = choices.map(({ resource, operation }) => subtitle(action, { resource: resource.value, operation: operation.value }));
+		const texts = choices.map(({ resource, operation }) =>
+			subtitle(action, { resource: resource.value, operation: operation.value }),
+		);
 		expect(new Set(texts).size).toBe(choices.length);
-		expect(subtitle(action, { resource: 'lead', operation: 'upsert' })).toBe('Create or Update: Lead');
+		expect(subtitle(action, { resource: 'lead', operation: 'upsert' })).toBe(
+			'Create or Update: Lead',
+		);
 	});
 
-	it('names the trigger\'s events as the list does, counting the rest', () => {
+	it("names the trigger's events as the list does, counting the rest", () => {
 		expect(subtitle(trigger, { events: ['lead.created'], otherEvents: '' })).toBe('Lead Created');
-		expect(subtitle(trigger, { events: ['lead.created', 'campaign.updated'], otherEvents: '' })).toBe('Lead Created +1');
-		expect(subtitle(trigger, { events: [], otherEvents: 'lead.updated, thread.closed' })).toBe('lead.updated +1');
+		expect(
+			subtitle(trigger, { events: ['lead.created', 'campaign.updated'], otherEvents: '' }),
+		).toBe('Lead Created +1');
+		expect(subtitle(trigger, { events: [], otherEvents: 'lead.updated, thread.closed' })).toBe(
+			'lead.updated +1',
+		);
 		expect(subtitle(trigger, { events: [], otherEvents: '' })).toBe('');
 	});
 });
@@ -127,20 +218,34 @@ describe('documentation links', () => {
 	const urls: Array<[string, string]> = [
 		['credential documentationUrl', new SvcApi().documentationUrl],
 		...Object.entries(codexes).flatMap(([file, data]): Array<[string, string]> => [
-			...data.resources.primaryDocumentation.map(({ url }): [string, string] => [`${file} primaryDocumentation`, url]),
-			...data.resources.credentialDocumentation.map(({ url }): [string, string] => [`${file} credentialDocumentation`, url]),
+			...data.resources.primaryDocumentation.map(({ url }): [string, string] => [
+				`${file} primaryDocumentation`,
+				url,
+			]),
+			...data.resources.credentialDocumentation.map(({ url }): [string, string] => [
+				`${file} credentialDocumentation`,
+				url,
+			]),
 		]),
 	];
 
-	it.each(urls)('%s points at a page of this repository that exists, without a fragment', (_what, url) => {
-		expect(url).not.toContain('#');
-		const page = DOCS_PAGE.exec(url);
-		expect(page).not.toBeNull();
-		expect(existsSync(join(ROOT, page?.[1] ?? ''))).toBe(true);
-	});
+	it.each(urls)(
+		'%s points at a page of this repository that exists, without a fragment',
+		(_what, url) => {
+			expect(url).not.toContain('#');
+			const page = DOCS_PAGE.exec(url);
+			expect(page).not.toBeNull();
+			expect(existsSync(join(ROOT, page?.[1] ?? ''))).toBe(true);
+		},
+	);
 
 	it('package.json names one repository for homepage, repository and bugs, and no entry point', () => {
-		const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { main?: string; homepage: string; repository: { url: string }; bugs: { url: string } };
+		const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+			main?: string;
+			homepage: string;
+			repository: { url: string };
+			bugs: { url: string };
+		};
 		expect(pkg.main).toBeUndefined();
 		expect(pkg.homepage).toBe(`${REPOSITORY}#readme`);
 		expect(pkg.repository.url).toBe(`git+${REPOSITORY}.git`);
@@ -151,15 +256,22 @@ describe('documentation links', () => {
 describe('docs pages follow the code', () => {
 	const read = (page: string) => readFileSync(join(ROOT, 'docs', page), 'utf8');
 
-	it.each(Object.entries(ENDPOINTS))('docs/operations.md lists %s with its method, path and scope', (_name, endpoint) => {
-		const row = read('operations.md').split('\n').find((line) => line.includes(`\`${endpoint.method} ${endpoint.path}\``));
-		expect(row).toBeDefined();
-		expect(row).toContain(endpoint.scope ?? 'any');
-	});
+	it.each(Object.entries(ENDPOINTS))(
+		'docs/operations.md lists %s with its method, path and scope',
+		(_name, endpoint) => {
+			const row = read('operations.md')
+				.split('\n')
+				.find((line) => line.includes(`\`${endpoint.method} ${endpoint.path}\``));
+			expect(row).toBeDefined();
+			expect(row).toContain(endpoint.scope ?? 'any');
+		},
+	);
 
 	it('docs/development.md documents every sandbox admin endpoint', () => {
 		const section = read('development.md').split('## Sandbox admin API')[1] ?? '';
-		const missing = adminEndpoints().filter(({ method, path }) => !section.includes(`\`${method} ${path}\``));
+		const missing = adminEndpoints().filter(
+			({ method, path }) => !section.includes(`\`${method} ${path}\``),
+		);
 		expect(missing).toEqual([]);
 	});
 });

@@ -33,12 +33,18 @@ describe('harness/processes', () => {
 			'console.log(group.pid);',
 			'setInterval(() => {}, 1000);',
 		].join('\n');
-		const child = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', script], { cwd: ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', script], {
+			cwd: ROOT,
+			env: childEnv(),
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		let stdout = '';
 		let stderr = '';
 		child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
 		child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-		const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+		const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+			child.on('exit', (_code, signal) => resolve(signal)),
+		);
 		await until('the group started', () => {
 			if (child.exitCode !== null) throw new Error(`the script exited early: ${stderr}`);
 			return stdout.includes('\n');

@@ -21,25 +21,38 @@ function rows(text: string): string[] {
 
 /** A table row's cells, trimmed: a formatter may pad them to align the columns. */
 function cells(row: string): string[] {
-	return row.split('|').slice(1, -1).map((cell) => cell.trim());
+	return row
+		.split('|')
+		.slice(1, -1)
+		.map((cell) => cell.trim());
 }
 
 describe('the README and docs/contract.md follow contract.ts', () => {
 	const operations = rows(section('README.md', 'Operations'));
 	const assumptions = rows(section('docs/contract.md', 'Documented and assumed'));
 
-	it.each(Object.entries(ENDPOINTS))('README lists %s with its method, path and scope', (_name, endpoint) => {
-		const row = operations.find((line) => line.includes(`\`${endpoint.method} ${endpoint.path}\``));
-		expect(row).toBeDefined();
-		expect(row).toContain(endpoint.scope ?? 'any');
-		if (endpoint.idempotency !== 'none') expect(row).toContain(endpoint.idempotency);
-	});
+	it.each(Object.entries(ENDPOINTS))(
+		'README lists %s with its method, path and scope',
+		(_name, endpoint) => {
+			const row = operations.find((line) =>
+				line.includes(`\`${endpoint.method} ${endpoint.path}\``),
+			);
+			expect(row).toBeDefined();
+			expect(row).toContain(endpoint.scope ?? 'any');
+			if (endpoint.idempotency !== 'none') expect(row).toContain(endpoint.idempotency);
+		},
+	);
 
-	it.each(Object.entries(ENDPOINTS))('docs/contract.md labels the path of %s as the contract does', (_name, endpoint) => {
-		const row = assumptions.find((line) => line.includes(endpoint.path) && line.includes(endpoint.method));
-		expect(row).toBeDefined();
-		expect(cells(row ?? '').at(-1)).toBe(endpoint.label);
-	});
+	it.each(Object.entries(ENDPOINTS))(
+		'docs/contract.md labels the path of %s as the contract does',
+		(_name, endpoint) => {
+			const row = assumptions.find(
+				(line) => line.includes(endpoint.path) && line.includes(endpoint.method),
+			);
+			expect(row).toBeDefined();
+			expect(cells(row ?? '').at(-1)).toBe(endpoint.label);
+		},
+	);
 
 	it('the README links to docs/contract.md', () => {
 		expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(docs/contract.md)');

@@ -36,7 +36,12 @@ function workflow(file: string): Workflow {
 function matchesFilter(pattern: string, ref: string): boolean {
 	const source = pattern
 		.split('**')
-		.map((part) => part.split('*').map((literal) => literal.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
+		.map((part) =>
+			part
+				.split('*')
+				.map((literal) => literal.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+				.join('[^/]*'),
+		)
 		.join('.*');
 	return new RegExp(`^${source}$`).test(ref);
 }
@@ -51,7 +56,10 @@ function onlyJob(flow: Workflow): Job {
 /** Index of the first step whose `run` matches, failing the test when there is none. */
 function stepIndex(steps: Step[], run: RegExp): number {
 	const index = steps.findIndex((step) => step.run !== undefined && run.test(step.run));
-	if (index === -1) throw new Error(`no step runs ${String(run)}; steps: ${steps.map((step) => step.run ?? step.uses).join(' | ')}`);
+	if (index === -1)
+		throw new Error(
+			`no step runs ${String(run)}; steps: ${steps.map((step) => step.run ?? step.uses).join(' | ')}`,
+		);
 	return index;
 }
 
@@ -100,7 +108,9 @@ describe('publish.yml: the only release path', () => {
 	});
 
 	it('publishes once, with provenance, publicly, with the token from secrets', () => {
-		const publishes = job.steps.filter((step) => step.run !== undefined && /\bnpm publish\b/.test(step.run));
+		const publishes = job.steps.filter(
+			(step) => step.run !== undefined && /\bnpm publish\b/.test(step.run),
+		);
 		expect(publishes).toHaveLength(1);
 		expect(publishes[0].run).toMatch(/--provenance\b/);
 		expect(publishes[0].run).toMatch(/--access public\b/);
@@ -113,7 +123,9 @@ describe('publish.yml: the only release path', () => {
 	});
 
 	it('checks that the tag is the package.json version before installing', () => {
-		const check = job.steps.findIndex((step) => step.run?.includes('GITHUB_REF_NAME') && step.run.includes('package.json'));
+		const check = job.steps.findIndex(
+			(step) => step.run?.includes('GITHUB_REF_NAME') && step.run.includes('package.json'),
+		);
 		expect(check).toBeGreaterThan(-1);
 		expect(check).toBeLessThan(stepIndex(job.steps, /^npm ci\b/m));
 	});
@@ -130,7 +142,9 @@ describe('ci.yml: the checks on every push and pull request', () => {
 
 	it('runs on Node 22 or newer and never publishes', () => {
 		expect(nodeMajor(job)).toBeGreaterThanOrEqual(22);
-		expect(job.steps.some((step) => step.run !== undefined && /\bnpm publish\b/.test(step.run))).toBe(false);
+		expect(
+			job.steps.some((step) => step.run !== undefined && /\bnpm publish\b/.test(step.run)),
+		).toBe(false);
 		expect({ ...flow.permissions, ...job.permissions }['id-token']).toBeUndefined();
 	});
 
@@ -140,12 +154,15 @@ describe('ci.yml: the checks on every push and pull request', () => {
 
 	it('installs before anything else runs', () => {
 		const install = stepIndex(job.steps, /^npm ci\b/m);
-		for (const [, run] of CHECKS.slice(1)) expect(stepIndex(job.steps, run)).toBeGreaterThan(install);
+		for (const [, run] of CHECKS.slice(1))
+			expect(stepIndex(job.steps, run)).toBeGreaterThan(install);
 	});
 });
 
 describe('prepublishOnly refuses a publish outside the release workflow', () => {
-	const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+	const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+		scripts: Record<string, string>;
+	};
 
 	it('runs the guard first, then the build', () => {
 		expect(pkg.scripts.prepublishOnly).toMatch(/^tsx scripts\/release-guard\.ts && npm run build$/);
@@ -155,7 +172,10 @@ describe('prepublishOnly refuses a publish outside the release workflow', () => 
 		['a developer machine', {}],
 		['GitHub Actions without provenance', { GITHUB_ACTIONS: 'true' }],
 		['provenance outside GitHub Actions', { npm_config_provenance: 'true' }],
-		['GITHUB_ACTIONS set to something else', { GITHUB_ACTIONS: '1', npm_config_provenance: 'true' }],
+		[
+			'GITHUB_ACTIONS set to something else',
+			{ GITHUB_ACTIONS: '1', npm_config_provenance: 'true' },
+		],
 	])('refuses on %s', (_where, env) => {
 		expect(releaseRefusal(env)).toMatch(/^npm publish refused: .*RELEASING\.md/s);
 	});
@@ -169,9 +189,13 @@ describe('prepublishOnly refuses a publish outside the release workflow', () => 
 
 	it('exits 1 with the reason when run as npm would run it on a developer machine', async () => {
 		const env: NodeJS.ProcessEnv = { ...process.env };
-		for (const name of ['GITHUB_ACTIONS', 'npm_config_provenance', 'NPM_CONFIG_PROVENANCE']) delete env[name];
+		for (const name of ['GITHUB_ACTIONS', 'npm_config_provenance', 'NPM_CONFIG_PROVENANCE'])
+			delete env[name];
 		const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
-		const result = await runCommand(tsx, [join(ROOT, 'scripts', 'release-guard.ts')], { cwd: ROOT, env });
+		const result = await runCommand(tsx, [join(ROOT, 'scripts', 'release-guard.ts')], {
+			cwd: ROOT,
+			env,
+		});
 		expect(result.code).toBe(1);
 		expect(result.stderr).toContain('npm publish refused');
 		expect(result.stderr).toContain('not running in GitHub Actions');

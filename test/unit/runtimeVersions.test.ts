@@ -7,7 +7,9 @@ describe('runtimeVersions', () => {
 	});
 
 	it('reads one major or a comma list, once each, from the variable it is given', () => {
-		expect(runtimeVersions('SVC_QUEUE_N8N', { SVC_QUEUE_N8N: 'v2', SVC_E2E_N8N: 'v1' })).toEqual(['v2']);
+		expect(runtimeVersions('SVC_QUEUE_N8N', { SVC_QUEUE_N8N: 'v2', SVC_E2E_N8N: 'v1' })).toEqual([
+			'v2',
+		]);
 		expect(runtimeVersions('SVC_E2E_N8N', { SVC_E2E_N8N: 'v2, v1,v2' })).toEqual(['v2', 'v1']);
 	});
 

@@ -23,16 +23,38 @@ function signed(body: string, options: { id?: string; timestamp?: number; with?:
 }
 
 describe('verifyDelivery (Standard Webhooks v1)', () => {
-	const body = JSON.stringify({ id: 'evt_123', type: 'lead.created', created_at: '2026-01-01T00:00:00Z', data: { id: 'lead_1' } });
+	const body = JSON.stringify({
+		id: 'evt_123',
+		type: 'lead.created',
+		created_at: '2026-01-01T00:00:00Z',
+		data: { id: 'lead_1' },
+	});
 
 	it('accepts the published test vector', () => {
-		const headers = { id: VECTOR.id, timestamp: String(VECTOR.timestamp), signature: VECTOR.signature };
-		expect(verifyDelivery(VECTOR.secret, headers, VECTOR.payload, VECTOR.timestamp)).toEqual({ valid: true });
+		const headers = {
+			id: VECTOR.id,
+			timestamp: String(VECTOR.timestamp),
+			signature: VECTOR.signature,
+		};
+		expect(verifyDelivery(VECTOR.secret, headers, VECTOR.payload, VECTOR.timestamp)).toEqual({
+			valid: true,
+		});
 	});
 
 	it('rejects the published vector with one byte of the payload changed', () => {
-		const headers = { id: VECTOR.id, timestamp: String(VECTOR.timestamp), signature: VECTOR.signature };
-		expect(verifyDelivery(VECTOR.secret, headers, VECTOR.payload.replace('2432', '2433'), VECTOR.timestamp).valid).toBe(false);
+		const headers = {
+			id: VECTOR.id,
+			timestamp: String(VECTOR.timestamp),
+			signature: VECTOR.signature,
+		};
+		expect(
+			verifyDelivery(
+				VECTOR.secret,
+				headers,
+				VECTOR.payload.replace('2432', '2433'),
+				VECTOR.timestamp,
+			).valid,
+		).toBe(false);
 	});
 
 	it('accepts a delivery signed by the standardwebhooks package, as string or Buffer', () => {
@@ -44,18 +66,30 @@ describe('verifyDelivery (Standard Webhooks v1)', () => {
 		const good = signed(body);
 		const old = signed(body, { with: otherSecret });
 		const header = `v1,${Buffer.alloc(32).toString('base64')} ${old.signature} ${good.signature} v2,abc`;
-		expect(verifyDelivery(secret, { ...good, signature: header }, body, now)).toEqual({ valid: true });
+		expect(verifyDelivery(secret, { ...good, signature: header }, body, now)).toEqual({
+			valid: true,
+		});
 	});
 
 	it('rejects a tampered body, including the same JSON with keys re-ordered', () => {
 		const headers = signed(body);
-		expect(verifyDelivery(secret, headers, body.replace('lead_1', 'lead_2'), now).valid).toBe(false);
-		const reordered = JSON.stringify({ type: 'lead.created', id: 'evt_123', created_at: '2026-01-01T00:00:00Z', data: { id: 'lead_1' } });
+		expect(verifyDelivery(secret, headers, body.replace('lead_1', 'lead_2'), now).valid).toBe(
+			false,
+		);
+		const reordered = JSON.stringify({
+			type: 'lead.created',
+			id: 'evt_123',
+			created_at: '2026-01-01T00:00:00Z',
+			data: { id: 'lead_1' },
+		});
 		expect(verifyDelivery(secret, headers, reordered, now).valid).toBe(false);
 	});
 
 	it('rejects a delivery signed with another secret', () => {
-		expect(verifyDelivery(secret, signed(body, { with: otherSecret }), body, now)).toEqual({ valid: false, reason: 'no webhook-signature entry matches' });
+		expect(verifyDelivery(secret, signed(body, { with: otherSecret }), body, now)).toEqual({
+			valid: false,
+			reason: 'no webhook-signature entry matches',
+		});
 	});
 
 	it('rejects a changed webhook-id (the id is part of what is signed)', () => {
@@ -63,24 +97,54 @@ describe('verifyDelivery (Standard Webhooks v1)', () => {
 	});
 
 	it('accepts timestamps up to 5 minutes either way and rejects beyond', () => {
-		expect(verifyDelivery(secret, signed(body, { timestamp: now - 300 }), body, now).valid).toBe(true);
-		expect(verifyDelivery(secret, signed(body, { timestamp: now + 300 }), body, now).valid).toBe(true);
-		expect(verifyDelivery(secret, signed(body, { timestamp: now - 301 }), body, now)).toEqual({ valid: false, reason: 'webhook-timestamp is too old' });
-		expect(verifyDelivery(secret, signed(body, { timestamp: now + 301 }), body, now)).toEqual({ valid: false, reason: 'webhook-timestamp is in the future' });
+		expect(verifyDelivery(secret, signed(body, { timestamp: now - 300 }), body, now).valid).toBe(
+			true,
+		);
+		expect(verifyDelivery(secret, signed(body, { timestamp: now + 300 }), body, now).valid).toBe(
+			true,
+		);
+		expect(verifyDelivery(secret, signed(body, { timestamp: now - 301 }), body, now)).toEqual({
+			valid: false,
+			reason: 'webhook-timestamp is too old',
+		});
+		expect(verifyDelivery(secret, signed(body, { timestamp: now + 301 }), body, now)).toEqual({
+			valid: false,
+			reason: 'webhook-timestamp is in the future',
+		});
 	});
 
 	it('rejects missing headers and names them', () => {
 		const headers = signed(body);
-		expect(verifyDelivery(secret, { ...headers, id: undefined }, body, now)).toEqual({ valid: false, reason: 'missing webhook-id header' });
-		expect(verifyDelivery(secret, { id: headers.id }, body, now)).toEqual({ valid: false, reason: 'missing webhook-timestamp, webhook-signature header' });
+		expect(verifyDelivery(secret, { ...headers, id: undefined }, body, now)).toEqual({
+			valid: false,
+			reason: 'missing webhook-id header',
+		});
+		expect(verifyDelivery(secret, { id: headers.id }, body, now)).toEqual({
+			valid: false,
+			reason: 'missing webhook-timestamp, webhook-signature header',
+		});
 	});
 
 	it('rejects a non-numeric timestamp, a wrong version prefix, bad base64 and a truncated signature', () => {
 		const headers = signed(body);
-		expect(verifyDelivery(secret, { ...headers, timestamp: 'yesterday' }, body, now).valid).toBe(false);
-		expect(verifyDelivery(secret, { ...headers, signature: headers.signature.replace('v1,', 'v2,') }, body, now).valid).toBe(false);
-		expect(verifyDelivery(secret, { ...headers, signature: 'v1,@@@not base64@@@' }, body, now).valid).toBe(false);
-		expect(verifyDelivery(secret, { ...headers, signature: headers.signature.slice(0, 20) }, body, now).valid).toBe(false);
+		expect(verifyDelivery(secret, { ...headers, timestamp: 'yesterday' }, body, now).valid).toBe(
+			false,
+		);
+		expect(
+			verifyDelivery(
+				secret,
+				{ ...headers, signature: headers.signature.replace('v1,', 'v2,') },
+				body,
+				now,
+			).valid,
+		).toBe(false);
+		expect(
+			verifyDelivery(secret, { ...headers, signature: 'v1,@@@not base64@@@' }, body, now).valid,
+		).toBe(false);
+		expect(
+			verifyDelivery(secret, { ...headers, signature: headers.signature.slice(0, 20) }, body, now)
+				.valid,
+		).toBe(false);
 		expect(verifyDelivery(secret, { ...headers, signature: 'v1,' }, body, now).valid).toBe(false);
 	});
 
@@ -99,6 +163,9 @@ describe('verifyDelivery (Standard Webhooks v1)', () => {
 
 	it('treats a malformed stored secret as a failure, not an exception', () => {
 		expect(secretKey('whsec_***')).toBeUndefined();
-		expect(verifyDelivery('whsec_***', signed(body), body, now)).toEqual({ valid: false, reason: 'the stored signing secret is malformed' });
+		expect(verifyDelivery('whsec_***', signed(body), body, now)).toEqual({
+			valid: false,
+			reason: 'the stored signing secret is malformed',
+		});
 	});
 });

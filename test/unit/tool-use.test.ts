@@ -1,8 +1,23 @@
-import type { IDataObject, IExecuteFunctions, INode, INodeParameters, INodeType, INodeTypes } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INode,
+	INodeParameters,
+	INodeType,
+	INodeTypes,
+} from 'n8n-workflow';
 import { NodeHelpers, NodeOperationError, Workflow } from 'n8n-workflow';
 
 import { resources } from '../../nodes/Svc/actions/router';
-import { ALLOW_TOOL_USE, answersMcpClient, runsAsTool, TOOL_DEFAULT_LIMIT, TOOL_MAX_LIMIT, toolUsePermission, withFixInMessage } from '../../nodes/Svc/actions/tool';
+import {
+	ALLOW_TOOL_USE,
+	answersMcpClient,
+	runsAsTool,
+	TOOL_DEFAULT_LIMIT,
+	TOOL_MAX_LIMIT,
+	toolUsePermission,
+	withFixInMessage,
+} from '../../nodes/Svc/actions/tool';
 import { Svc } from '../../nodes/Svc/Svc.node';
 import { aiToolNodeType } from '../../harness/engine/node-types';
 
@@ -11,13 +26,26 @@ const tool = aiToolNodeType(plain);
 
 /** The parameters n8n's Workflow fills in for a node of this type (defaults of what is displayed, nothing hidden), as at run time. */
 function filled(type: INodeType, parameters: INodeParameters): INodeParameters {
-	const nodeTypes: INodeTypes = { getByName: () => type, getByNameAndVersion: () => type, getKnownTypes: (): IDataObject => ({}) };
-	const node: INode = { id: 'n', name: 'Svc', type: `n8n-nodes-svc.${type.description.name}`, typeVersion: 1, position: [0, 0], parameters };
+	const nodeTypes: INodeTypes = {
+		getByName: () => type,
+		getByNameAndVersion: () => type,
+		getKnownTypes: (): IDataObject => ({}),
+	};
+	const node: INode = {
+		id: 'n',
+		name: 'Svc',
+		type: `n8n-nodes-svc.${type.description.name}`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+	};
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
 	return workflow.getNode('Svc')?.parameters ?? {};
 }
 
-const choices = resources.flatMap((resource) => resource.operations.map((operation) => ({ resource, operation })));
+const choices = resources.flatMap((resource) =>
+	resource.operations.map((operation) => ({ resource, operation })),
+);
 const PROTECTED = ['campaign:dispatch', 'webhookSubscription:create', 'webhookSubscription:delete'];
 
 describe('the protection helper', () => {
@@ -32,7 +60,11 @@ describe('the protection helper', () => {
 	});
 
 	it.each([
-		['an expression from $fromAI', "={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('allow', '', 'boolean') }}", /holds an expression/],
+		[
+			'an expression from $fromAI',
+			"={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('allow', '', 'boolean') }}",
+			/holds an expression/,
+		],
 		['an expression that is true', '={{ true }}', /holds an expression/],
 		['the text "true"', 'true', /holds an expression/],
 		['missing', undefined, /is not set/],
@@ -46,7 +78,9 @@ describe('the protection helper', () => {
 	});
 
 	it('which operations are protected is said on the operations themselves', () => {
-		const flagged = choices.filter(({ operation }) => operation.needsPersonAsTool).map(({ resource, operation }) => `${resource.option.value}:${operation.option.value}`);
+		const flagged = choices
+			.filter(({ operation }) => operation.needsPersonAsTool)
+			.map(({ resource, operation }) => `${resource.option.value}:${operation.option.value}`);
 		expect(flagged).toEqual(PROTECTED);
 	});
 });
@@ -55,10 +89,21 @@ describe('Allow Use by AI in the node', () => {
 	const property = plain.description.properties.find((entry) => entry.name === ALLOW_TOOL_USE);
 
 	it('is a switch a model cannot be offered', () => {
-		expect(property).toMatchObject({ displayName: 'Allow Use by AI', type: 'boolean', default: false, noDataExpression: true });
+		expect(property).toMatchObject({
+			displayName: 'Allow Use by AI',
+			type: 'boolean',
+			default: false,
+			noDataExpression: true,
+		});
 	});
 
-	it.each(choices.map(({ resource, operation }) => [`${resource.option.value}:${operation.option.value}`, resource.option.value, operation.option.value]))(
+	it.each(
+		choices.map(({ resource, operation }) => [
+			`${resource.option.value}:${operation.option.value}`,
+			resource.option.value,
+			operation.option.value,
+		]),
+	)(
 		'%s: shown on the tool only when protected, never on the plain node',
 		(key, resource, operation) => {
 			const parameters = { resource, operation } as INodeParameters;
@@ -70,14 +115,25 @@ describe('Allow Use by AI in the node', () => {
 	it('a stored true survives as true; an expression stays a string', () => {
 		const dispatch = { resource: 'campaign', operation: 'dispatch' };
 		expect(filled(tool, { ...dispatch, allowToolUse: true }).allowToolUse).toBe(true);
-		expect(typeof filled(tool, { ...dispatch, allowToolUse: '={{ true }}' }).allowToolUse).toBe('string');
-		expect(typeof filled(tool, { ...dispatch, allowToolUse: "={{ $fromAI('allow', '', 'boolean') }}" }).allowToolUse).toBe('string');
+		expect(typeof filled(tool, { ...dispatch, allowToolUse: '={{ true }}' }).allowToolUse).toBe(
+			'string',
+		);
+		expect(
+			typeof filled(tool, { ...dispatch, allowToolUse: "={{ $fromAI('allow', '', 'boolean') }}" })
+				.allowToolUse,
+		).toBe('string');
 	});
 
 	it('on the tool, Dispatch has no confirmation switch of its own (Allow Use by AI is the confirmation)', () => {
-		const dispatch = { resource: 'campaign', operation: 'dispatch', confirmDispatch: "={{ $fromAI('confirm', '', 'boolean') }}" };
+		const dispatch = {
+			resource: 'campaign',
+			operation: 'dispatch',
+			confirmDispatch: "={{ $fromAI('confirm', '', 'boolean') }}",
+		};
 		expect('confirmDispatch' in filled(tool, dispatch)).toBe(false);
-		expect(filled(plain, { resource: 'campaign', operation: 'dispatch' }).confirmDispatch).toBe(false);
+		expect(filled(plain, { resource: 'campaign', operation: 'dispatch' }).confirmDispatch).toBe(
+			false,
+		);
 	});
 });
 
@@ -86,12 +142,32 @@ describe('what n8n tells the model', () => {
 		const names = tool.description.properties.map((property) => property.name);
 		expect(names).not.toContain('descriptionType');
 		expect(names).toContain('toolDescription');
-		expect(plain.description.properties.filter((property) => property.name === 'toolDescription').every((property) => property.displayOptions?.show?.['@tool']?.[0] === true)).toBe(true);
+		expect(
+			plain.description.properties
+				.filter((property) => property.name === 'toolDescription')
+				.every((property) => property.displayOptions?.show?.['@tool']?.[0] === true),
+		).toBe(true);
 	});
 
-	it.each(choices.map(({ resource, operation }) => [`${resource.option.name}: ${operation.option.name}`, resource, operation]))('%s: a description of its own, not "<action> in Svc"', (_label, resource, operation) => {
-		const parameters = filled(tool, { resource: resource.option.value, operation: operation.option.value });
-		const node: INode = { id: 'n', name: 'Svc', type: 'n8n-nodes-svc.svcTool', typeVersion: 1, position: [0, 0], parameters };
+	it.each(
+		choices.map(({ resource, operation }) => [
+			`${resource.option.name}: ${operation.option.name}`,
+			resource,
+			operation,
+		]),
+	)('%s: a description of its own, not "<action> in Svc"', (_label, resource, operation) => {
+		const parameters = filled(tool, {
+			resource: resource.option.value,
+			operation: operation.option.value,
+		});
+		const node: INode = {
+			id: 'n',
+			name: 'Svc',
+			type: 'n8n-nodes-svc.svcTool',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters,
+		};
 		const given = NodeHelpers.getToolDescriptionForNode(node, tool);
 		expect(given).toBe(operation.toolDescription);
 		expect(given).not.toBe(NodeHelpers.makeDescription(parameters, tool.description));
@@ -103,34 +179,49 @@ describe('what n8n tells the model', () => {
 });
 
 describe('compact reads on the tool, the plain node unchanged', () => {
-	it.each(['lead:getAll', 'conversation:getAllThreads', 'conversation:getMessages', 'campaign:getAll', 'webhookSubscription:getAll'])('%s', (key) => {
+	it.each([
+		'lead:getAll',
+		'conversation:getAllThreads',
+		'conversation:getMessages',
+		'campaign:getAll',
+		'webhookSubscription:getAll',
+	])('%s', (key) => {
 		const [resource, operation] = key.split(':');
 		const onTool = filled(tool, { resource, operation });
 		expect(onTool).not.toHaveProperty('returnAll');
 		expect(onTool).not.toHaveProperty('limit');
 		expect(onTool.maxResults).toBe(TOOL_DEFAULT_LIMIT);
-		const maxResults = tool.description.properties.find((property) => property.name === 'maxResults');
+		const maxResults = tool.description.properties.find(
+			(property) => property.name === 'maxResults',
+		);
 		expect(maxResults?.typeOptions?.maxValue).toBe(TOOL_MAX_LIMIT);
 		const onPlain = filled(plain, { resource, operation });
 		expect(onPlain).toMatchObject({ returnAll: false, limit: 50 });
 		expect(onPlain).not.toHaveProperty('maxResults');
 	});
 
-	it.each(['lead:get', 'lead:getAll', 'conversation:getMessages'])('%s: Simplify on by default on the tool, off on the plain node', (key) => {
-		const [resource, operation] = key.split(':');
-		expect(filled(tool, { resource, operation }).simplify).toBe(true);
-		expect(filled(plain, { resource, operation }).simplify).toBe(false);
-	});
+	it.each(['lead:get', 'lead:getAll', 'conversation:getMessages'])(
+		'%s: Simplify on by default on the tool, off on the plain node',
+		(key) => {
+			const [resource, operation] = key.split(':');
+			expect(filled(tool, { resource, operation }).simplify).toBe(true);
+			expect(filled(plain, { resource, operation }).simplify).toBe(false);
+		},
+	);
 
 	it('Map Automatically is not offered on the tool', () => {
 		const upsert = { resource: 'lead', operation: 'upsert' };
 		const modes = tool.description.properties.filter((property) => property.name === 'inputMode');
-		const shownOnTool = modes.find((property) => property.displayOptions?.show?.['@tool']?.[0] === true);
+		const shownOnTool = modes.find(
+			(property) => property.displayOptions?.show?.['@tool']?.[0] === true,
+		);
 		expect(shownOnTool).toMatchObject({ type: 'hidden', default: 'defineBelow' });
 		expect(filled(tool, upsert).inputMode).toBe('defineBelow');
 		expect(filled(tool, { ...upsert, options: { ignoreFields: 'x' } }).options).toEqual({});
 		expect(filled(plain, upsert).inputMode).toBe('defineBelow');
-		expect(filled(plain, { ...upsert, inputMode: 'mapAutomatically', options: { ignoreFields: 'x' } })).toMatchObject({ inputMode: 'mapAutomatically', options: { ignoreFields: 'x' } });
+		expect(
+			filled(plain, { ...upsert, inputMode: 'mapAutomatically', options: { ignoreFields: 'x' } }),
+		).toMatchObject({ inputMode: 'mapAutomatically', options: { ignoreFields: 'x' } });
 	});
 });
 
@@ -139,17 +230,38 @@ describe('a failure thrown to an MCP client', () => {
 	const runContext = (fields: object): IExecuteFunctions => fields as IExecuteFunctions;
 
 	it('knows the MCP Server Trigger by the node that asked for the tool, and nothing else', () => {
-		expect(answersMcpClient(runContext({ parentNode: { name: 'MCP Server', type: '@n8n/n8n-nodes-langchain.mcpTrigger' } }))).toBe(true);
-		expect(answersMcpClient(runContext({ parentNode: { name: 'Agent', type: '@n8n/n8n-nodes-langchain.agent' } }))).toBe(false);
+		expect(
+			answersMcpClient(
+				runContext({
+					parentNode: { name: 'MCP Server', type: '@n8n/n8n-nodes-langchain.mcpTrigger' },
+				}),
+			),
+		).toBe(true);
+		expect(
+			answersMcpClient(
+				runContext({ parentNode: { name: 'Agent', type: '@n8n/n8n-nodes-langchain.agent' } }),
+			),
+		).toBe(false);
 		expect(answersMcpClient(runContext({ parentNode: undefined }))).toBe(false);
 		expect(answersMcpClient(runContext({}))).toBe(false);
 	});
 
 	it('carries the fix in the message, once', () => {
-		const node: INode = { id: 'n', name: 'Svc', type: 'n8n-nodes-svc.svcTool', typeVersion: 1, position: [0, 0], parameters: {} };
-		const error = withFixInMessage(new NodeOperationError(node, 'The cause', { description: 'The fix.' }));
+		const node: INode = {
+			id: 'n',
+			name: 'Svc',
+			type: 'n8n-nodes-svc.svcTool',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		};
+		const error = withFixInMessage(
+			new NodeOperationError(node, 'The cause', { description: 'The fix.' }),
+		);
 		expect(error.message).toBe('The cause\n\nDetails: The fix.');
 		expect(withFixInMessage(error).message).toBe('The cause\n\nDetails: The fix.');
-		expect(withFixInMessage(new NodeOperationError(node, 'Only a cause')).message).toBe('Only a cause');
+		expect(withFixInMessage(new NodeOperationError(node, 'Only a cause')).message).toBe(
+			'Only a cause',
+		);
 	});
 });

@@ -4,7 +4,8 @@ import type { IExecuteFunctions, IGetNodeParameterOptions } from 'n8n-workflow';
 function holdsExpression(value: unknown): boolean {
 	if (typeof value === 'string') return value.startsWith('=');
 	if (Array.isArray(value)) return value.some(holdsExpression);
-	if (value !== null && typeof value === 'object') return Object.values(value).some(holdsExpression);
+	if (value !== null && typeof value === 'object')
+		return Object.values(value).some(holdsExpression);
 	return false;
 }
 
@@ -19,7 +20,8 @@ function storedValue(parameters: unknown, path: string): unknown {
 }
 
 /** How a setting is stored in the workflow: unset, an expression, or a literal value a person chose. */
-export type StoredSetting = { kind: 'unset' } | { kind: 'expression' } | { kind: 'literal'; value: unknown };
+export type StoredSetting =
+	{ kind: 'unset' } | { kind: 'expression' } | { kind: 'literal'; value: unknown };
 
 /**
  * A setting only the person building the workflow may make, read as stored: an expression is
@@ -50,9 +52,15 @@ export class ItemParameters {
 		const key = options?.extractValue ? `${name} (extracted)` : name;
 		let entry = this.resolved.get(key);
 		if (entry === undefined) {
-			entry = holdsExpression(storedValue(this.ctx.getNode().parameters, name)) ? PER_ITEM : { value: this.ctx.getNodeParameter(name, itemIndex, fallback, options) };
+			entry = holdsExpression(storedValue(this.ctx.getNode().parameters, name))
+				? PER_ITEM
+				: { value: this.ctx.getNodeParameter(name, itemIndex, fallback, options) };
 			this.resolved.set(key, entry);
 		}
-		return (entry === PER_ITEM ? this.ctx.getNodeParameter(name, itemIndex, fallback, options) : entry.value) as T;
+		return (
+			entry === PER_ITEM
+				? this.ctx.getNodeParameter(name, itemIndex, fallback, options)
+				: entry.value
+		) as T;
 	}
 }

@@ -27,11 +27,16 @@ function fieldKey(name: string): string {
 	return name.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
-const WRITABLE_BY_KEY = new Map<string, LeadWritableField>(LEAD_WRITABLE_FIELDS.map((field) => [fieldKey(field), field]));
+const WRITABLE_BY_KEY = new Map<string, LeadWritableField>(
+	LEAD_WRITABLE_FIELDS.map((field) => [fieldKey(field), field]),
+);
 const READ_ONLY_KEYS = new Set<string>(LEAD_READ_ONLY_FIELDS.map(fieldKey));
 const CONSENT_COLUMN_KEYS = new Map<string, keyof Consent>([
 	['consentstatus', 'status'],
-	...CONSENT_DETAIL_FIELDS.map((field): [string, keyof Consent] => [fieldKey(`consent_${field}`), field]),
+	...CONSENT_DETAIL_FIELDS.map((field): [string, keyof Consent] => [
+		fieldKey(`consent_${field}`),
+		field,
+	]),
 ]);
 
 function isBlank(value: unknown): boolean {
@@ -54,7 +59,8 @@ export function leadFromItem(json: IDataObject, ignore: Set<string>): LeadInput 
 		const consentPart = CONSENT_COLUMN_KEYS.get(key);
 		if (field) body[field] = typeof value === 'string' ? value.trim() : value;
 		else if (consentPart) consent = { ...consent, [consentPart]: value };
-		else if (key === fieldKey(CONSENT_FIELD) && isPlainObject(value)) consent = { ...consent, ...(value as Partial<Consent>) };
+		else if (key === fieldKey(CONSENT_FIELD) && isPlainObject(value))
+			consent = { ...consent, ...(value as Partial<Consent>) };
 		else if (key === 'customfields' && isPlainObject(value)) Object.assign(customFields, value);
 		else customFields[name] = value;
 	}
@@ -64,22 +70,39 @@ export function leadFromItem(json: IDataObject, ignore: Set<string>): LeadInput 
 
 /** The keys of a comma-separated list of input fields to leave out, as leadFromItem matches them. */
 export function ignoredFieldKeys(names: string): Set<string> {
-	return new Set(names.split(',').map((name) => fieldKey(name)).filter((key) => key !== ''));
+	return new Set(
+		names
+			.split(',')
+			.map((name) => fieldKey(name))
+			.filter((key) => key !== ''),
+	);
 }
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The checks the service would make, done first so the error names the field and the item. */
-export function checkLead(op: OperationContext, body: IDataObject, consent: Partial<Consent>): IDataObject {
-	const fail = (message: string, description: string) => userError(op.ctx.getNode(), message, { itemIndex: op.itemIndex, description });
+export function checkLead(
+	op: OperationContext,
+	body: IDataObject,
+	consent: Partial<Consent>,
+): IDataObject {
+	const fail = (message: string, description: string) =>
+		userError(op.ctx.getNode(), message, { itemIndex: op.itemIndex, description });
 	if (!LEAD_MATCH_ORDER.some((field) => !isBlank(body[field]))) {
-		throw fail('The lead needs an email, a phone or an external ID', 'The service matches leads on External ID, then Email, then Phone. Set at least one of them for this item.');
+		throw fail(
+			'The lead needs an email, a phone or an external ID',
+			'The service matches leads on External ID, then Email, then Phone. Set at least one of them for this item.',
+		);
 	}
 	for (const field of LEAD_WRITABLE_FIELDS) {
-		if (body[field] !== undefined && typeof body[field] !== 'string') body[field] = asText(body[field]);
+		if (body[field] !== undefined && typeof body[field] !== 'string')
+			body[field] = asText(body[field]);
 	}
 	if (typeof body.email === 'string' && !EMAIL_PATTERN.test(body.email)) {
-		throw fail(`"${body.email}" is not a valid email address`, 'Fix the email of this item, or leave it empty and match by phone or external ID.');
+		throw fail(
+			`"${body.email}" is not a valid email address`,
+			'Fix the email of this item, or leave it empty and match by phone or external ID.',
+		);
 	}
 	if (Object.keys(consent).length === 0) return body;
 	if (!CONSENT_STATUSES.includes(consent.status as Consent['status'])) {
@@ -89,9 +112,11 @@ export function checkLead(op: OperationContext, body: IDataObject, consent: Part
 		);
 	}
 	if (consent.recorded_at !== undefined && Number.isNaN(Date.parse(String(consent.recorded_at)))) {
-		throw fail('Consent "recorded_at" is not a date', 'Use an ISO 8601 date such as 2026-01-31T12:00:00Z.');
+		throw fail(
+			'Consent "recorded_at" is not a date',
+			'Use an ISO 8601 date such as 2026-01-31T12:00:00Z.',
+		);
 	}
 	const customFields = isPlainObject(body.custom_fields) ? body.custom_fields : {};
 	return { ...body, custom_fields: { ...customFields, [CONSENT_FIELD]: consent as IDataObject } };
 }
-

@@ -10,27 +10,39 @@ import type { OperationContext } from './types';
 /** The records a resource locator picks: each has a dashboard page whose URL may be pasted. */
 export type LocatedRecord = keyof typeof DASHBOARD_PATHS;
 
-const LOCATORS: Record<LocatedRecord, { name: string; displayName: string; searchListMethod: string; placeholder: string; description: string }> = {
+const LOCATORS: Record<
+	LocatedRecord,
+	{
+		name: string;
+		displayName: string;
+		searchListMethod: string;
+		placeholder: string;
+		description: string;
+	}
+> = {
 	lead: {
 		name: 'leadId',
 		displayName: 'Lead',
 		searchListMethod: 'searchLeads',
 		placeholder: 'e.g. lead_0001',
-		description: 'The lead: pick it, or give its ID such as lead_0001 (what Get Many leads returns as ID) or its dashboard URL',
+		description:
+			'The lead: pick it, or give its ID such as lead_0001 (what Get Many leads returns as ID) or its dashboard URL',
 	},
 	thread: {
 		name: 'threadId',
 		displayName: 'Thread',
 		searchListMethod: 'searchThreads',
 		placeholder: 'e.g. thr_0001',
-		description: 'The conversation thread: pick it, or give its ID such as thr_0001 (what Get Many Threads returns as ID) or its dashboard URL',
+		description:
+			'The conversation thread: pick it, or give its ID such as thr_0001 (what Get Many Threads returns as ID) or its dashboard URL',
 	},
 	campaign: {
 		name: 'campaignId',
 		displayName: 'Campaign',
 		searchListMethod: 'searchCampaigns',
 		placeholder: 'e.g. cmp_0001',
-		description: 'The campaign: pick it, or give its ID such as cmp_0001 (what Get Many campaigns returns as ID) or its dashboard URL',
+		description:
+			'The campaign: pick it, or give its ID such as cmp_0001 (what Get Many campaigns returns as ID) or its dashboard URL',
 	},
 };
 
@@ -62,7 +74,10 @@ function resourceLocator(what: LocatedRecord): INodeProperties {
 				validation: [
 					{
 						type: 'regex',
-						properties: { regex: ID_PATTERN, errorMessage: `Not a valid ${what} ID (no spaces or slashes)` },
+						properties: {
+							regex: ID_PATTERN,
+							errorMessage: `Not a valid ${what} ID (no spaces or slashes)`,
+						},
 					},
 				],
 			},
@@ -74,7 +89,10 @@ function resourceLocator(what: LocatedRecord): INodeProperties {
 				validation: [
 					{
 						type: 'regex',
-						properties: { regex: urlPattern, errorMessage: `Not a URL of a ${what} page (…/${DASHBOARD_PATHS[what]}/<id>)` },
+						properties: {
+							regex: urlPattern,
+							errorMessage: `Not a URL of a ${what} page (…/${DASHBOARD_PATHS[what]}/<id>)`,
+						},
 					},
 				],
 				extractValue: { type: 'regex', regex: urlPattern },
@@ -93,7 +111,10 @@ export function locatorValue(op: OperationContext, what: LocatedRecord): string 
 	if (value === '' || !new RegExp(ID_PATTERN).test(value)) {
 		throw userError(op.ctx.getNode(), `Enter a valid ${what} ID`, {
 			itemIndex: op.itemIndex,
-			description: value === '' ? `The ${what} parameter is empty for this item.` : `"${value}" contains spaces or slashes.`,
+			description:
+				value === ''
+					? `The ${what} parameter is empty for this item.`
+					: `"${value}" contains spaces or slashes.`,
 		});
 	}
 	return value;
@@ -107,13 +128,16 @@ export const subscriptionIdProperty: INodeProperties = {
 	required: true,
 	default: '',
 	placeholder: 'e.g. sub_1a2b3c',
-	description: 'ID of the webhook subscription, such as sub_1a2b3c, as Create or Get Many returns it',
+	description:
+		'ID of the webhook subscription, such as sub_1a2b3c, as Create or Get Many returns it',
 };
 
 export function subscriptionId(op: OperationContext): string {
 	const id = asText(op.parameter(subscriptionIdProperty.name, '')).trim();
 	if (id === '') {
-		throw userError(op.ctx.getNode(), 'Enter the ID of the webhook subscription', { itemIndex: op.itemIndex });
+		throw userError(op.ctx.getNode(), 'Enter the ID of the webhook subscription', {
+			itemIndex: op.itemIndex,
+		});
 	}
 	return id;
 }

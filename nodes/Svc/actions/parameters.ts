@@ -19,7 +19,8 @@ export const requestOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: MAX_CONCURRENCY },
 		default: DEFAULT_CONCURRENCY,
-		description: 'How many items are sent to the service at the same time. Output order always follows input order.',
+		description:
+			'How many items are sent to the service at the same time. Output order always follows input order.',
 	},
 	{
 		displayName: 'Max Requests per Second',
@@ -27,7 +28,8 @@ export const requestOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 0 },
 		default: 0,
-		description: 'Upper bound on requests per second for this node; 0 means no bound. A 429 from the service slows every request of the node, whatever this says.',
+		description:
+			'Upper bound on requests per second for this node; 0 means no bound. A 429 from the service slows every request of the node, whatever this says.',
 	},
 	{
 		displayName: 'Timeout (Seconds)',
@@ -102,7 +104,8 @@ export const simplifyOption: INodeProperties[] = [
 			name: 'simplify',
 			type: 'boolean',
 			default: true,
-			description: 'Whether to return a simplified version of the response instead of the raw data. On by default for an AI tool: the fields most answers need, in fewer tokens.',
+			description:
+				'Whether to return a simplified version of the response instead of the raw data. On by default for an AI tool: the fields most answers need, in fewer tokens.',
 		},
 	]),
 ];
@@ -111,7 +114,10 @@ export const simplifyOption: INodeProperties[] = [
 type FilterField = Pick<INodeProperties, 'displayName' | 'placeholder' | 'description'>;
 
 /** A list's "Filters" collection: a text field for each filter the contract lists for its endpoint, in that order. */
-export function listFilters<Filter extends string>(filters: readonly Filter[], fields: Record<Filter, FilterField>): INodeProperties {
+export function listFilters<Filter extends string>(
+	filters: readonly Filter[],
+	fields: Record<Filter, FilterField>,
+): INodeProperties {
 	return {
 		displayName: 'Filters',
 		name: 'filters',
@@ -120,7 +126,14 @@ export function listFilters<Filter extends string>(filters: readonly Filter[], f
 		default: {},
 		options: filters.map((name): INodeProperties => {
 			const { displayName, placeholder, description } = fields[name];
-			return { displayName, name, type: 'string', ...(placeholder === undefined ? {} : { placeholder }), default: '', description };
+			return {
+				displayName,
+				name,
+				type: 'string',
+				...(placeholder === undefined ? {} : { placeholder }),
+				default: '',
+				description,
+			};
 		}),
 	};
 }

@@ -17,10 +17,18 @@ function toolLimit(value: unknown): number {
 }
 
 /** Reads a list endpoint page by page, honouring Return All / Limit; as an AI tool, Max Results, never more than TOOL_MAX_LIMIT items. */
-export async function readList(op: OperationContext, endpoint: EndpointName, spec: RequestSpec = {}): Promise<IDataObject[]> {
+export async function readList(
+	op: OperationContext,
+	endpoint: EndpointName,
+	spec: RequestSpec = {},
+): Promise<IDataObject[]> {
 	if (op.asTool) {
 		const max = toolLimit(op.parameter<unknown>('maxResults', TOOL_DEFAULT_LIMIT));
-		return await op.client.paginate<IDataObject>(endpoint, { ...spec, max, itemIndex: op.itemIndex });
+		return await op.client.paginate<IDataObject>(endpoint, {
+			...spec,
+			max,
+			itemIndex: op.itemIndex,
+		});
 	}
 	const returnAll = op.parameter('returnAll', false);
 	const max = returnAll ? undefined : op.parameter('limit', 50);
@@ -28,9 +36,17 @@ export async function readList(op: OperationContext, endpoint: EndpointName, spe
 }
 
 /** The record an endpoint returns for the ID chosen in a resource locator. */
-export async function readOne(op: OperationContext, endpoint: EndpointName, pathParam: string, what: LocatedRecord): Promise<IDataObject> {
+export async function readOne(
+	op: OperationContext,
+	endpoint: EndpointName,
+	pathParam: string,
+	what: LocatedRecord,
+): Promise<IDataObject> {
 	const id = locatorValue(op, what);
-	const { body } = await op.client.request<IDataObject>(endpoint, { pathParams: { [pathParam]: id }, itemIndex: op.itemIndex });
+	const { body } = await op.client.request<IDataObject>(endpoint, {
+		pathParams: { [pathParam]: id },
+		itemIndex: op.itemIndex,
+	});
 	return { ...body };
 }
 

@@ -9,14 +9,27 @@ import { NodeError, NodeOperationError, updateDisplayOptions } from 'n8n-workflo
 
 import { runBounded } from '../shared/pool';
 import { asText } from '../shared/text';
-import { deriveIdempotencyKey, idempotencyKeyFromText, isUuid, RequestGate, SvcClient } from '../transport';
+import {
+	deriveIdempotencyKey,
+	idempotencyKeyFromText,
+	isUuid,
+	RequestGate,
+	SvcClient,
+} from '../transport';
 import { account } from './account';
 import { campaign } from './campaign';
 import { conversation } from './conversation';
 import { lead } from './lead';
 import { ItemParameters } from './itemParameters';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, requestOptions } from './parameters';
-import { allowToolUseProperty, answersMcpClient, runsAsTool, toolOnly, toolUsePermission, withFixInMessage } from './tool';
+import {
+	allowToolUseProperty,
+	answersMcpClient,
+	runsAsTool,
+	toolOnly,
+	toolUsePermission,
+	withFixInMessage,
+} from './tool';
 import type { Operation, OperationContext, Resource } from './types';
 import { webhookSubscription } from './webhookSubscription';
 
@@ -49,7 +62,9 @@ export function buildProperties(): INodeProperties[] {
 			default: String(resource.operations[0].option.value),
 		});
 		for (const operation of resource.operations) {
-			const show = { show: { resource: [resourceName], operation: [String(operation.option.value)] } };
+			const show = {
+				show: { resource: [resourceName], operation: [String(operation.option.value)] },
+			};
 			const options: INodeProperties = {
 				displayName: 'Options',
 				name: 'options',
@@ -58,7 +73,13 @@ export function buildProperties(): INodeProperties[] {
 				default: {},
 				options: [...(operation.options ?? []), ...requestOptions],
 			};
-			properties.push(...updateDisplayOptions(show, [...toolProperties(operation), ...operation.properties, options]));
+			properties.push(
+				...updateDisplayOptions(show, [
+					...toolProperties(operation),
+					...operation.properties,
+					options,
+				]),
+			);
 		}
 	}
 	return properties;
@@ -78,12 +99,18 @@ function toolProperties(operation: Operation): INodeProperties[] {
 		type: 'string',
 		typeOptions: { rows: 4 },
 		default: toolDescription,
-		description: 'What the AI model is told about this tool: what it does, what to pass and what comes back. Written for this operation; edit it to fit your agent.',
+		description:
+			'What the AI model is told about this tool: what it does, what to pass and what comes back. Written for this operation; edit it to fit your agent.',
 	};
-	return toolOnly(operation.needsPersonAsTool ? [description, allowToolUseProperty] : [description]);
+	return toolOnly(
+		operation.needsPersonAsTool ? [description, allowToolUseProperty] : [description],
+	);
 }
 
-function findOperation(resourceName: string, operationName: string): { resource: Resource; operation: Operation } | undefined {
+function findOperation(
+	resourceName: string,
+	operationName: string,
+): { resource: Resource; operation: Operation } | undefined {
 	const resource = resources.find((entry) => entry.option.value === resourceName);
 	const operation = resource?.operations.find((entry) => entry.option.value === operationName);
 	return resource && operation ? { resource, operation } : undefined;
@@ -94,14 +121,22 @@ function findOperation(resourceName: string, operationName: string): { resource:
  * "Allow Use by AI" in the node. Read from the node as stored, never resolved: an expression there
  * (`$fromAI(...)`) counts as off. Returns the refusal, or undefined when allowed.
  */
-function toolRefusal(ctx: IExecuteFunctions, resource: Resource, operation: Operation): NodeOperationError | undefined {
+function toolRefusal(
+	ctx: IExecuteFunctions,
+	resource: Resource,
+	operation: Operation,
+): NodeOperationError | undefined {
 	const permission = toolUsePermission(ctx.getNode().parameters);
 	if (permission.allowed) return undefined;
 	const name = `${resource.option.name} ${operation.option.name}`;
-	return new NodeOperationError(ctx.getNode(), `${name} is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot`, {
-		level: 'warning',
-		description: `${permission.cause} Nothing was sent to the service. To let the model ${operation.option.action.toLowerCase()}, a person opens this tool node in the editor and switches on 'Allow Use by AI'.`,
-	});
+	return new NodeOperationError(
+		ctx.getNode(),
+		`${name} is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot`,
+		{
+			level: 'warning',
+			description: `${permission.cause} Nothing was sent to the service. To let the model ${operation.option.action.toLowerCase()}, a person opens this tool node in the editor and switches on 'Allow Use by AI'.`,
+		},
+	);
 }
 
 /**
@@ -111,7 +146,13 @@ function toolRefusal(ctx: IExecuteFunctions, resource: Resource, operation: Oper
  * failure thrown instead (answersMcpClient).
  */
 function errorItem(error: NodeError, itemIndex: number): INodeExecutionData {
-	return { json: { error: error.message, ...(error.description ? { description: error.description } : {}) }, pairedItem: { item: itemIndex } };
+	return {
+		json: {
+			error: error.message,
+			...(error.description ? { description: error.description } : {}),
+		},
+		pairedItem: { item: itemIndex },
+	};
 }
 
 /** The same failure as every input item's answer: for what fails before any item runs. */
@@ -137,25 +178,36 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 	const operationName = this.getNodeParameter('operation', 0);
 	const found = findOperation(resourceName, operationName);
 	if (!found) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of resource "${resourceName}" is not supported`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operationName}" of resource "${resourceName}" is not supported`,
+		);
 	}
 	const { operation } = found;
 	const asTool = runsAsTool(this.getNode());
 	// Thrown, so that n8n's MCP Server Trigger answers the client `isError: true`.
 	const toMcpClient = asTool && answersMcpClient(this);
-	const refusal = asTool && operation.needsPersonAsTool ? toolRefusal(this, found.resource, operation) : undefined;
+	const refusal =
+		asTool && operation.needsPersonAsTool
+			? toolRefusal(this, found.resource, operation)
+			: undefined;
 	if (refusal) {
 		if (toMcpClient) throw withFixInMessage(refusal);
 		return everyItemFailed(items, refusal);
 	}
 	const options = this.getNodeParameter('options', 0, {});
-	const gate = new RequestGate({ maxRequestsPerSecond: Number(options.maxRequestsPerSecond ?? 0) || undefined });
+	const gate = new RequestGate({
+		maxRequestsPerSecond: Number(options.maxRequestsPerSecond ?? 0) || undefined,
+	});
 	const timeoutMs = Math.max(1, Number(options.timeoutSeconds ?? 30)) * 1000;
 	let client: SvcClient;
 	try {
 		client = await SvcClient.connect(this, { gate, timeoutMs });
 	} catch (caught) {
-		const error = caught instanceof NodeError ? caught : new NodeOperationError(this.getNode(), caught instanceof Error ? caught : String(caught));
+		const error =
+			caught instanceof NodeError
+				? caught
+				: new NodeOperationError(this.getNode(), caught instanceof Error ? caught : String(caught));
 		// A credential the node refuses (its message holds no key) answers the model too.
 		if (toMcpClient) throw withFixInMessage(error);
 		if (!asTool) throw error;
@@ -176,10 +228,21 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 			client,
 			itemIndex,
 			asTool,
-			parameter: (name, fallback, parameterOptions) => parameters.read(name, itemIndex, fallback, parameterOptions),
+			parameter: (name, fallback, parameterOptions) =>
+				parameters.read(name, itemIndex, fallback, parameterOptions),
 			writeKey: (operationKey, body) => {
-				const own = asText(parameters.read<unknown>('options.idempotencyKey', itemIndex, '')).trim();
-				if (own === '') return deriveIdempotencyKey({ executionId, nodeId, runIndex, itemIndex, operation: operationKey, body });
+				const own = asText(
+					parameters.read<unknown>('options.idempotencyKey', itemIndex, ''),
+				).trim();
+				if (own === '')
+					return deriveIdempotencyKey({
+						executionId,
+						nodeId,
+						runIndex,
+						itemIndex,
+						operation: operationKey,
+						body,
+					});
 				return isUuid(own) ? own : idempotencyKeyFromText(operationKey, own);
 			},
 			hint: (message) => hints.add(message),
@@ -194,13 +257,20 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 		}
 	});
 	if (hints.size > 0) {
-		this.addExecutionHints(...[...hints].map((message): NodeExecutionHint => ({ message, location: 'outputPane' })));
+		this.addExecutionHints(
+			...[...hints].map((message): NodeExecutionHint => ({ message, location: 'outputPane' })),
+		);
 	}
 	return [results.flat()];
 }
 
 /** Every error leaves the node as an n8n error that names its item and holds no secret. */
-function asNodeError(ctx: IExecuteFunctions, caught: unknown, itemIndex: number, client: SvcClient): NodeError {
+function asNodeError(
+	ctx: IExecuteFunctions,
+	caught: unknown,
+	itemIndex: number,
+	client: SvcClient,
+): NodeError {
 	if (caught instanceof NodeError) {
 		caught.message = client.redactor.text(caught.message);
 		if (caught.description) caught.description = client.redactor.text(caught.description);

@@ -6,7 +6,9 @@ import { CONSENT_FIELD, LEAD_WRITABLE_FIELDS } from '../contract';
 
 /** The named fields of a record, in that order; the rest is left out. */
 function pick(record: IDataObject, fields: readonly string[]): IDataObject {
-	return Object.fromEntries(fields.filter((field) => field in record).map((field) => [field, record[field]]));
+	return Object.fromEntries(
+		fields.filter((field) => field in record).map((field) => [field, record[field]]),
+	);
 }
 
 /** Identity, contact and consent status: what most workflows branch on. */

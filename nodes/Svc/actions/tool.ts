@@ -6,7 +6,14 @@
  * type's name, in the editor and when the Workflow fills in a node's parameters at run time.
  */
 
-import type { IDisplayOptions, IExecuteFunctions, INode, INodeParameters, INodeProperties, NodeError } from 'n8n-workflow';
+import type {
+	IDisplayOptions,
+	IExecuteFunctions,
+	INode,
+	INodeParameters,
+	INodeProperties,
+	NodeError,
+} from 'n8n-workflow';
 
 import { storedSetting } from './itemParameters';
 
@@ -29,7 +36,12 @@ const MCP_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.mcpTrigger';
 export function answersMcpClient(ctx: IExecuteFunctions): boolean {
 	if (!('parentNode' in ctx)) return false;
 	const parent = ctx.parentNode;
-	return typeof parent === 'object' && parent !== null && 'type' in parent && parent.type === MCP_TRIGGER_TYPE;
+	return (
+		typeof parent === 'object' &&
+		parent !== null &&
+		'type' in parent &&
+		parent.type === MCP_TRIGGER_TYPE
+	);
 }
 
 /**
@@ -38,20 +50,26 @@ export function answersMcpClient(ctx: IExecuteFunctions): boolean {
  * the cause there, the way n8n-core's tool wrapper joins them ("Details:").
  */
 export function withFixInMessage(error: NodeError): NodeError {
-	if (error.description && !error.message.includes(error.description)) error.message = `${error.message}\n\nDetails: ${error.description}`;
+	if (error.description && !error.message.includes(error.description))
+		error.message = `${error.message}\n\nDetails: ${error.description}`;
 	return error;
 }
 
 /** Adds `'@tool'` to each property's `show`: shown (and read at run time) only on the tool, or only on the plain node. */
 function onlyWhereTool(tool: boolean, properties: INodeProperties[]): INodeProperties[] {
 	return properties.map((property) => {
-		const displayOptions: IDisplayOptions = { ...property.displayOptions, show: { ...property.displayOptions?.show, '@tool': [tool] } };
+		const displayOptions: IDisplayOptions = {
+			...property.displayOptions,
+			show: { ...property.displayOptions?.show, '@tool': [tool] },
+		};
 		return { ...property, displayOptions };
 	});
 }
 
-export const toolOnly = (properties: INodeProperties[]): INodeProperties[] => onlyWhereTool(true, properties);
-export const plainOnly = (properties: INodeProperties[]): INodeProperties[] => onlyWhereTool(false, properties);
+export const toolOnly = (properties: INodeProperties[]): INodeProperties[] =>
+	onlyWhereTool(true, properties);
+export const plainOnly = (properties: INodeProperties[]): INodeProperties[] =>
+	onlyWhereTool(false, properties);
 
 export const ALLOW_TOOL_USE = 'allowToolUse';
 export const ALLOW_TOOL_USE_LABEL = 'Allow Use by AI';
@@ -85,10 +103,17 @@ export type ToolUsePermission = { allowed: true } | { allowed: false; cause: str
 export function toolUsePermission(parameters: INodeParameters): ToolUsePermission {
 	const setting = storedSetting(parameters, ALLOW_TOOL_USE);
 	if (setting.kind === 'literal' && setting.value === true) return { allowed: true };
-	if (setting.kind === 'expression' || (setting.kind === 'literal' && typeof setting.value === 'string')) {
-		return { allowed: false, cause: `'${ALLOW_TOOL_USE_LABEL}' holds an expression, not the switch itself; an expression counts as off, since a model or input data could set it.` };
+	if (
+		setting.kind === 'expression' ||
+		(setting.kind === 'literal' && typeof setting.value === 'string')
+	) {
+		return {
+			allowed: false,
+			cause: `'${ALLOW_TOOL_USE_LABEL}' holds an expression, not the switch itself; an expression counts as off, since a model or input data could set it.`,
+		};
 	}
-	if (setting.kind === 'unset') return { allowed: false, cause: `'${ALLOW_TOOL_USE_LABEL}' is not set in this node.` };
+	if (setting.kind === 'unset')
+		return { allowed: false, cause: `'${ALLOW_TOOL_USE_LABEL}' is not set in this node.` };
 	return { allowed: false, cause: `'${ALLOW_TOOL_USE_LABEL}' is off in this node.` };
 }
 

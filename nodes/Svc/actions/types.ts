@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, IGetNodeParameterOptions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IGetNodeParameterOptions,
+	INodeProperties,
+	INodePropertyOptions,
+} from 'n8n-workflow';
 
 import type { SvcClient } from '../transport';
 

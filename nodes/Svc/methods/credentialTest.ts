@@ -1,4 +1,8 @@
-import type { ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
+import type {
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	INodeCredentialTestResult,
+} from 'n8n-workflow';
 
 import { ENDPOINTS } from '../contract';
 import {
@@ -27,7 +31,10 @@ function failed(message: string): INodeCredentialTestResult {
  * operation, and, where n8n's own test would show a bare code (EPROTO, ECONNREFUSED), the
  * transport's cause and fix. The key never reaches the message.
  */
-export async function svcApiTest(this: ICredentialTestFunctions, credential: ICredentialsDecrypted): Promise<INodeCredentialTestResult> {
+export async function svcApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
 	const redactor = new Redactor().add(data.apiKey);
 	// A malformed key or Base URL is refused before anything is sent.
@@ -59,17 +66,32 @@ export async function svcApiTest(this: ICredentialTestFunctions, credential: ICr
 	} catch (error) {
 		// Only the code is read: the error's own text may carry the request, Authorization header included.
 		const code = networkErrorCode(error);
-		return failed(redactor.text(`Could not connect to ${baseUrl}${code === undefined ? '' : ` (${code})`}. ${networkCause(code, baseUrl)}`));
+		return failed(
+			redactor.text(
+				`Could not connect to ${baseUrl}${code === undefined ? '' : ` (${code})`}. ${networkCause(code, baseUrl)}`,
+			),
+		);
 	}
 
 	const { statusCode: status, body } = response;
-	if (status === 401) return failed(`${REJECTED_KEY_TEXT.message}. ${REJECTED_KEY_TEXT.description}`);
+	if (status === 401)
+		return failed(`${REJECTED_KEY_TEXT.message}. ${REJECTED_KEY_TEXT.description}`);
 	if (status < 200 || status >= 300) {
-		const { message, description } = describeFailure({ endpoint, status, body, attempts: 1, baseUrl });
+		const { message, description } = describeFailure({
+			endpoint,
+			status,
+			body,
+			attempts: 1,
+			baseUrl,
+		});
 		return failed(redactor.text(`${message}. ${description}`));
 	}
 	if (body === null || typeof body !== 'object') {
-		return failed(redactor.text(`${baseUrl} answered ${route} with something other than the service's JSON. ${NOT_THE_API_TEXT}`));
+		return failed(
+			redactor.text(
+				`${baseUrl} answered ${route} with something other than the service's JSON. ${NOT_THE_API_TEXT}`,
+			),
+		);
 	}
 	return { status: 'OK', message: 'Connection successful!' };
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { Campaign, EndpointName, Lead, ListPage, Thread } from '../contract';
@@ -27,7 +32,11 @@ async function searchPage<T extends object>(
 	const needle = filter?.trim().toLowerCase() ?? '';
 	const entries = await toEntries(body.data, client);
 	const results = entries
-		.filter(({ item, alsoMatches }) => needle === '' || `${item.name} ${item.value} ${alsoMatches ?? ''}`.toLowerCase().includes(needle))
+		.filter(
+			({ item, alsoMatches }) =>
+				needle === '' ||
+				`${item.name} ${item.value} ${alsoMatches ?? ''}`.toLowerCase().includes(needle),
+		)
 		.map(({ item }) => item);
 	return { results, paginationToken: body.next_cursor ?? undefined };
 }
@@ -38,8 +47,18 @@ function leadName(lead: Lead): string {
 	return person && contact ? `${person} (${contact})` : person || contact || lead.id;
 }
 
-export async function searchLeads(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
-	return await searchPage<Lead>(this, 'listLeads', (leads) => leads.map((lead) => ({ item: { name: leadName(lead), value: lead.id } })), filter, paginationToken);
+export async function searchLeads(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return await searchPage<Lead>(
+		this,
+		'listLeads',
+		(leads) => leads.map((lead) => ({ item: { name: leadName(lead), value: lead.id } })),
+		filter,
+		paginationToken,
+	);
 }
 
 /** Channel words people write differently from the API's lowercase ones; others are capitalised. */
@@ -84,7 +103,8 @@ async function leadNames(client: SvcClient, leadIds: string[]): Promise<Map<stri
 		const leadId = leadIds[index];
 		try {
 			const { body } = await client.request<Lead>('getLead', { pathParams: { lead_id: leadId } });
-			if (body !== null && typeof body === 'object') names.set(leadId, leadName({ ...body, id: leadId }));
+			if (body !== null && typeof body === 'object')
+				names.set(leadId, leadName({ ...body, id: leadId }));
 		} catch (error) {
 			if (error instanceof NodeApiError && error.httpCode === '403') denied = true;
 		}
@@ -93,26 +113,44 @@ async function leadNames(client: SvcClient, leadIds: string[]): Promise<Map<stri
 }
 
 async function threadEntries(threads: Thread[], client: SvcClient): Promise<Entry[]> {
-	const leadIds = [...new Set(threads.map((thread) => thread.lead_id).filter((id) => typeof id === 'string' && id !== ''))];
+	const leadIds = [
+		...new Set(
+			threads.map((thread) => thread.lead_id).filter((id) => typeof id === 'string' && id !== ''),
+		),
+	];
 	const names = await leadNames(client, leadIds);
 	return threads.map((thread) => {
 		const lead = thread.lead_id ? (names.get(thread.lead_id) ?? thread.lead_id) : '';
 		const status = typeof thread.status === 'string' ? words(thread.status) : '';
 		const name = `${channelName(String(thread.channel ?? ''))}${lead ? ` with ${lead}` : ''}${status ? `, ${status}` : ''}`;
 		// What the picker showed before (lead ID, the API's channel and status words) stays searchable.
-		return { item: { name, value: thread.id }, alsoMatches: `${thread.lead_id} ${thread.channel} ${thread.status}` };
+		return {
+			item: { name, value: thread.id },
+			alsoMatches: `${thread.lead_id} ${thread.channel} ${thread.status}`,
+		};
 	});
 }
 
-export async function searchThreads(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+export async function searchThreads(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
 	return await searchPage<Thread>(this, 'listThreads', threadEntries, filter, paginationToken);
 }
 
-export async function searchCampaigns(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+export async function searchCampaigns(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
 	return await searchPage<Campaign>(
 		this,
 		'listCampaigns',
-		(campaigns) => campaigns.map((campaign) => ({ item: { name: `${campaign.name} (${campaign.status})`, value: campaign.id } })),
+		(campaigns) =>
+			campaigns.map((campaign) => ({
+				item: { name: `${campaign.name} (${campaign.status})`, value: campaign.id },
+			})),
 		filter,
 		paginationToken,
 	);

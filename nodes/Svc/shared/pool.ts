@@ -2,7 +2,11 @@
  * Runs `work(0..count-1)` with at most `concurrency` running at once. After the first failure no
  * new index starts; the ones already running finish, then that failure is thrown.
  */
-export async function runBounded(count: number, concurrency: number, work: (index: number) => Promise<void>): Promise<void> {
+export async function runBounded(
+	count: number,
+	concurrency: number,
+	work: (index: number) => Promise<void>,
+): Promise<void> {
 	let next = 0;
 	let failure: { error: unknown } | undefined;
 	const worker = async (): Promise<void> => {

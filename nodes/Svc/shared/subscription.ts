@@ -5,16 +5,30 @@ import { KNOWN_EVENT_KINDS, SUBSCRIPTION_URL_PROTOCOL } from '../contract';
 import { asText } from './text';
 
 /** Keyed by kind, so a kind added to the contract does not compile without its text. */
-const EVENT_KIND_TEXT: Record<KnownEventKind, { name: string; action: string; description: string }> = {
-	'lead.created': { name: 'Lead Created', action: 'On lead created', description: 'A lead was created' },
-	'campaign.updated': { name: 'Campaign Updated', action: 'On campaign updated', description: 'A campaign changed, e.g. it was dispatched' },
+const EVENT_KIND_TEXT: Record<
+	KnownEventKind,
+	{ name: string; action: string; description: string }
+> = {
+	'lead.created': {
+		name: 'Lead Created',
+		action: 'On lead created',
+		description: 'A lead was created',
+	},
+	'campaign.updated': {
+		name: 'Campaign Updated',
+		action: 'On campaign updated',
+		description: 'A campaign changed, e.g. it was dispatched',
+	},
 };
 
 /**
  * The event kinds both nodes offer in their lists: the contract's known kinds, in its order. n8n's
  * node panel lists a trigger's event options as entries under the app, by their `action`.
  */
-export const EVENT_KIND_OPTIONS: INodePropertyOptions[] = KNOWN_EVENT_KINDS.map((value) => ({ ...EVENT_KIND_TEXT[value], value }));
+export const EVENT_KIND_OPTIONS: INodePropertyOptions[] = KNOWN_EVENT_KINDS.map((value) => ({
+	...EVENT_KIND_TEXT[value],
+	value,
+}));
 
 /** Problems with a subscription request, in words a user can act on; empty when it is fine. */
 export function subscriptionProblems(url: string, events: string[]): string[] {
@@ -26,15 +40,21 @@ export function subscriptionProblems(url: string, events: string[]): string[] {
 		problems.push(`The URL "${url}" is not a valid URL.`);
 	}
 	if (parsed && parsed.protocol !== SUBSCRIPTION_URL_PROTOCOL) {
-		problems.push(`The URL must start with https:// (the service delivers events only over https); got ${parsed.protocol}//.`);
+		problems.push(
+			`The URL must start with https:// (the service delivers events only over https); got ${parsed.protocol}//.`,
+		);
 	}
-	if (events.length === 0) problems.push(`Choose at least one event, e.g. ${KNOWN_EVENT_KINDS.join(' or ')}.`);
+	if (events.length === 0)
+		problems.push(`Choose at least one event, e.g. ${KNOWN_EVENT_KINDS.join(' or ')}.`);
 	return problems;
 }
 
 /** Known kinds picked from the list plus any typed-in kinds, without blanks or repeats. */
 export function mergeEventKinds(picked: unknown, typed: unknown): string[] {
-	const list = [...(Array.isArray(picked) ? picked.map(asText) : []), ...asText(typed).split(/[\s,]+/)];
+	const list = [
+		...(Array.isArray(picked) ? picked.map(asText) : []),
+		...asText(typed).split(/[\s,]+/),
+	];
 	return [...new Set(list.map((kind) => kind.trim()).filter((kind) => kind !== ''))];
 }
 

@@ -16,11 +16,15 @@ export class CredentialFormatError extends Error {
 /** Checks the key's format and returns it trimmed (pasted keys often carry a newline). */
 export function checkApiKey(value: unknown): string {
 	if (typeof value !== 'string' || value.trim() === '') {
-		throw new CredentialFormatError("The Svc API credential has no API key. Paste the key created in the service's dashboard under Settings > API keys.");
+		throw new CredentialFormatError(
+			"The Svc API credential has no API key. Paste the key created in the service's dashboard under Settings > API keys.",
+		);
 	}
 	const key = value.trim();
 	if (/^bearer\s/i.test(key)) {
-		throw new CredentialFormatError('The API key field must hold only the key, without the word "Bearer".');
+		throw new CredentialFormatError(
+			'The API key field must hold only the key, without the word "Bearer".',
+		);
 	}
 	if (!API_KEY_PATTERN.test(key)) {
 		throw new CredentialFormatError(
@@ -33,11 +37,19 @@ export function checkApiKey(value: unknown): string {
 export type CheckedCredentials = { apiKey: string; baseUrl: string } | { problem: string };
 
 /** Both checks, as a value: what the transport uses before its first request. */
-export function checkCredentials(credentials: { apiKey?: unknown; baseUrl?: unknown }): CheckedCredentials {
+export function checkCredentials(credentials: {
+	apiKey?: unknown;
+	baseUrl?: unknown;
+}): CheckedCredentials {
 	try {
 		return { apiKey: checkApiKey(credentials.apiKey), baseUrl: checkBaseUrl(credentials.baseUrl) };
 	} catch (error) {
-		return { problem: error instanceof CredentialFormatError ? error.message : 'The Svc API credential could not be read.' };
+		return {
+			problem:
+				error instanceof CredentialFormatError
+					? error.message
+					: 'The Svc API credential could not be read.',
+		};
 	}
 }
 
@@ -57,14 +69,20 @@ export function isLoopbackHost(hostname: string): boolean {
  */
 export function checkBaseUrl(value: unknown): string {
 	if (typeof value !== 'string' || value.trim() === '') {
-		throw new CredentialFormatError('The Svc API credential has no Base URL. Enter the https address of the service.');
+		throw new CredentialFormatError(
+			'The Svc API credential has no Base URL. Enter the https address of the service.',
+		);
 	}
 	if (!URL.canParse(value.trim())) {
-		throw new CredentialFormatError('The Base URL in the Svc API credential is not a valid URL. Enter it like https://api.example.com');
+		throw new CredentialFormatError(
+			'The Base URL in the Svc API credential is not a valid URL. Enter it like https://api.example.com',
+		);
 	}
 	const url = new URL(value.trim());
 	if (url.username || url.password) {
-		throw new CredentialFormatError('The Base URL must not contain a user name or password; the API key is the only credential.');
+		throw new CredentialFormatError(
+			'The Base URL must not contain a user name or password; the API key is the only credential.',
+		);
 	}
 	if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
 		throw new CredentialFormatError(
@@ -72,6 +90,8 @@ export function checkBaseUrl(value: unknown): string {
 		);
 	}
 	const path = url.pathname.replace(/\/+$/, '');
-	const withoutVersion = path.endsWith(API_VERSION_PREFIX) ? path.slice(0, -API_VERSION_PREFIX.length) : path;
+	const withoutVersion = path.endsWith(API_VERSION_PREFIX)
+		? path.slice(0, -API_VERSION_PREFIX.length)
+		: path;
 	return `${url.origin}${withoutVersion}`;
 }

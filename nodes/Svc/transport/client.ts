@@ -31,7 +31,10 @@ export const CREDENTIAL_TYPE = 'svcApi';
 /** What the transport needs from any n8n context (execute, hook, webhook, load options). */
 export interface SvcContext {
 	getNode(): INode;
-	getCredentials<T extends object = ICredentialDataDecryptedObject>(type: string, itemIndex?: number): Promise<T>;
+	getCredentials<T extends object = ICredentialDataDecryptedObject>(
+		type: string,
+		itemIndex?: number,
+	): Promise<T>;
 	helpers: Pick<RequestHelperFunctions, 'httpRequestWithAuthentication'>;
 	logger: Logger;
 }
@@ -47,7 +50,13 @@ export interface RetryPolicy {
 }
 
 /** Ten attempts keep a write through a 20% failure rate (0.2^10 per item); backoff caps at 4 s. */
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 10, maxTimeouts: 3, baseDelayMs: 100, maxDelayMs: 4000, maxRetryAfterMs: 120_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+	maxAttempts: 10,
+	maxTimeouts: 3,
+	baseDelayMs: 100,
+	maxDelayMs: 4000,
+	maxRetryAfterMs: 120_000,
+};
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface ClientOptions {
@@ -105,7 +114,8 @@ export function networkErrorCode(error: unknown): string | undefined {
 	for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
 		const code = (current as { code?: unknown }).code;
 		// Node's codes (ECONNREFUSED, ERR_SSL_…) and OpenSSL's certificate ones (DEPTH_ZERO_SELF_SIGNED_CERT).
-		if (typeof code === 'string' && /^E[A-Z_]+$|^ERR_|CERT|SELF_SIGNED|UNABLE_TO_/.test(code)) return code;
+		if (typeof code === 'string' && /^E[A-Z_]+$|^ERR_|CERT|SELF_SIGNED|UNABLE_TO_/.test(code))
+			return code;
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;
@@ -138,14 +148,23 @@ export class SvcClient {
 		this.retry = { ...DEFAULT_RETRY, ...retry };
 		const reference = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
 		// Handing n8n the credential read in connect() spares it a decryption per request.
-		this.credentialOptions = { credentialsDecrypted: { id: reference?.id ?? '', name: reference?.name ?? '', type: CREDENTIAL_TYPE, data: credentials } };
+		this.credentialOptions = {
+			credentialsDecrypted: {
+				id: reference?.id ?? '',
+				name: reference?.name ?? '',
+				type: CREDENTIAL_TYPE,
+				data: credentials,
+			},
+		};
 	}
 
 	private readonly credentialOptions: IAdditionalCredentialOptions;
 
 	/** Reads and checks the credential once; a malformed key fails here, before any request. */
 	static async connect(ctx: SvcContext, options: ClientOptions = {}): Promise<SvcClient> {
-		const credentials = options.credentials ?? (await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_TYPE));
+		const credentials =
+			options.credentials ??
+			(await ctx.getCredentials<ICredentialDataDecryptedObject>(CREDENTIAL_TYPE));
 		const checked = checkCredentials(credentials);
 		if ('problem' in checked) {
 			throw userError(ctx.getNode(), new Redactor().add(credentials.apiKey).text(checked.problem), {
@@ -207,10 +226,20 @@ export class SvcClient {
 			} catch (error) {
 				const networkCode = networkErrorCode(error) ?? 'no response';
 				if (TIMEOUT_CODES.has(networkCode)) timeouts++;
-				if (isCancellation(error) || attempt >= this.retry.maxAttempts || timeouts >= this.retry.maxTimeouts) {
+				if (
+					isCancellation(error) ||
+					attempt >= this.retry.maxAttempts ||
+					timeouts >= this.retry.maxTimeouts
+				) {
 					throw toNodeApiError(
 						this.ctx.getNode(),
-						{ endpoint, networkCode, attempts: attempt, baseUrl: this.baseUrl, itemIndex: spec.itemIndex },
+						{
+							endpoint,
+							networkCode,
+							attempts: attempt,
+							baseUrl: this.baseUrl,
+							itemIndex: spec.itemIndex,
+						},
 						this.redactor,
 					);
 				}
@@ -221,7 +250,9 @@ export class SvcClient {
 
 			const status = response.statusCode;
 			// A redirect's body is often a web page; what the user needs to know is that it was one.
-			const body = isRedirect(status) ? undefined : this.parseBody(response.body, name, status, spec.itemIndex);
+			const body = isRedirect(status)
+				? undefined
+				: this.parseBody(response.body, name, status, spec.itemIndex);
 			if ((status >= 200 && status < 300) || (status === 404 && spec.notFoundIsAnswer === true)) {
 				return {
 					status,
@@ -233,7 +264,18 @@ export class SvcClient {
 			if (RETRYABLE.has(status) && attempt < this.retry.maxAttempts) {
 				const told = retryAfterMs(response.headers);
 				if (told !== undefined && told > this.retry.maxRetryAfterMs) {
-					throw toNodeApiError(this.ctx.getNode(), { endpoint, status, body, attempts: attempt, baseUrl: this.baseUrl, itemIndex: spec.itemIndex }, this.redactor);
+					throw toNodeApiError(
+						this.ctx.getNode(),
+						{
+							endpoint,
+							status,
+							body,
+							attempts: attempt,
+							baseUrl: this.baseUrl,
+							itemIndex: spec.itemIndex,
+						},
+						this.redactor,
+					);
 				}
 				if (status === 429) {
 					// Every worker of this execution waits, not just this one.
@@ -246,7 +288,14 @@ export class SvcClient {
 			}
 			throw toNodeApiError(
 				this.ctx.getNode(),
-				{ endpoint, status, body, attempts: attempt, baseUrl: this.baseUrl, itemIndex: spec.itemIndex },
+				{
+					endpoint,
+					status,
+					body,
+					attempts: attempt,
+					baseUrl: this.baseUrl,
+					itemIndex: spec.itemIndex,
+				},
 				this.redactor,
 			);
 		}
@@ -262,21 +311,32 @@ export class SvcClient {
 		let cursor: string | null = null;
 		do {
 			const remaining = spec.max === undefined ? LIST_LIMIT_MAX : spec.max - records.length;
-			const qs: IDataObject = { ...spec.qs, [LIST_QUERY.limit]: Math.min(LIST_LIMIT_MAX, remaining) };
+			const qs: IDataObject = {
+				...spec.qs,
+				[LIST_QUERY.limit]: Math.min(LIST_LIMIT_MAX, remaining),
+			};
 			if (cursor !== null) qs[LIST_QUERY.cursor] = cursor;
 			const page: ListPage<T> = (await this.request<ListPage<T>>(name, { ...spec, qs })).body;
 			if (!Array.isArray(page?.data)) {
-				throw new NodeOperationError(this.ctx.getNode(), `The service answered ${ENDPOINTS[name].path} without a data list`, {
-					itemIndex: spec.itemIndex,
-				});
+				throw new NodeOperationError(
+					this.ctx.getNode(),
+					`The service answered ${ENDPOINTS[name].path} without a data list`,
+					{
+						itemIndex: spec.itemIndex,
+					},
+				);
 			}
 			records.push(...page.data);
 			cursor = page.next_cursor ?? null;
 			if (cursor !== null) {
 				if (seenCursors.has(cursor)) {
-					throw new NodeOperationError(this.ctx.getNode(), 'The service returned the same page cursor twice; stopped to avoid an endless loop', {
-						itemIndex: spec.itemIndex,
-					});
+					throw new NodeOperationError(
+						this.ctx.getNode(),
+						'The service returned the same page cursor twice; stopped to avoid an endless loop',
+						{
+							itemIndex: spec.itemIndex,
+						},
+					);
 				}
 				seenCursors.add(cursor);
 			}
@@ -290,7 +350,12 @@ export class SvcClient {
 		return Math.round(Math.random() * ceiling);
 	}
 
-	private parseBody(body: unknown, name: EndpointName, status: number, itemIndex: number | undefined): unknown {
+	private parseBody(
+		body: unknown,
+		name: EndpointName,
+		status: number,
+		itemIndex: number | undefined,
+	): unknown {
 		if (typeof body !== 'string') return body;
 		if (body === '') return {};
 		try {

@@ -2,7 +2,12 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ApiErrorBody, EndpointContract } from '../contract';
-import { API_VERSION_PREFIX, ERROR_CODES, IDEMPOTENCY_WINDOW_HOURS, SCOPE_GRANTS } from '../contract';
+import {
+	API_VERSION_PREFIX,
+	ERROR_CODES,
+	IDEMPOTENCY_WINDOW_HOURS,
+	SCOPE_GRANTS,
+} from '../contract';
 import { isLoopbackHost } from './apiKey';
 import type { Redactor } from './redact';
 
@@ -42,14 +47,19 @@ export function asUserError<T extends NodeApiError | NodeOperationError>(error: 
 }
 
 /** A NodeOperationError at the user's level (see asUserError). */
-export function userError(node: INode, message: string, options: Omit<UserErrorOptions, 'level'> = {}): NodeOperationError {
+export function userError(
+	node: INode,
+	message: string,
+	options: Omit<UserErrorOptions, 'level'> = {},
+): NodeOperationError {
 	return asUserError(new NodeOperationError(node, message, { ...options, level: 'warning' }));
 }
 
 /** A 401: what the operations and the credential test both say. */
 export const REJECTED_KEY_TEXT = {
 	message: 'The API key was rejected (401): it is invalid, revoked or mistyped',
-	description: 'Paste the full key again as the credential\'s API Key, copied from the service\'s dashboard (Settings > API keys). If the key was rotated or revoked, create a new one there.',
+	description:
+		"Paste the full key again as the credential's API Key, copied from the service's dashboard (Settings > API keys). If the key was rotated or revoked, create a new one there.",
 } as const;
 
 function retriedText(attempts: number): string {
@@ -57,7 +67,8 @@ function retriedText(attempts: number): string {
 }
 
 /** A 2xx that is not the service's JSON: the Base URL leads to something else. */
-export const NOT_THE_API_TEXT = 'Check that the Base URL in the Svc API credential points at the service API, not at a website or proxy page.';
+export const NOT_THE_API_TEXT =
+	'Check that the Base URL in the Svc API credential points at the service API, not at a website or proxy page.';
 
 /** The node never follows a redirect (transport/client.ts): a 3xx is an answer of its own. */
 export function isRedirect(status: number): boolean {
@@ -78,20 +89,24 @@ export function networkCause(code: string | undefined, baseUrl: string): string 
 	} catch {
 		// The credential checks the Base URL; an unparsable one is named as it is.
 	}
-	if (code === 'ECONNREFUSED') return `Nothing accepted the connection at ${host}: check the port in the credential's Base URL, and that the service runs there.`;
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `The host name ${hostname} does not resolve: check the credential's Base URL for a typo, and this machine's DNS.`;
+	if (code === 'ECONNREFUSED')
+		return `Nothing accepted the connection at ${host}: check the port in the credential's Base URL, and that the service runs there.`;
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+		return `The host name ${hostname} does not resolve: check the credential's Base URL for a typo, and this machine's DNS.`;
 	if (code === 'EPROTO' || code?.startsWith('ERR_SSL') === true) {
 		// Plain http is allowed only on loopback (apiKey.ts), so only there is http:// the fix.
 		const fix = isLoopbackHost(hostname)
 			? 'If the service there is served over plain http, change the Base URL to start with http://; otherwise check its port.'
-			: 'Check the port, and that the Base URL is the service\'s https address (plain http is accepted only for 127.0.0.1 or localhost).';
+			: "Check the port, and that the Base URL is the service's https address (plain http is accepted only for 127.0.0.1 or localhost).";
 		return `The server at ${host} did not answer in TLS: the credential's Base URL most likely says https:// for a server that speaks http, or names the port of another service. ${fix}`;
 	}
 	if (code !== undefined && CERTIFICATE_CODES.test(code)) {
 		return `The TLS certificate of ${host} is not trusted: check that the credential's Base URL is the service's own address; a proxy that re-signs traffic needs its CA in n8n's NODE_EXTRA_CA_CERTS.`;
 	}
-	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT') return `No answer from ${host} in time: check the network, and any firewall or proxy between n8n and the service.`;
-	if (code === 'ECONNRESET' || code === 'EPIPE') return `The connection to ${host} was cut: check any proxy or firewall between n8n and the service.`;
+	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT')
+		return `No answer from ${host} in time: check the network, and any firewall or proxy between n8n and the service.`;
+	if (code === 'ECONNRESET' || code === 'EPIPE')
+		return `The connection to ${host} was cut: check any proxy or firewall between n8n and the service.`;
 	return `Check the credential's Base URL, the network and any proxy.`;
 }
 
@@ -183,14 +198,19 @@ export function describeFailure(details: FailureDetails): { message: string; des
  * The error a node shows. It is built from a small, redacted summary, never from the raw HTTP
  * error (whose request config would carry the Authorization header).
  */
-export function toNodeApiError(node: INode, details: FailureDetails, redactor: Redactor): NodeApiError {
+export function toNodeApiError(
+	node: INode,
+	details: FailureDetails,
+	redactor: Redactor,
+): NodeApiError {
 	const { message, description } = describeFailure(details);
 	const server = errorBody(details.body);
 	const summary: JsonObject = redactor.value({
 		status: details.status ?? null,
 		code: server.code ?? details.networkCode ?? null,
 		message: server.message ?? message,
-		required_scope: server.required_scope ?? (details.status === 403 ? details.endpoint.scope : null),
+		required_scope:
+			server.required_scope ?? (details.status === 403 ? details.endpoint.scope : null),
 		request_id: server.request_id ?? null,
 		attempts: details.attempts,
 	});

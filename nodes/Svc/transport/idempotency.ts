@@ -30,7 +30,14 @@ export function canonicalJson(value: unknown): string {
  * in the same execution and run) send the same key, and the service applies the write once.
  */
 export function deriveIdempotencyKey(identity: WriteIdentity): string {
-	return uuidFromHash([identity.executionId, identity.nodeId, identity.runIndex, identity.itemIndex, identity.operation, identity.body]);
+	return uuidFromHash([
+		identity.executionId,
+		identity.nodeId,
+		identity.runIndex,
+		identity.itemIndex,
+		identity.operation,
+		identity.body,
+	]);
 }
 
 /**

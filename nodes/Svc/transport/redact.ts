@@ -34,7 +34,8 @@ export class Redactor {
 		if (Array.isArray(input)) return input.map((entry: unknown) => this.value(entry)) as T;
 		if (input !== null && typeof input === 'object') {
 			const copy: Record<string, unknown> = {};
-			for (const [key, entry] of Object.entries(input as Record<string, unknown>)) copy[key] = this.value(entry);
+			for (const [key, entry] of Object.entries(input as Record<string, unknown>))
+				copy[key] = this.value(entry);
 			return copy as T;
 		}
 		return input;

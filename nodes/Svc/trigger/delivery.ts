@@ -1,6 +1,12 @@
 import type { KeyObject } from 'node:crypto';
 
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../contract';
@@ -24,7 +30,12 @@ function headerValue(headers: IDataObject, name: string): string | undefined {
 function isEnvelope(value: unknown): value is EventEnvelope {
 	if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
 	const event = value as Partial<EventEnvelope>;
-	return typeof event.id === 'string' && event.id !== '' && typeof event.type === 'string' && event.type !== '';
+	return (
+		typeof event.id === 'string' &&
+		event.id !== '' &&
+		typeof event.type === 'string' &&
+		event.type !== ''
+	);
 }
 
 /** Answers the delivery itself and starts no execution. */
@@ -49,7 +60,12 @@ class PerKeyInterval {
 /** Warnings are logged once a minute per cause, not once per delivery. */
 const warnings = new PerKeyInterval(60_000);
 
-function warnAtMostEveryMinute(ctx: IWebhookFunctions, key: string, now: number, message: () => string): void {
+function warnAtMostEveryMinute(
+	ctx: IWebhookFunctions,
+	key: string,
+	now: number,
+	message: () => string,
+): void {
 	if (warnings.due(key, now)) ctx.logger.warn(message());
 }
 
@@ -63,12 +79,18 @@ function claimScope(ctx: IWebhookFunctions | IExecuteFunctions): string {
  * the key was changed in the credential it no longer opens: say so in the log (a delivery that
  * cannot be verified must not fail silently) and how to recover.
  */
-async function signingKey(ctx: IWebhookFunctions, subscription: StoredSubscription): Promise<KeyObject | undefined> {
+async function signingKey(
+	ctx: IWebhookFunctions,
+	subscription: StoredSubscription,
+): Promise<KeyObject | undefined> {
 	const cached = openedKeys.get(subscription.sealedSecret);
 	if (cached) return cached;
 	// A credential that cannot be read or holds a malformed key opens nothing either.
 	const apiKey = await credentialApiKey(ctx).catch(() => undefined);
-	const key = apiKey === undefined ? undefined : openedKeys.open(apiKey, subscription.id, subscription.sealedSecret);
+	const key =
+		apiKey === undefined
+			? undefined
+			: openedKeys.open(apiKey, subscription.id, subscription.sealedSecret);
 	if (!key) {
 		warnAtMostEveryMinute(
 			ctx,
@@ -94,17 +116,27 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	if (!subscription) return answer(this, 401, { error: 'This trigger has no active subscription' });
 
 	const rawBody: Buffer | undefined = (request as { rawBody?: Buffer }).rawBody;
-	if ((rawBody?.length ?? 0) > MAX_DELIVERY_BYTES) return answer(this, 413, { error: `The body is larger than ${MAX_DELIVERY_BYTES} bytes` });
+	if ((rawBody?.length ?? 0) > MAX_DELIVERY_BYTES)
+		return answer(this, 413, { error: `The body is larger than ${MAX_DELIVERY_BYTES} bytes` });
 	const contentType = headerValue(headers, 'content-type') ?? '';
-	if (!/^application\/json\s*(;|$)/i.test(contentType)) return answer(this, 415, { error: 'Deliveries must have Content-Type: application/json' });
+	if (!/^application\/json\s*(;|$)/i.test(contentType))
+		return answer(this, 415, { error: 'Deliveries must have Content-Type: application/json' });
 	const delivery = {
 		id: headerValue(headers, EVENT_SIGNATURE.idHeader),
 		timestamp: headerValue(headers, EVENT_SIGNATURE.timestampHeader),
 		signature: headerValue(headers, EVENT_SIGNATURE.signatureHeader),
 	};
 	const key = await signingKey(this, subscription);
-	if (!key) return answer(this, 503, { error: 'This trigger cannot verify deliveries until its workflow is published again' });
-	const verification = verifyDelivery(key, delivery, rawBody ?? Buffer.alloc(0), Math.floor(Date.now() / 1000));
+	if (!key)
+		return answer(this, 503, {
+			error: 'This trigger cannot verify deliveries until its workflow is published again',
+		});
+	const verification = verifyDelivery(
+		key,
+		delivery,
+		rawBody ?? Buffer.alloc(0),
+		Math.floor(Date.now() / 1000),
+	);
 	if (!verification.valid) {
 		this.logger.debug(`Svc Trigger refused a delivery: ${verification.reason}`);
 		return answer(this, 401, { error: 'Invalid signature', reason: verification.reason });
@@ -116,13 +148,17 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	} catch {
 		return answer(this, 400, { error: 'The body is not valid JSON' });
 	}
-	if (!isEnvelope(event)) return answer(this, 400, { error: 'The body is not an event with an id and a type' });
-	if (event.id !== delivery.id) return answer(this, 400, { error: 'The event id does not match the webhook-id header' });
+	if (!isEnvelope(event))
+		return answer(this, 400, { error: 'The body is not an event with an id and a type' });
+	if (event.id !== delivery.id)
+		return answer(this, 400, { error: 'The event id does not match the webhook-id header' });
 
-	if (!desiredEvents(this).includes(event.type)) return answer(this, 200, { received: true, ignored: true });
+	if (!desiredEvents(this).includes(event.type))
+		return answer(this, 200, { received: true, ignored: true });
 	// A repeat this process has seen taken by an execution is answered at once and costs no
 	// execution. Test listens are never claimed (see runDelivery).
-	if (this.getMode() !== 'manual' && eventClaims.has(claimScope(this), event.id, Date.now())) return answer(this, 200, { received: true, duplicate: true });
+	if (this.getMode() !== 'manual' && eventClaims.has(claimScope(this), event.id, Date.now()))
+		return answer(this, 200, { received: true, duplicate: true });
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
 	const output: IDataObject = {
@@ -134,7 +170,9 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			verified: true,
 			webhook_id: delivery.id,
 			webhook_timestamp: Number(delivery.timestamp),
-			...(headerValue(headers, 'webhook-attempt') ? { attempt: Number(headerValue(headers, 'webhook-attempt')) } : {}),
+			...(headerValue(headers, 'webhook-attempt')
+				? { attempt: Number(headerValue(headers, 'webhook-attempt')) }
+				: {}),
 		},
 	};
 	if (options.includeHeaders === true) output.headers = headers;
@@ -146,7 +184,10 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 function processedRecord(ctx: IExecuteFunctions): ProcessedRecord {
 	return {
 		async checkAndRecord(values) {
-			const { processed } = await ctx.helpers.checkProcessedAndRecord(values, 'node', { mode: 'entries', maxEntries: CLAIMED_EVENTS_MAX_ENTRIES });
+			const { processed } = await ctx.helpers.checkProcessedAndRecord(values, 'node', {
+				mode: 'entries',
+				maxEntries: CLAIMED_EVENTS_MAX_ENTRIES,
+			});
 			return new Set(processed.map(String));
 		},
 	};
@@ -169,16 +210,23 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 	for (const item of items) {
 		const eventId = typeof item.json.id === 'string' ? item.json.id : undefined;
 		try {
-			if (eventId === undefined || (await eventClaims.claim(scope, eventId, this.getExecutionId(), record, Date.now())) === 'first') first.push(item);
+			if (
+				eventId === undefined ||
+				(await eventClaims.claim(scope, eventId, this.getExecutionId(), record, Date.now())) ===
+					'first'
+			)
+				first.push(item);
 		} catch (error) {
 			throw new NodeOperationError(this.getNode(), error as Error, {
-				description: 'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',
+				description:
+					'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',
 			});
 		}
 	}
 	if (first.length < items.length) {
 		this.addExecutionHints({
-			message: 'This event already ran in another execution (the service delivered it again), so this execution stops at the trigger',
+			message:
+				'This event already ran in another execution (the service delivered it again), so this execution stops at the trigger',
 			location: 'outputPane',
 		});
 	}

@@ -41,7 +41,12 @@ export const CLAIMED_EVENTS_MAX_ENTRIES = 2 * CLAIMED_EVENTS_KEPT;
 class SerialRecorder {
 	constructor(private readonly wait: (ms: number) => Promise<void>) {}
 
-	private queue: Array<{ record: ProcessedRecord; values: string[]; resolve: (present: Set<string>) => void; reject: (error: unknown) => void }> = [];
+	private queue: Array<{
+		record: ProcessedRecord;
+		values: string[];
+		resolve: (present: Set<string>) => void;
+		reject: (error: unknown) => void;
+	}> = [];
 	private busy = false;
 
 	async checkAndRecord(record: ProcessedRecord, values: string[]): Promise<Set<string>> {
@@ -58,7 +63,9 @@ class SerialRecorder {
 			while (this.queue.length > 0) {
 				const batch = this.queue.splice(0);
 				try {
-					const present = await this.recordOnce(batch[batch.length - 1].record, [...new Set(batch.flatMap((entry) => entry.values))]);
+					const present = await this.recordOnce(batch[batch.length - 1].record, [
+						...new Set(batch.flatMap((entry) => entry.values)),
+					]);
 					for (const entry of batch) entry.resolve(present);
 				} catch (error) {
 					for (const entry of batch) entry.reject(error);
@@ -110,7 +117,13 @@ export class EventClaims {
 	 * `executionId` makes the claim this execution's own: when n8n runs the same execution again
 	 * (queue mode re-runs a job whose worker died), it finds its own claim and runs the event.
 	 */
-	async claim(scope: string, eventId: string, executionId: string, record: ProcessedRecord, now: number): Promise<ClaimOutcome> {
+	async claim(
+		scope: string,
+		eventId: string,
+		executionId: string,
+		record: ProcessedRecord,
+		now: number,
+	): Promise<ClaimOutcome> {
 		const known = this.knownIn(scope, now);
 		if (known.has(eventId)) return 'repeat';
 		// Insertion order is claim order: the oldest are at the front.
@@ -121,7 +134,12 @@ export class EventClaims {
 		known.set(eventId, now);
 		let decided = false;
 		try {
-			const outcome = await this.settle(this.recorderFor(scope), eventId, `claim ${eventId} ${executionId}`, record);
+			const outcome = await this.settle(
+				this.recorderFor(scope),
+				eventId,
+				`claim ${eventId} ${executionId}`,
+				record,
+			);
 			decided = true;
 			return outcome;
 		} finally {
@@ -135,7 +153,12 @@ export class EventClaims {
 	 * means this claim stood. The event there without the token means another claim stood. Neither
 	 * means a concurrent write dropped both, and this read wrote them again.
 	 */
-	private async settle(recorder: SerialRecorder, eventId: string, token: string, record: ProcessedRecord): Promise<ClaimOutcome> {
+	private async settle(
+		recorder: SerialRecorder,
+		eventId: string,
+		token: string,
+		record: ProcessedRecord,
+	): Promise<ClaimOutcome> {
 		const event = `event ${eventId}`;
 		// Round 0 writes the claim; a token already there is this execution's own, from an earlier run of it.
 		for (let round = 0; round <= this.limits.maxRounds; round++) {
@@ -144,7 +167,9 @@ export class EventClaims {
 			if (present.has(token)) return 'first';
 			if (present.has(event)) return 'repeat';
 		}
-		throw new Error(`Event ${eventId} could not be recorded as run: other n8n processes kept overwriting n8n's record of this trigger`);
+		throw new Error(
+			`Event ${eventId} could not be recorded as run: other n8n processes kept overwriting n8n's record of this trigger`,
+		);
 	}
 
 	private recorderFor(scope: string): SerialRecorder {
@@ -175,4 +200,9 @@ export class EventClaims {
  * short enough that the workflow's next node starts about half a second after the event arrives.
  * This process remembers 10,000 claims per trigger for 7 days (longer than the service retries).
  */
-export const eventClaims = new EventClaims({ settleMs: 500, maxRounds: 20, maxCount: 10_000, maxAgeMs: 7 * 24 * 60 * 60 * 1000 });
+export const eventClaims = new EventClaims({
+	settleMs: 500,
+	maxRounds: 20,
+	maxCount: 10_000,
+	maxAgeMs: 7 * 24 * 60 * 60 * 1000,
+});

@@ -36,11 +36,16 @@ function store(staticData: IDataObject, subscription: StoredSubscription | undef
 }
 
 export function desiredEvents(ctx: Pick<IHookFunctions, 'getNodeParameter'>): string[] {
-	return mergeEventKinds(ctx.getNodeParameter('events', []), ctx.getNodeParameter('otherEvents', ''));
+	return mergeEventKinds(
+		ctx.getNodeParameter('events', []),
+		ctx.getNodeParameter('otherEvents', ''),
+	);
 }
 
 /** The credential's API key, for sealing and opening the signing secret. */
-export async function credentialApiKey(ctx: Pick<IHookFunctions, 'getCredentials'>): Promise<string> {
+export async function credentialApiKey(
+	ctx: Pick<IHookFunctions, 'getCredentials'>,
+): Promise<string> {
 	return checkApiKey((await ctx.getCredentials(CREDENTIAL_TYPE)).apiKey);
 }
 
@@ -74,12 +79,18 @@ export function isOtherEndpointOfTrigger(candidate: string, url: string): boolea
 	const right = b.pathname.split('/');
 	const endpointIndex = right.length - 3;
 	if (a.origin !== b.origin || left.length !== right.length || endpointIndex < 1) return false;
-	return left.every((segment, index) => index === endpointIndex || segment === right[index]) && left[endpointIndex] !== right[endpointIndex];
+	return (
+		left.every((segment, index) => index === endpointIndex || segment === right[index]) &&
+		left[endpointIndex] !== right[endpointIndex]
+	);
 }
 
 /** A subscription that is already gone (404) counts as deleted. */
 async function deleteIfPresent(client: SvcClient, id: string): Promise<void> {
-	await client.request('deleteSubscription', { pathParams: { subscription_id: id }, notFoundIsAnswer: true });
+	await client.request('deleteSubscription', {
+		pathParams: { subscription_id: id },
+		notFoundIsAnswer: true,
+	});
 }
 
 /**
@@ -104,15 +115,27 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 
 	const now = Date.now();
 	const all = await client.paginate<Subscription>('listSubscriptions');
-	const kept = all.find((subscription) => secret !== undefined && subscription.id === stored?.id && subscription.url === url && sameEventKinds(subscription.events, events));
+	const kept = all.find(
+		(subscription) =>
+			secret !== undefined &&
+			subscription.id === stored?.id &&
+			subscription.url === url &&
+			sameEventKinds(subscription.events, events),
+	);
 	const obsolete = all.filter((subscription) => {
 		if (subscription === kept) return false;
 		if (subscription.url === url) return !testListen || isStaleTestListen(subscription, now);
-		return !testListen && isOtherEndpointOfTrigger(subscription.url, url) && isStaleTestListen(subscription, now);
+		return (
+			!testListen &&
+			isOtherEndpointOfTrigger(subscription.url, url) &&
+			isStaleTestListen(subscription, now)
+		);
 	});
 	for (const subscription of obsolete) await deleteIfPresent(client, subscription.id);
 	if (stored && secret === undefined) {
-		this.logger.warn(`Svc Trigger "${this.getNode().name}": the stored signing secret does not open with the credential's API key (was the key changed?); subscribing anew`);
+		this.logger.warn(
+			`Svc Trigger "${this.getNode().name}": the stored signing secret does not open with the credential's API key (was the key changed?); subscribing anew`,
+		);
 	}
 	if (!kept) store(staticData, undefined);
 	return kept !== undefined;
@@ -127,22 +150,37 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		throw userError(
 			this.getNode(),
 			`The service delivers events only to https URLs, and n8n's webhook URL for this trigger is ${url}. Set WEBHOOK_URL to the public https address of this n8n (e.g. https://n8n.example.com/) and restart it`,
-			{ description: 'WEBHOOK_URL works on n8n 1.x and 2.x (2.x also reads N8N_WEBHOOK_URL first). Then listen again, or publish the workflow again (n8n 1.x: activate).' },
+			{
+				description:
+					'WEBHOOK_URL works on n8n 1.x and 2.x (2.x also reads N8N_WEBHOOK_URL first). Then listen again, or publish the workflow again (n8n 1.x: activate).',
+			},
 		);
 	}
 	const problems = subscriptionProblems(url, events);
-	if (problems.length > 0) throw userError(this.getNode(), problems[0], { description: problems.join(' ') });
+	if (problems.length > 0)
+		throw userError(this.getNode(), problems[0], { description: problems.join(' ') });
 
 	const { client, apiKey } = await connectWithKey(this);
 	// A random key: retries of this create reuse it, while a later activation must not be
 	// answered with the replay of a subscription that was deleted since.
-	const { body } = await client.request<Subscription>('createSubscription', { body: { url, events } });
+	const { body } = await client.request<Subscription>('createSubscription', {
+		body: { url, events },
+	});
 	if (!body.secret) {
 		await deleteIfPresent(client, body.id);
-		throw new NodeOperationError(this.getNode(), 'The service created the subscription without a signing secret, so deliveries could not be verified; it was deleted again');
+		throw new NodeOperationError(
+			this.getNode(),
+			'The service created the subscription without a signing secret, so deliveries could not be verified; it was deleted again',
+		);
 	}
 	client.redactor.add(body.secret);
-	store(this.getWorkflowStaticData('node'), { id: body.id, sealedSecret: sealSecret(apiKey, body.id, body.secret), url, events, test: isTestListen(this) });
+	store(this.getWorkflowStaticData('node'), {
+		id: body.id,
+		sealedSecret: sealSecret(apiKey, body.id, body.secret),
+		url,
+		events,
+		test: isTestListen(this),
+	});
 	return true;
 }
 
@@ -159,7 +197,10 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 	if (stored) await deleteIfPresent(client, stored.id);
 	const now = Date.now();
 	const leftovers = (await client.paginate<Subscription>('listSubscriptions')).filter(
-		(subscription) => subscription.url === url && subscription.id !== stored?.id && (stored?.test !== true || isStaleTestListen(subscription, now)),
+		(subscription) =>
+			subscription.url === url &&
+			subscription.id !== stored?.id &&
+			(stored?.test !== true || isStaleTestListen(subscription, now)),
 	);
 	for (const subscription of leftovers) await deleteIfPresent(client, subscription.id);
 	store(staticData, undefined);

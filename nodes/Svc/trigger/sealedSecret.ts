@@ -21,21 +21,37 @@ function sealingKey(apiKey: string, subscriptionId: string): Buffer {
 /** `v1.<iv>.<ciphertext>.<tag>`, base64url; the subscription id is bound in as associated data. */
 export function sealSecret(apiKey: string, subscriptionId: string, secret: string): string {
 	const iv = randomBytes(IV_BYTES);
-	const cipher = createCipheriv('aes-256-gcm', sealingKey(apiKey, subscriptionId), iv, { authTagLength: TAG_BYTES });
+	const cipher = createCipheriv('aes-256-gcm', sealingKey(apiKey, subscriptionId), iv, {
+		authTagLength: TAG_BYTES,
+	});
 	cipher.setAAD(Buffer.from(subscriptionId));
 	const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-	return [FORMAT, iv, sealed, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+	return [FORMAT, iv, sealed, cipher.getAuthTag()]
+		.map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+		.join('.');
 }
 
 /** The secret, or undefined when `sealed` was not sealed with this API key for this subscription. */
-export function openSecret(apiKey: string, subscriptionId: string, sealed: string): string | undefined {
+export function openSecret(
+	apiKey: string,
+	subscriptionId: string,
+	sealed: string,
+): string | undefined {
 	const [format, iv, data, tag] = sealed.split('.');
 	if (format !== FORMAT || !iv || data === undefined || !tag) return undefined;
 	try {
-		const decipher = createDecipheriv('aes-256-gcm', sealingKey(apiKey, subscriptionId), Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+		const decipher = createDecipheriv(
+			'aes-256-gcm',
+			sealingKey(apiKey, subscriptionId),
+			Buffer.from(iv, 'base64url'),
+			{ authTagLength: TAG_BYTES },
+		);
 		decipher.setAAD(Buffer.from(subscriptionId));
 		decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-		return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+		return Buffer.concat([
+			decipher.update(Buffer.from(data, 'base64url')),
+			decipher.final(),
+		]).toString('utf8');
 	} catch {
 		return undefined;
 	}

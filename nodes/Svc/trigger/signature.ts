@@ -19,7 +19,9 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
  * HMAC is a large share of verifying a small body).
  */
 export function secretKey(secret: string): KeyObject | undefined {
-	const encoded = secret.startsWith(EVENT_SIGNATURE.secretPrefix) ? secret.slice(EVENT_SIGNATURE.secretPrefix.length) : secret;
+	const encoded = secret.startsWith(EVENT_SIGNATURE.secretPrefix)
+		? secret.slice(EVENT_SIGNATURE.secretPrefix.length)
+		: secret;
 	const bytes = BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : undefined;
 	return bytes?.length ? createSecretKey(bytes) : undefined;
 }
@@ -39,23 +41,32 @@ export function verifyDelivery(
 ): Verification {
 	const { id, timestamp, signature } = headers;
 	if (!id || !timestamp || !signature) {
-		return { valid: false, reason: `missing ${[!id && 'webhook-id', !timestamp && 'webhook-timestamp', !signature && 'webhook-signature'].filter(Boolean).join(', ')} header` };
+		return {
+			valid: false,
+			reason: `missing ${[!id && 'webhook-id', !timestamp && 'webhook-timestamp', !signature && 'webhook-signature'].filter(Boolean).join(', ')} header`,
+		};
 	}
-	if (!/^\d{1,15}$/.test(timestamp)) return { valid: false, reason: 'webhook-timestamp is not a Unix time in seconds' };
+	if (!/^\d{1,15}$/.test(timestamp))
+		return { valid: false, reason: 'webhook-timestamp is not a Unix time in seconds' };
 	const age = nowSeconds - Number(timestamp);
 	if (age > toleranceSeconds) return { valid: false, reason: 'webhook-timestamp is too old' };
-	if (age < -toleranceSeconds) return { valid: false, reason: 'webhook-timestamp is in the future' };
+	if (age < -toleranceSeconds)
+		return { valid: false, reason: 'webhook-timestamp is in the future' };
 	const key = typeof secret === 'string' ? secretKey(secret) : secret;
 	if (!key) return { valid: false, reason: 'the stored signing secret is malformed' };
 
-	const expected = createHmac(EVENT_SIGNATURE.algorithm, key).update(signedPrefix(id, timestamp)).update(rawBody).digest();
+	const expected = createHmac(EVENT_SIGNATURE.algorithm, key)
+		.update(signedPrefix(id, timestamp))
+		.update(rawBody)
+		.digest();
 	const prefix = `${EVENT_SIGNATURE.version},`;
 	for (const entry of signature.split(' ')) {
 		if (!entry.startsWith(prefix)) continue;
 		const encoded = entry.slice(prefix.length);
 		if (!BASE64.test(encoded)) continue;
 		const given = Buffer.from(encoded, 'base64');
-		if (given.length === expected.length && timingSafeEqual(given, expected)) return { valid: true };
+		if (given.length === expected.length && timingSafeEqual(given, expected))
+			return { valid: true };
 	}
 	return { valid: false, reason: 'no webhook-signature entry matches' };
 }

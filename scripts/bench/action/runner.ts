@@ -13,7 +13,13 @@ import type { RawClient } from '../raw';
 import { RssSampler, type RssPeak } from '../rss';
 import type { Settings } from '../settings';
 import { fmt } from '../stats';
-import { emailPrefix, importBenchWorkflow, runTimed, type Sink, type WorkflowSpec } from '../workflows';
+import {
+	emailPrefix,
+	importBenchWorkflow,
+	runTimed,
+	type Sink,
+	type WorkflowSpec,
+} from '../workflows';
 
 /** The Svc node's default, and the raw client's and the floor's. */
 export const CONCURRENCY = DEFAULT_CONCURRENCY;
@@ -30,7 +36,13 @@ export const LABEL: Record<Variant, string> = {
 	source: 'source only',
 };
 
-const SINK_OF: Record<Exclude<Variant, 'raw'>, Sink> = { svc: 'svc', http: 'httpRequest', floor: 'floor', floorNoRedirect: 'floorNoRedirect', source: 'none' };
+const SINK_OF: Record<Exclude<Variant, 'raw'>, Sink> = {
+	svc: 'svc',
+	http: 'httpRequest',
+	floor: 'floor',
+	floorNoRedirect: 'floorNoRedirect',
+	source: 'none',
+};
 
 export interface ActionBench {
 	settings: Settings;
@@ -99,16 +111,36 @@ function storedWithPrefix(sandbox: Sandbox, prefix: string): number {
 	return emails.size;
 }
 
-type Timing = Pick<RunOutcome, 'ms' | 'wallMs' | 'status' | 'error' | 'executionId'> & { prefix: string };
+type Timing = Pick<RunOutcome, 'ms' | 'wallMs' | 'status' | 'error' | 'executionId'> & {
+	prefix: string;
+};
 
 async function runRaw(bench: ActionBench, count: number, baseUrl: string): Promise<Timing> {
 	const prefix = `r${++bench.rawJobs}-`;
-	const result = await bench.raw.run({ baseUrl, apiKey: bench.apiKey, count, concurrency: CONCURRENCY, prefix });
+	const result = await bench.raw.run({
+		baseUrl,
+		apiKey: bench.apiKey,
+		count,
+		concurrency: CONCURRENCY,
+		prefix,
+	});
 	const failed = result.failed !== 0;
-	return { prefix, ms: result.ms, wallMs: result.ms, status: failed ? 'error' : 'success', error: failed ? `statuses ${JSON.stringify(result.statuses)}` : undefined };
+	return {
+		prefix,
+		ms: result.ms,
+		wallMs: result.ms,
+		status: failed ? 'error' : 'success',
+		error: failed ? `statuses ${JSON.stringify(result.statuses)}` : undefined,
+	};
 }
 
-async function runWorkflow(bench: ActionBench, variant: Exclude<Variant, 'raw'>, count: number, baseUrl: string, options: RunOptions): Promise<Timing> {
+async function runWorkflow(
+	bench: ActionBench,
+	variant: Exclude<Variant, 'raw'>,
+	count: number,
+	baseUrl: string,
+	options: RunOptions,
+): Promise<Timing> {
 	const workflow = await workflowFor(bench, {
 		sink: SINK_OF[variant],
 		count,
@@ -118,10 +150,22 @@ async function runWorkflow(bench: ActionBench, variant: Exclude<Variant, 'raw'>,
 		concurrency: CONCURRENCY,
 	});
 	const execution = await runTimed(bench.n8n, workflow, options.timeoutMs ?? 10 * 60_000);
-	return { prefix: emailPrefix(execution.id), ms: execution.engineMs, wallMs: execution.wallMs, status: execution.status, error: execution.error, executionId: execution.id };
+	return {
+		prefix: emailPrefix(execution.id),
+		ms: execution.engineMs,
+		wallMs: execution.wallMs,
+		status: execution.status,
+		error: execution.error,
+		executionId: execution.id,
+	};
 }
 
-export async function runOnce(bench: ActionBench, variant: Variant, count: number, options: RunOptions): Promise<RunOutcome> {
+export async function runOnce(
+	bench: ActionBench,
+	variant: Variant,
+	count: number,
+	options: RunOptions,
+): Promise<RunOutcome> {
 	const { sandbox, n8n, proxy } = bench;
 	// A clean sandbox per run: same store size, counters and limiter state for every variant.
 	sandbox.state.reset();
@@ -132,13 +176,18 @@ export async function runOnce(bench: ActionBench, variant: Variant, count: numbe
 		await collectGarbage(bench.inspectPort);
 		await sleep(200);
 	}
-	const sampler = options.sampleRss ? new RssSampler(variant === 'raw' ? bench.raw.pid : n8n.pid) : undefined;
+	const sampler = options.sampleRss
+		? new RssSampler(variant === 'raw' ? bench.raw.pid : n8n.pid)
+		: undefined;
 	const baseUrl = options.viaProxy ? proxy.url : sandbox.url;
 	let timing: Timing;
 	let peak: RssPeak | undefined;
 	sampler?.start();
 	try {
-		timing = variant === 'raw' ? await runRaw(bench, count, baseUrl) : await runWorkflow(bench, variant, count, baseUrl, options);
+		timing =
+			variant === 'raw'
+				? await runRaw(bench, count, baseUrl)
+				: await runWorkflow(bench, variant, count, baseUrl, options);
 	} finally {
 		// Stopped even when the run throws, so no interval outlives the benchmark.
 		peak = sampler?.stop();
@@ -158,7 +207,9 @@ export async function runOnce(bench: ActionBench, variant: Variant, count: numbe
 	bench.log.push(result);
 	const complete = result.status === 'success' && (variant === 'source' || result.stored === count);
 	if ((options.expectComplete ?? true) && !complete) {
-		bench.problems.push(`${options.tag} ${LABEL[variant]} N=${count}: status ${result.status}, ${result.stored}/${count} stored${result.error ? ` (${result.error.slice(0, 200)})` : ''}`);
+		bench.problems.push(
+			`${options.tag} ${LABEL[variant]} N=${count}: status ${result.status}, ${result.stored}/${count} stored${result.error ? ` (${result.error.slice(0, 200)})` : ''}`,
+		);
 	}
 	const rss = result.rss ? `, peak RSS ${fmt(result.rss.peakMainKb / 1024)} MB` : '';
 	const conns = result.connections !== undefined ? `, ${result.connections} connections` : '';
@@ -175,7 +226,12 @@ export interface PairFigure {
 	perItemMs: number;
 }
 
-export async function pair(bench: ActionBench, variant: Variant, count: number, options: RunOptions): Promise<PairFigure> {
+export async function pair(
+	bench: ActionBench,
+	variant: Variant,
+	count: number,
+	options: RunOptions,
+): Promise<PairFigure> {
 	const one = await runOnce(bench, variant, 1, { ...options, sampleRss: false });
 	const full = await runOnce(bench, variant, count, options);
 	return { one, full, perItemMs: (full.ms - one.ms) / (count - 1) };

@@ -1,10 +1,26 @@
 /** The action-node scenarios: what runs, in which order, how often. Their tables are in tables.ts. */
 import type { Sandbox } from '../../../sandbox';
-import { LEADS_ROUTE, pair, rotated, runOnce, type ActionBench, type PairFigure, type RunOutcome, type Variant } from './runner';
+import {
+	LEADS_ROUTE,
+	pair,
+	rotated,
+	runOnce,
+	type ActionBench,
+	type PairFigure,
+	type RunOutcome,
+	type Variant,
+} from './runner';
 
 export type Figures = Record<Variant, PairFigure[]>;
 
-const noFigures = (): Figures => ({ svc: [], http: [], floor: [], floorNoRedirect: [], raw: [], source: [] });
+const noFigures = (): Figures => ({
+	svc: [],
+	http: [],
+	floor: [],
+	floorNoRedirect: [],
+	raw: [],
+	source: [],
+});
 
 /** (a) Per-item cost with no server latency: Svc, HTTP Request, the floor fixture (both ways), raw. */
 export async function scenarioA(bench: ActionBench): Promise<Figures> {
@@ -12,10 +28,13 @@ export async function scenarioA(bench: ActionBench): Promise<Figures> {
 	const figures = noFigures();
 	const measured: Variant[] = ['svc', 'http', 'floor', 'floorNoRedirect', 'raw'];
 	// Warm-up: imports the workflows' siblings, loads node code and lets the JIT settle.
-	for (const variant of [...measured, 'source' as const]) await runOnce(bench, variant, 100, { tag: '(a) warm' });
+	for (const variant of [...measured, 'source' as const])
+		await runOnce(bench, variant, 100, { tag: '(a) warm' });
 	for (let rep = 0; rep < repsA; rep++) {
 		for (const variant of [...rotated(measured, rep), 'source' as const]) {
-			figures[variant].push(await pair(bench, variant, nA, { tag: `(a) #${rep + 1}`, sampleRss: true }));
+			figures[variant].push(
+				await pair(bench, variant, nA, { tag: `(a) #${rep + 1}`, sampleRss: true }),
+			);
 		}
 	}
 	return figures;
@@ -25,7 +44,8 @@ export async function scenarioA(bench: ActionBench): Promise<Figures> {
 export async function scenarioB(bench: ActionBench): Promise<Figures> {
 	const { nB, repsB, latencyMs } = bench.settings;
 	const figures = noFigures();
-	const prepare = (sandbox: Sandbox): void => void sandbox.state.faults.set([{ route: LEADS_ROUTE, latencyMs }]);
+	const prepare = (sandbox: Sandbox): void =>
+		void sandbox.state.faults.set([{ route: LEADS_ROUTE, latencyMs }]);
 	for (let rep = 0; rep < repsB; rep++) {
 		for (const variant of rotated<Variant>(['svc', 'http', 'floorNoRedirect', 'raw'], rep)) {
 			figures[variant].push(await pair(bench, variant, nB, { tag: `(b) #${rep + 1}`, prepare }));
@@ -67,10 +87,23 @@ export async function scenarioC(bench: ActionBench): Promise<RateFigures> {
 	const prepare = (sandbox: Sandbox): void => void sandbox.state.rateLimiter.setRate(ratePerSecond);
 	const options = { prepare, expectComplete: false, timeoutMs: 10 * 60_000 };
 	const figures: RateFigures = { svc: [], http: [], httpRetry: [] };
-	for (let rep = 0; rep < repsC; rep++) figures.svc.push(rateFigure(await runOnce(bench, 'svc', nC, { ...options, tag: `(c) #${rep + 1}` })));
+	for (let rep = 0; rep < repsC; rep++)
+		figures.svc.push(
+			rateFigure(await runOnce(bench, 'svc', nC, { ...options, tag: `(c) #${rep + 1}` })),
+		);
 	for (let rep = 0; rep < cHttpReps; rep++) {
-		figures.http.push(rateFigure(await runOnce(bench, 'http', nC, { ...options, tag: `(c) #${rep + 1}` })));
-		figures.httpRetry.push(rateFigure(await runOnce(bench, 'http', nC, { ...options, retryOnFail: true, tag: `(c) #${rep + 1} RoF` })));
+		figures.http.push(
+			rateFigure(await runOnce(bench, 'http', nC, { ...options, tag: `(c) #${rep + 1}` })),
+		);
+		figures.httpRetry.push(
+			rateFigure(
+				await runOnce(bench, 'http', nC, {
+					...options,
+					retryOnFail: true,
+					tag: `(c) #${rep + 1} RoF`,
+				}),
+			),
+		);
 	}
 	return figures;
 }

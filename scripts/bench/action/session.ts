@@ -17,7 +17,15 @@ import { startCountingProxy } from '../proxy';
 import { startRawClient } from '../raw';
 import type { Settings } from '../settings';
 import type { ActionBench, RunOutcome } from './runner';
-import { scenarioA, scenarioB, scenarioC, scenarioK, type Figures, type KeepAlive, type RateFigures } from './scenarios';
+import {
+	scenarioA,
+	scenarioB,
+	scenarioC,
+	scenarioK,
+	type Figures,
+	type KeepAlive,
+	type RateFigures,
+} from './scenarios';
 
 export interface ActionResults {
 	a?: Figures;
@@ -47,19 +55,25 @@ export async function runActionScenarios(context: ActionContext): Promise<Action
 		stops.unshift(async () => await raw.stop());
 		const inspectPort = await freePort();
 		const extensions = await buildFloorExtension(join(TMP_DIR, 'bench', 'floor-extension'));
-		const n8n = await phases.run('start n8n', async () =>
-			await startN8n({
-				runtime: context.runtime,
-				packageTarball: context.tarball,
-				protocol: 'http',
-				logLevel: 'warn',
-				expectNodeTypes: [SVC_NODE_TYPE, FLOOR_NODE_TYPE],
-				// Loopback only; used for nothing but HeapProfiler.collectGarbage between runs.
-				env: { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}`, N8N_CUSTOM_EXTENSIONS: extensions },
-			}),
+		const n8n = await phases.run(
+			'start n8n',
+			async () =>
+				await startN8n({
+					runtime: context.runtime,
+					packageTarball: context.tarball,
+					protocol: 'http',
+					logLevel: 'warn',
+					expectNodeTypes: [SVC_NODE_TYPE, FLOOR_NODE_TYPE],
+					// Loopback only; used for nothing but HeapProfiler.collectGarbage between runs.
+					env: {
+						NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPort}`,
+						N8N_CUSTOM_EXTENSIONS: extensions,
+					},
+				}),
 		);
 		stops.unshift(async () => await n8n.stop());
-		const credential = (name: string, baseUrl: string) => importCredential(n8n, { name, type: 'svcApi', data: { apiKey: context.apiKey, baseUrl } });
+		const credential = (name: string, baseUrl: string) =>
+			importCredential(n8n, { name, type: 'svcApi', data: { apiKey: context.apiKey, baseUrl } });
 		const bench: ActionBench = {
 			settings,
 			n8n,
@@ -77,12 +91,29 @@ export async function runActionScenarios(context: ActionContext): Promise<Action
 		};
 		const chosen = settings.only;
 		const results: ActionResults = { runs: bench.log, problems: bench.problems };
-		if (chosen.has('a')) results.a = await phases.run(`(a) ${settings.nA} upserts, 0 ms latency, ${settings.repsA} repetition(s)`, async () => await scenarioA(bench));
-		if (chosen.has('b')) results.b = await phases.run(`(b) ${settings.nB} upserts, ${settings.latencyMs} ms latency, ${settings.repsB} repetition(s)`, async () => await scenarioB(bench));
-		if (chosen.has('c')) results.c = await phases.run(`(c) ${settings.nC} upserts at ${settings.ratePerSecond} req/s`, async () => await scenarioC(bench));
-		if (chosen.has('k')) results.k = await phases.run('(k) keep-alive through the counting proxy', async () => await scenarioK(bench));
+		if (chosen.has('a'))
+			results.a = await phases.run(
+				`(a) ${settings.nA} upserts, 0 ms latency, ${settings.repsA} repetition(s)`,
+				async () => await scenarioA(bench),
+			);
+		if (chosen.has('b'))
+			results.b = await phases.run(
+				`(b) ${settings.nB} upserts, ${settings.latencyMs} ms latency, ${settings.repsB} repetition(s)`,
+				async () => await scenarioB(bench),
+			);
+		if (chosen.has('c'))
+			results.c = await phases.run(
+				`(c) ${settings.nC} upserts at ${settings.ratePerSecond} req/s`,
+				async () => await scenarioC(bench),
+			);
+		if (chosen.has('k'))
+			results.k = await phases.run(
+				'(k) keep-alive through the counting proxy',
+				async () => await scenarioK(bench),
+			);
 		return results;
 	} finally {
-		for (const stop of stops) await stop().catch((error: unknown) => console.error(`stop failed: ${String(error)}`));
+		for (const stop of stops)
+			await stop().catch((error: unknown) => console.error(`stop failed: ${String(error)}`));
 	}
 }

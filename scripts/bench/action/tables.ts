@@ -11,15 +11,26 @@ import type { Figures, KeepAlive, RateFigure, RateFigures } from './scenarios';
 const FLOOR_TARGET = 1.15;
 
 /** Per repetition, `over`'s figure divided by `under`'s (the lists run in the same repetitions). */
-function perRepRatios(over: PairFigure[], under: PairFigure[], pick: (figure: PairFigure) => number): number[] {
-	return over.slice(0, under.length).map((figure, index) => ratio(pick(figure), pick(under[index])));
+function perRepRatios(
+	over: PairFigure[],
+	under: PairFigure[],
+	pick: (figure: PairFigure) => number,
+): number[] {
+	return over
+		.slice(0, under.length)
+		.map((figure, index) => ratio(pick(figure), pick(under[index])));
 }
 
 export function tableA(figures: Figures, settings: Settings): Table {
-	const per = (variant: Variant): number => medianOf(figures[variant], (figure) => figure.perItemMs);
+	const per = (variant: Variant): number =>
+		medianOf(figures[variant], (figure) => figure.perItemMs);
 	const columns: Variant[] = ['svc', 'floor', 'floorNoRedirect', 'http', 'raw'];
 	// The Svc node sends without follow-redirects, so its floor is the fixture doing the same.
-	const overFloor = perRepRatios(figures.svc, figures.floorNoRedirect, (figure) => figure.perItemMs);
+	const overFloor = perRepRatios(
+		figures.svc,
+		figures.floorNoRedirect,
+		(figure) => figure.perItemMs,
+	);
 	const overFloorMedian = median(overFloor);
 	const speedup = ratio(per('http'), per('svc'));
 	const cells = (pick: (figure: PairFigure) => number, show: (value: number) => string): string[] =>
@@ -27,18 +38,89 @@ export function tableA(figures: Figures, settings: Settings): Table {
 	const source = per('source');
 	return {
 		title: `(a) ${settings.nA.toLocaleString('en-US')} lead upserts, 0 ms server latency`,
-		columns: ['measure', 'Svc node', 'floor (fixture)', 'floor, no redirects', 'HTTP Request node', 'raw client', 'target', 'met'],
+		columns: [
+			'measure',
+			'Svc node',
+			'floor (fixture)',
+			'floor, no redirects',
+			'HTTP Request node',
+			'raw client',
+			'target',
+			'met',
+		],
 		rows: [
-			['per item, N=1 run subtracted', ...cells((figure) => figure.perItemMs, (value) => fmt(value, 'ms')), '', ''],
-			['Svc ÷ floor, no redirects (per item), median (min–max of repetitions)', spread(overFloor, (value) => fmt(value, '×')), '', '', '', '', `≤ ${FLOOR_TARGET}×`, yes(overFloorMedian <= FLOOR_TARGET)],
-			['floor, no redirects ÷ floor (per item)', '', '', fmt(ratio(per('floorNoRedirect'), per('floor')), '×'), '', '', '', ''],
-			['HTTP Request ÷ Svc (per item)', fmt(speedup, '×'), '', '', '', '', '≥ 5×', yes(speedup >= 5)],
-			['Svc ÷ raw client (per item)', fmt(ratio(per('svc'), per('raw')), '×'), '', '', '', '', '', ''],
+			[
+				'per item, N=1 run subtracted',
+				...cells(
+					(figure) => figure.perItemMs,
+					(value) => fmt(value, 'ms'),
+				),
+				'',
+				'',
+			],
+			[
+				'Svc ÷ floor, no redirects (per item), median (min–max of repetitions)',
+				spread(overFloor, (value) => fmt(value, '×')),
+				'',
+				'',
+				'',
+				'',
+				`≤ ${FLOOR_TARGET}×`,
+				yes(overFloorMedian <= FLOOR_TARGET),
+			],
+			[
+				'floor, no redirects ÷ floor (per item)',
+				'',
+				'',
+				fmt(ratio(per('floorNoRedirect'), per('floor')), '×'),
+				'',
+				'',
+				'',
+				'',
+			],
+			[
+				'HTTP Request ÷ Svc (per item)',
+				fmt(speedup, '×'),
+				'',
+				'',
+				'',
+				'',
+				'≥ 5×',
+				yes(speedup >= 5),
+			],
+			[
+				'Svc ÷ raw client (per item)',
+				fmt(ratio(per('svc'), per('raw')), '×'),
+				'',
+				'',
+				'',
+				'',
+				'',
+				'',
+			],
 			[`run of N=${settings.nA}`, ...cells((figure) => figure.full.ms, msAsSeconds), '', ''],
-			['run of N=1 (fixed cost)', ...cells((figure) => figure.one.ms, (value) => fmt(value, 'ms')), '', ''],
+			[
+				'run of N=1 (fixed cost)',
+				...cells(
+					(figure) => figure.one.ms,
+					(value) => fmt(value, 'ms'),
+				),
+				'',
+				'',
+			],
 			['items per second', ...cells((figure) => 1000 / figure.perItemMs, count), '', ''],
-			['max requests in flight (sandbox)', ...cells((figure) => figure.full.stats.maxInFlight, count), '', ''],
-			['n8n wall time of the N run (saving included)', ...cells((figure) => figure.full.wallMs, msAsSeconds), '', ''],
+			[
+				'max requests in flight (sandbox)',
+				...cells((figure) => figure.full.stats.maxInFlight, count),
+				'',
+				'',
+			],
+			[
+				'n8n wall time of the N run (saving included)',
+				...cells((figure) => figure.full.wallMs, msAsSeconds),
+				'',
+				'',
+			],
 		],
 		notes: [
 			`Floor: a bench-only fixture node (scripts/bench/floor, never shipped) that makes one httpRequestWithAuthentication call per item with the same credential (read once per execution and handed to n8n, as the Svc node does), the item as the JSON body and an Idempotency-Key, at concurrency ${CONCURRENCY}, and nothing else. "No redirects" is the same with disableFollowRedirect: true, as the Svc node sends: the target compares with it.`,
@@ -51,22 +133,78 @@ export function tableA(figures: Figures, settings: Settings): Table {
 export function tableB(figures: Figures, settings: Settings): Table {
 	const net = (figure: PairFigure): number => figure.full.ms - figure.one.ms;
 	const times = (variant: Variant): number[] => figures[variant].map(net);
-	const inFlight = (variant: Variant): number => max(figures[variant].map((figure) => figure.full.stats.maxInFlight));
+	const inFlight = (variant: Variant): number =>
+		max(figures[variant].map((figure) => figure.full.stats.maxInFlight));
 	const speedups = perRepRatios(figures.http, figures.svc, net);
 	const [medianSpeedup, worstSpeedup] = [median(speedups), Math.min(...speedups)];
 	const floorMs = (settings.nB / CONCURRENCY) * settings.latencyMs;
 	const show = (variant: Variant): string => spread(times(variant), msAsSeconds);
 	return {
 		title: `(b) ${settings.nB.toLocaleString('en-US')} lead upserts, ${settings.latencyMs} ms server latency`,
-		columns: ['measure', 'Svc node', 'HTTP Request node', 'floor, no redirects', 'raw client', 'target', 'met'],
+		columns: [
+			'measure',
+			'Svc node',
+			'HTTP Request node',
+			'floor, no redirects',
+			'raw client',
+			'target',
+			'met',
+		],
 		rows: [
-			['repetitions', ...(['svc', 'http', 'floorNoRedirect', 'raw'] as const).map((variant) => String(figures[variant].length)), '', ''],
-			['time, N=1 run subtracted: median (min–max)', show('svc'), show('http'), show('floorNoRedirect'), show('raw'), `bound at concurrency ${CONCURRENCY}: ${msAsSeconds(floorMs)}`, ''],
-			['HTTP Request ÷ Svc (time), median of repetitions', fmt(medianSpeedup, '×'), '', '', '', '≥ 2×', yes(medianSpeedup >= 2)],
-			['HTTP Request ÷ Svc (time), worst repetition', fmt(worstSpeedup, '×'), '', '', '', '≥ 2×', yes(worstSpeedup >= 2)],
+			[
+				'repetitions',
+				...(['svc', 'http', 'floorNoRedirect', 'raw'] as const).map((variant) =>
+					String(figures[variant].length),
+				),
+				'',
+				'',
+			],
+			[
+				'time, N=1 run subtracted: median (min–max)',
+				show('svc'),
+				show('http'),
+				show('floorNoRedirect'),
+				show('raw'),
+				`bound at concurrency ${CONCURRENCY}: ${msAsSeconds(floorMs)}`,
+				'',
+			],
+			[
+				'HTTP Request ÷ Svc (time), median of repetitions',
+				fmt(medianSpeedup, '×'),
+				'',
+				'',
+				'',
+				'≥ 2×',
+				yes(medianSpeedup >= 2),
+			],
+			[
+				'HTTP Request ÷ Svc (time), worst repetition',
+				fmt(worstSpeedup, '×'),
+				'',
+				'',
+				'',
+				'≥ 2×',
+				yes(worstSpeedup >= 2),
+			],
 			// The best n8n's helper and any client at the same concurrency can do: whether the target is reachable at all.
-			['Svc ÷ floor, no redirects (time), median', fmt(median(perRepRatios(figures.svc, figures.floorNoRedirect, net)), '×'), '', '', '', '', ''],
-			['HTTP Request ÷ raw client (time), median', '', '', '', fmt(median(perRepRatios(figures.http, figures.raw, net)), '×'), '', ''],
+			[
+				'Svc ÷ floor, no redirects (time), median',
+				fmt(median(perRepRatios(figures.svc, figures.floorNoRedirect, net)), '×'),
+				'',
+				'',
+				'',
+				'',
+				'',
+			],
+			[
+				'HTTP Request ÷ raw client (time), median',
+				'',
+				'',
+				'',
+				fmt(median(perRepRatios(figures.http, figures.raw, net)), '×'),
+				'',
+				'',
+			],
 			[
 				'max requests in flight (sandbox, worst run)',
 				count(inFlight('svc')),
@@ -77,7 +215,9 @@ export function tableB(figures: Figures, settings: Settings): Table {
 				yes(inFlight('svc') <= CONCURRENCY),
 			],
 		],
-		notes: [`Per repetition the four run back to back in a rotating order; ratios pair the runs of one repetition. The floor fixture (as in (a)) is what n8n's request helper alone reaches at the same concurrency. Per-repetition HTTP Request ÷ Svc: ${speedups.map((value) => fmt(value, '×')).join(', ')}.`],
+		notes: [
+			`Per repetition the four run back to back in a rotating order; ratios pair the runs of one repetition. The floor fixture (as in (a)) is what n8n's request helper alone reaches at the same concurrency. Per-repetition HTTP Request ÷ Svc: ${speedups.map((value) => fmt(value, '×')).join(', ')}.`,
+		],
 	};
 }
 
@@ -88,26 +228,82 @@ export function tableC(figures: RateFigures, settings: Settings): Table {
 		['HTTP Request node', figures.http],
 		['HTTP Request, Retry On Fail', figures.httpRetry],
 	];
-	const cells = (pick: (list: RateFigure[]) => string): string[] => columns.map(([, list]) => pick(list));
+	const cells = (pick: (list: RateFigure[]) => string): string[] =>
+		columns.map(([, list]) => pick(list));
 	const svcTime = medianOf(figures.svc, (figure) => figure.run.ms);
 	const svcFailures = max(figures.svc.map((figure) => figure.failedItems));
 	const svcDuplicates = max(figures.svc.map((figure) => figure.duplicates));
 	const svcStatusOk = figures.svc.every((figure) => figure.run.status === 'success');
-	const errors = figures.http.concat(figures.httpRetry).flatMap((figure) => (figure.run.error ? [figure.run.error] : []));
+	const errors = figures.http
+		.concat(figures.httpRetry)
+		.flatMap((figure) => (figure.run.error ? [figure.run.error] : []));
 	return {
 		title: `(c) ${settings.nC.toLocaleString('en-US')} lead upserts, sandbox limited to ${settings.ratePerSecond} req/s (429 + Retry-After)`,
 		columns: ['measure', ...columns.map(([name]) => name), 'target (Svc)', 'met'],
 		rows: [
 			['repetitions', ...cells((list) => String(list.length)), '', ''],
-			['time (median)', ...cells((list) => msAsSeconds(medianOf(list, (figure) => figure.run.ms))), `≤ 1.15 × ${msAsSeconds(floorMs)} = ${msAsSeconds(floorMs * 1.15)}`, yes(svcTime <= floorMs * 1.15)],
-			['time ÷ floor', ...cells((list) => fmt(ratio(medianOf(list, (figure) => figure.run.ms), floorMs), '×')), '', ''],
-			['execution status', ...cells((list) => statusSummary(list.map((figure) => figure.run.status))), 'success', yes(svcStatusOk)],
-			['failed items (not stored, worst run)', ...cells((list) => count(max(list.map((figure) => figure.failedItems)))), '0', yes(svcFailures === 0 && svcStatusOk)],
-			['duplicates (writes applied twice, worst run)', ...cells((list) => count(max(list.map((figure) => figure.duplicates)))), '0', yes(svcDuplicates === 0)],
-			['leads created (median)', ...cells((list) => count(medianOf(list, (figure) => figure.run.stats.leadsCreated))), '', ''],
-			['requests sent (median)', ...cells((list) => count(medianOf(list, (figure) => figure.run.stats.requests))), '', ''],
-			['answered 429 (median)', ...cells((list) => count(medianOf(list, (figure) => figure.rateLimited))), '', ''],
-			['replayed by idempotency key (median)', ...cells((list) => count(medianOf(list, (figure) => figure.replays))), '', ''],
+			[
+				'time (median)',
+				...cells((list) => msAsSeconds(medianOf(list, (figure) => figure.run.ms))),
+				`≤ 1.15 × ${msAsSeconds(floorMs)} = ${msAsSeconds(floorMs * 1.15)}`,
+				yes(svcTime <= floorMs * 1.15),
+			],
+			[
+				'time ÷ floor',
+				...cells((list) =>
+					fmt(
+						ratio(
+							medianOf(list, (figure) => figure.run.ms),
+							floorMs,
+						),
+						'×',
+					),
+				),
+				'',
+				'',
+			],
+			[
+				'execution status',
+				...cells((list) => statusSummary(list.map((figure) => figure.run.status))),
+				'success',
+				yes(svcStatusOk),
+			],
+			[
+				'failed items (not stored, worst run)',
+				...cells((list) => count(max(list.map((figure) => figure.failedItems)))),
+				'0',
+				yes(svcFailures === 0 && svcStatusOk),
+			],
+			[
+				'duplicates (writes applied twice, worst run)',
+				...cells((list) => count(max(list.map((figure) => figure.duplicates)))),
+				'0',
+				yes(svcDuplicates === 0),
+			],
+			[
+				'leads created (median)',
+				...cells((list) => count(medianOf(list, (figure) => figure.run.stats.leadsCreated))),
+				'',
+				'',
+			],
+			[
+				'requests sent (median)',
+				...cells((list) => count(medianOf(list, (figure) => figure.run.stats.requests))),
+				'',
+				'',
+			],
+			[
+				'answered 429 (median)',
+				...cells((list) => count(medianOf(list, (figure) => figure.rateLimited))),
+				'',
+				'',
+			],
+			[
+				'replayed by idempotency key (median)',
+				...cells((list) => count(medianOf(list, (figure) => figure.replays))),
+				'',
+				'',
+			],
 		],
 		notes: [
 			`Floor: ${settings.nC} requests at ${settings.ratePerSecond}/s = ${msAsSeconds(floorMs)} (the bucket starts full with ${settings.ratePerSecond} tokens, so the true floor is about 1 s lower). Svc node: default options. HTTP Request node: default options (no batching); "Retry On Fail" = the node setting on with its defaults (3 tries, 1000 ms apart).`,
@@ -119,10 +315,31 @@ export function tableC(figures: RateFigures, settings: Settings): Table {
 export function tableD(signature: SignatureResult): Table {
 	return {
 		title: `(d) signature verification of a ${signature.bodyBytes}-byte delivery`,
-		columns: ['measure', 'verifyDelivery (dist)', 'raw: node:crypto HMAC + timingSafeEqual', 'reference: raw with a KeyObject', 'target', 'met'],
+		columns: [
+			'measure',
+			'verifyDelivery (dist)',
+			'raw: node:crypto HMAC + timingSafeEqual',
+			'reference: raw with a KeyObject',
+			'target',
+			'met',
+		],
 		rows: [
-			['verifications per second', count(signature.nodePerSecond), count(signature.rawPerSecond), count(signature.keyObjectPerSecond), '', ''],
-			['verifyDelivery ÷ raw', fmt(signature.ratio, '×'), '', '', '≥ 0.8×', yes(signature.ratio >= 0.8)],
+			[
+				'verifications per second',
+				count(signature.nodePerSecond),
+				count(signature.rawPerSecond),
+				count(signature.keyObjectPerSecond),
+				'',
+				'',
+			],
+			[
+				'verifyDelivery ÷ raw',
+				fmt(signature.ratio, '×'),
+				'',
+				'',
+				'≥ 0.8×',
+				yes(signature.ratio >= 0.8),
+			],
 		],
 		notes: [
 			'Raw: the key decoded once into a Buffer, HMAC-SHA256 over "<id>.<timestamp>." then the body Buffer, base64 decode of the signature, timingSafeEqual. verifyDelivery also checks the headers and the timestamp window. Reference: the raw verifier given a KeyObject made once with createSecretKey(), which on this Node spares most of the cost of each HMAC.',
@@ -131,21 +348,64 @@ export function tableD(signature: SignatureResult): Table {
 }
 
 /** (e) takes its memory rows from (a), when (a) ran. */
-export function tableE(figures: Figures | undefined, tarballKb: number, required: RequireResult): Table {
+export function tableE(
+	figures: Figures | undefined,
+	tarballKb: number,
+	required: RequireResult,
+): Table {
 	const rss = (variant: Variant, pick: (peak: RssPeak) => number): number =>
-		median((figures?.[variant] ?? []).flatMap((figure) => (figure.full.rss ? [pick(figure.full.rss)] : [])));
+		median(
+			(figures?.[variant] ?? []).flatMap((figure) =>
+				figure.full.rss ? [pick(figure.full.rss)] : [],
+			),
+		);
 	const svcTotal = rss('svc', (peak) => peak.peakTotalKb);
 	const httpTotal = rss('http', (peak) => peak.peakTotalKb);
 	return {
 		title: '(e) memory, package size, load time',
 		columns: ['measure', 'Svc node', 'HTTP Request node', 'raw client', 'target', 'met'],
 		rows: [
-			['peak RSS during (a), n8n main + children', mb(svcTotal), mb(httpTotal), mb(rss('raw', (peak) => peak.peakTotalKb)), '≤ HTTP Request', figures ? yes(svcTotal <= httpTotal) : 'not run'],
-			['  of which n8n main process', mb(rss('svc', (peak) => peak.peakMainKb)), mb(rss('http', (peak) => peak.peakMainKb)), '', '', ''],
-			['  of which children (task runner)', mb(rss('svc', (peak) => peak.peakChildrenKb)), mb(rss('http', (peak) => peak.peakChildrenKb)), '', '', ''],
-			['RSS growth during the run (peak − start)', mb(rss('svc', (peak) => peak.peakMainKb - peak.startMainKb)), mb(rss('http', (peak) => peak.peakMainKb - peak.startMainKb)), mb(rss('raw', (peak) => peak.peakMainKb - peak.startMainKb)), '', ''],
+			[
+				'peak RSS during (a), n8n main + children',
+				mb(svcTotal),
+				mb(httpTotal),
+				mb(rss('raw', (peak) => peak.peakTotalKb)),
+				'≤ HTTP Request',
+				figures ? yes(svcTotal <= httpTotal) : 'not run',
+			],
+			[
+				'  of which n8n main process',
+				mb(rss('svc', (peak) => peak.peakMainKb)),
+				mb(rss('http', (peak) => peak.peakMainKb)),
+				'',
+				'',
+				'',
+			],
+			[
+				'  of which children (task runner)',
+				mb(rss('svc', (peak) => peak.peakChildrenKb)),
+				mb(rss('http', (peak) => peak.peakChildrenKb)),
+				'',
+				'',
+				'',
+			],
+			[
+				'RSS growth during the run (peak − start)',
+				mb(rss('svc', (peak) => peak.peakMainKb - peak.startMainKb)),
+				mb(rss('http', (peak) => peak.peakMainKb - peak.startMainKb)),
+				mb(rss('raw', (peak) => peak.peakMainKb - peak.startMainKb)),
+				'',
+				'',
+			],
 			['packed tarball', fmt(tarballKb, 'KB'), '', '', '≤ 100 KB', yes(tarballKb <= 100)],
-			['require dist/nodes/Svc/Svc.node.js (n8n-workflow loaded)', fmt(required.nodeMs, 'ms'), '', '', '≤ 50 ms', yes(required.nodeMs <= 50)],
+			[
+				'require dist/nodes/Svc/Svc.node.js (n8n-workflow loaded)',
+				fmt(required.nodeMs, 'ms'),
+				'',
+				'',
+				'≤ 50 ms',
+				yes(required.nodeMs <= 50),
+			],
 			['  + new Svc()', fmt(required.nodeAndInstanceMs, 'ms'), '', '', '', ''],
 			['  cold, fresh process incl. n8n-workflow', fmt(required.coldTotalMs, 'ms'), '', '', '', ''],
 		],
@@ -157,17 +417,24 @@ export function tableE(figures: Figures | undefined, tarballKb: number, required
 
 export function tableK(keepAlive: KeepAlive): Table {
 	const runs = [keepAlive.svc, keepAlive.http, keepAlive.raw];
-	const per1000 = (run: RunOutcome): number => ratio((run.connections ?? 0) * 1000, run.stats.requests);
+	const per1000 = (run: RunOutcome): number =>
+		ratio((run.connections ?? 0) * 1000, run.stats.requests);
 	// Reuse means far fewer connections than requests; one per request means none.
-	const reused = (run: RunOutcome): string => ((run.connections ?? 0) * 2 < run.stats.requests ? 'yes' : 'no');
+	const reused = (run: RunOutcome): string =>
+		(run.connections ?? 0) * 2 < run.stats.requests ? 'yes' : 'no';
 	return {
 		title: `(k) keep-alive: TCP connections per 1,000 requests (through a counting proxy, N=${keepAlive.svc.count})`,
 		columns: ['measure', 'Svc node', 'HTTP Request node', 'raw client'],
 		rows: [
 			['connections per 1,000 requests', ...runs.map((run) => count(per1000(run)))],
-			['connections / requests', ...runs.map((run) => `${run.connections} / ${run.stats.requests}`)],
+			[
+				'connections / requests',
+				...runs.map((run) => `${run.connections} / ${run.stats.requests}`),
+			],
 			['connections reused (keep-alive in effect)', ...runs.map(reused)],
 		],
-		notes: ['Reported, no target. The raw client shows what keep-alive looks like: one connection per concurrent worker.'],
+		notes: [
+			'Reported, no target. The raw client shows what keep-alive looks like: one connection per concurrent worker.',
+		],
 	};
 }

@@ -26,7 +26,10 @@ const ROLES: Array<{ role: string; owns: (label: string) => boolean }> = [
 	{ role: 'webhook processors', owns: (label) => label.startsWith('n8n webhook-') },
 	{ role: 'workers with their task runners', owns: (label) => label.startsWith('n8n worker-') },
 	{ role: 'main', owns: (label) => label === 'n8n main' },
-	{ role: 'PostgreSQL, Redis, nginx', owns: (label) => ['postgres', 'redis-server', 'nginx'].includes(label) },
+	{
+		role: 'PostgreSQL, Redis, nginx',
+		owns: (label) => ['postgres', 'redis-server', 'nginx'].includes(label),
+	},
 ];
 
 const PROCESSORS = [1, 2, 4, 8];
@@ -48,10 +51,20 @@ function cpuPerDelivery(run: BurstRun): CpuPerDelivery {
 	const accepted = Math.max(1, acceptedDeliveries(run));
 	const byRole = new Map<string, number>();
 	for (const { role, owns } of ROLES) {
-		byRole.set(role, run.cpuSeconds.filter(([label]) => owns(label)).reduce((sum, [, used]) => sum + used, 0) / accepted);
+		byRole.set(
+			role,
+			run.cpuSeconds.filter(([label]) => owns(label)).reduce((sum, [, used]) => sum + used, 0) /
+				accepted,
+		);
 	}
 	const sender = (run.cpuSeconds.find(([label]) => label === SENDER_LABEL)?.[1] ?? 0) / accepted;
-	return { byRole, total: [...byRole.values()].reduce((sum, used) => sum + used, 0), processor: byRole.get('webhook processors') ?? 0, worker: byRole.get('workers with their task runners') ?? 0, sender };
+	return {
+		byRole,
+		total: [...byRole.values()].reduce((sum, used) => sum + used, 0),
+		processor: byRole.get('webhook processors') ?? 0,
+		worker: byRole.get('workers with their task runners') ?? 0,
+		sender,
+	};
 }
 
 /** The model's accepted/s with `processors` webhook processors and WORKERS workers on `cores` cores (`extra` CPU-s per delivery shares them). */
@@ -61,20 +74,37 @@ function predictedRate(cpu: CpuPerDelivery, processors: number, cores: number, e
 
 export function tableCapacity(runs: BurstRun[], cores: number): Table {
 	const pick = (receiver: BurstRun['receiver'], processors: number): BurstRun | undefined =>
-		runs.find((run) => run.receiver === receiver && run.setting.startsWith(`queue, ${processors} `));
+		runs.find(
+			(run) => run.receiver === receiver && run.setting.startsWith(`queue, ${processors} `),
+		);
 	const rows: string[][] = [];
 	for (const receiver of ['svc', 'peer'] as const) {
 		const one = pick(receiver, 1);
 		if (!one) continue;
 		const cpu = cpuPerDelivery(one);
 		const name = RECEIVER_LABEL[receiver];
-		for (const [role, used] of cpu.byRole) rows.push([name, `CPU per accepted delivery: ${role}`, fmt(used * 1000, 'ms')]);
+		for (const [role, used] of cpu.byRole)
+			rows.push([name, `CPU per accepted delivery: ${role}`, fmt(used * 1000, 'ms')]);
 		rows.push([name, 'CPU per accepted delivery: all roles', fmt(cpu.total * 1000, 'ms')]);
-		rows.push([name, 'one processor at most (1 core ÷ its CPU per delivery)', `${fmt(1 / cpu.processor)}/s`]);
-		rows.push([name, `${WORKERS} workers at most (${WORKERS} cores ÷ their CPU per delivery)`, `${fmt(WORKERS / cpu.worker)}/s`]);
+		rows.push([
+			name,
+			'one processor at most (1 core ÷ its CPU per delivery)',
+			`${fmt(1 / cpu.processor)}/s`,
+		]);
+		rows.push([
+			name,
+			`${WORKERS} workers at most (${WORKERS} cores ÷ their CPU per delivery)`,
+			`${fmt(WORKERS / cpu.worker)}/s`,
+		]);
 		for (const machineCores of CORES) {
-			const predictions = PROCESSORS.map((processors) => `${processors}: ${fmt(predictedRate(cpu, processors, machineCores))}`);
-			rows.push([name, `predicted deliveries/s on ${machineCores} cores with ${WORKERS} workers, by processors`, predictions.join(' · ')]);
+			const predictions = PROCESSORS.map(
+				(processors) => `${processors}: ${fmt(predictedRate(cpu, processors, machineCores))}`,
+			);
+			rows.push([
+				name,
+				`predicted deliveries/s on ${machineCores} cores with ${WORKERS} workers, by processors`,
+				predictions.join(' · '),
+			]);
 		}
 		for (const processors of [1, 2]) {
 			const measured = pick(receiver, processors);
@@ -82,11 +112,16 @@ export function tableCapacity(runs: BurstRun[], cores: number): Table {
 			// Here the sender shares the cores: it counts in the check.
 			const predicted = predictedRate(cpu, processors, cores, cpu.sender);
 			const handled = acceptedDeliveries(measured) / (measured.totalMs / 1000);
-			rows.push([name, `this machine (${cores} cores, sender included), ${processors} processor${processors > 1 ? 's' : ''}: predicted ÷ measured deliveries/s until every execution ended`, `${fmt(predicted)} ÷ ${fmt(handled)} = ${fmt(ratio(predicted, handled), '×')} (answered at ${fmt(measured.acceptedPerSecond)}/s)`]);
+			rows.push([
+				name,
+				`this machine (${cores} cores, sender included), ${processors} processor${processors > 1 ? 's' : ''}: predicted ÷ measured deliveries/s until every execution ended`,
+				`${fmt(predicted)} ÷ ${fmt(handled)} = ${fmt(ratio(predicted, handled), '×')} (answered at ${fmt(measured.acceptedPerSecond)}/s)`,
+			]);
 		}
 	}
 	return {
-		title: '(f-queue) capacity model: CPU per accepted delivery by role (1-processor run) and the deliveries per second it predicts',
+		title:
+			'(f-queue) capacity model: CPU per accepted delivery by role (1-processor run) and the deliveries per second it predicts',
 		columns: ['receiver', 'measure', 'value'],
 		rows,
 		notes: [

@@ -15,7 +15,13 @@ import { waitUntilSettled, type Settled } from '../executions';
 import { RssSampler } from '../rss';
 import type { BurstSettings } from '../settings';
 import { count, fmt, percentile } from '../stats';
-import { END_NODE, RECEIVER_LABEL, setUpReceiver, type ReceiverKind, type ReceiverSetup } from './receivers';
+import {
+	END_NODE,
+	RECEIVER_LABEL,
+	setUpReceiver,
+	type ReceiverKind,
+	type ReceiverSetup,
+} from './receivers';
 
 /** How long after the burst executions may take to end before the rest count as unfinished. */
 export const SETTLE_TIMEOUT_MS = 5 * 60_000;
@@ -103,13 +109,16 @@ interface DeliveryFigures {
 
 function deliveryFigures(burst: BurstResult, deliveries: number): DeliveryFigures {
 	const attempts = burst.attempts;
-	const ended = (attempt: DeliveryAttempt): number => Date.parse(attempt.startedAt) + attempt.durationMs;
+	const ended = (attempt: DeliveryAttempt): number =>
+		Date.parse(attempt.startedAt) + attempt.durationMs;
 	const accepted = attempts.filter((attempt) => attempt.ok);
 	const firstSent = Math.min(...attempts.map((attempt) => Date.parse(attempt.startedAt)));
 	const lastAccepted = Math.max(...accepted.map(ended));
 	const durations = attempts.map((attempt) => attempt.durationMs);
 	const statuses: Record<string, number> = {};
-	for (const attempt of attempts) statuses[String(attempt.status ?? 'error')] = (statuses[String(attempt.status ?? 'error')] ?? 0) + 1;
+	for (const attempt of attempts)
+		statuses[String(attempt.status ?? 'error')] =
+			(statuses[String(attempt.status ?? 'error')] ?? 0) + 1;
 	return {
 		acceptedPerSecond: (accepted.length / Math.max(1, lastAccepted - firstSent)) * 1000,
 		answerP50Ms: percentile(durations, 50),
@@ -137,7 +146,8 @@ function errorsOf(executions: ExecutionRecord[]): Record<string, number> {
 	const errors: Record<string, number> = {};
 	for (const execution of executions) {
 		if (execution.status === 'success' || UNFINISHED.includes(execution.status)) continue;
-		const message = execution.data?.resultData.error?.message ?? `status ${execution.status}, no error recorded`;
+		const message =
+			execution.data?.resultData.error?.message ?? `status ${execution.status}, no error recorded`;
 		errors[message] = (errors[message] ?? 0) + 1;
 	}
 	return errors;
@@ -148,7 +158,10 @@ function errorsOf(executions: ExecutionRecord[]): Record<string, number> {
  * and those events: the Svc Trigger's record keeps the last 2,000 events, so such a repeat may
  * run again.
  */
-function repeatsBeyond(burst: BurstResult, window: number): { deliveries: number; events: Set<number> } {
+function repeatsBeyond(
+	burst: BurstResult,
+	window: number,
+): { deliveries: number; events: Set<number> } {
 	const events = new Set<number>();
 	let deliveries = 0;
 	let newest = -1;
@@ -179,7 +192,8 @@ const SETTLE = { quietMs: 3_000, timeoutMs: SETTLE_TIMEOUT_MS };
 
 /** Why the main n8n ended: the bench's memory limit (`killedAfterMs` into the burst), or what the process reported. */
 function endOf(target: BurstTarget, n8n: N8nInstance, killedAfterMs: number | undefined): string {
-	if (killedAfterMs !== undefined) return `killed at the memory limit (${fmt((target.memoryLimitKb ?? 0) / 1024 / 1024)} GB), ${fmt(killedAfterMs / 1000)} s into the burst`;
+	if (killedAfterMs !== undefined)
+		return `killed at the memory limit (${fmt((target.memoryLimitKb ?? 0) / 1024 / 1024)} GB), ${fmt(killedAfterMs / 1000)} s into the burst`;
 	const exit = n8n.exited();
 	return `ended by itself (${exit?.signal ?? `exit code ${String(exit?.code)}`})`;
 }
@@ -200,7 +214,12 @@ async function settledOrEnded(n8n: N8nInstance, workflowId: string): Promise<Set
  * If the main n8n ends during the run (killed at the memory limit, or crashed), the figures are
  * those until then, and a restarted n8n counts what its executions did.
  */
-export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: Omit<ReceiverSetup, 'n8n'>, burst: BurstSettings): Promise<BurstRun> {
+export async function burstInto(
+	kind: ReceiverKind,
+	target: BurstTarget,
+	setup: Omit<ReceiverSetup, 'n8n'>,
+	burst: BurstSettings,
+): Promise<BurstRun> {
 	// Every burst starts from the same sandbox: no subscriptions, no earlier attempts, the seeded data.
 	setup.sandbox.state.reset();
 	const receiver = await setUpReceiver(kind, { ...setup, n8n: target.n8n });
@@ -209,15 +228,24 @@ export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: 
 		const databaseBefore = await target.databaseBytes();
 		const startedAt = Date.now();
 		let killedAfterMs: number | undefined;
-		const memoryLimit = target.memoryLimitKb === undefined ? undefined : {
-			totalKb: target.memoryLimitKb,
-			reached: () => {
-				killedAfterMs = Date.now() - startedAt;
-				void main.kill();
-			},
-		};
-		const samplers = target.processes.map(({ label, pid }) => ({ label, sampler: new RssSampler(pid, 100, pid === main.pid ? memoryLimit : undefined) }));
-		const cpu = new CpuSplitTracker(new Map(target.processes.map(({ label, pid }) => [pid, label])), 'benchmark (sender, sandbox)');
+		const memoryLimit =
+			target.memoryLimitKb === undefined
+				? undefined
+				: {
+						totalKb: target.memoryLimitKb,
+						reached: () => {
+							killedAfterMs = Date.now() - startedAt;
+							void main.kill();
+						},
+					};
+		const samplers = target.processes.map(({ label, pid }) => ({
+			label,
+			sampler: new RssSampler(pid, 100, pid === main.pid ? memoryLimit : undefined),
+		}));
+		const cpu = new CpuSplitTracker(
+			new Map(target.processes.map(({ label, pid }) => [pid, label])),
+			'benchmark (sender, sandbox)',
+		);
 		for (const { sampler } of samplers) sampler.start();
 		cpu.start();
 		let fired: BurstResult;
@@ -245,7 +273,8 @@ export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: 
 		const runs = runsPerEvent(executions);
 		const lost = fired.events.filter((event) => !runs.has(event.id)).length;
 		const beyond = repeatsBeyond(fired, CLAIMED_EVENTS_KEPT);
-		const extraRuns = (index: number): number => Math.max(0, (runs.get(fired.events[index].id) ?? 0) - 1);
+		const extraRuns = (index: number): number =>
+			Math.max(0, (runs.get(fired.events[index].id) ?? 0) - 1);
 		const run: BurstRun = {
 			receiver: kind,
 			setting: target.setting,
@@ -257,11 +286,16 @@ export async function burstInto(kind: ReceiverKind, target: BurstTarget, setup: 
 			attempts: fired.attempts.length,
 			executionsStarted: executions.length,
 			executionsUnfinished: settled.unfinished,
-			executionsFailed: executions.filter((execution) => execution.status !== 'success' && !UNFINISHED.includes(execution.status)).length,
+			executionsFailed: executions.filter(
+				(execution) => execution.status !== 'success' && !UNFINISHED.includes(execution.status),
+			).length,
 			executionErrors: errorsOf(executions),
 			lost,
 			doubled: fired.events.reduce((sum, _event, index) => sum + extraRuns(index), 0),
-			doubledWithinWindow: fired.events.reduce((sum, _event, index) => sum + (beyond.events.has(index) ? 0 : extraRuns(index)), 0),
+			doubledWithinWindow: fired.events.reduce(
+				(sum, _event, index) => sum + (beyond.events.has(index) ? 0 : extraRuns(index)),
+				0,
+			),
 			repeatsBeyondWindow: beyond.deliveries,
 			repeatsOnAnotherProcessor: routes ? repeatsOnAnotherProcessor(routes) : undefined,
 			peakRssKb: peaks.reduce((sum, [, kb]) => sum + kb, 0),

@@ -92,10 +92,18 @@ function floorWorkflow(setup: ReceiverSetup, type: string, webhookId: string): W
  * Subscribes `url` in the sandbox and publishes the workflow made with the subscription's signing
  * secret; stopping removes both.
  */
-async function subscribedReceiver(kind: ReceiverKind, setup: ReceiverSetup, url: string, workflow: (secret: string) => WorkflowInput): Promise<Receiver> {
+async function subscribedReceiver(
+	kind: ReceiverKind,
+	setup: ReceiverSetup,
+	url: string,
+	workflow: (secret: string) => WorkflowInput,
+): Promise<Receiver> {
 	const subscriptions = setup.sandbox.state.store.subscriptions;
 	const subscription = createSubscription(setup.sandbox.state, { url, events: ['lead.created'] });
-	const stored = await importWorkflow(setup.n8n, workflow(subscriptions.get(subscription.id)?.secret ?? ''));
+	const stored = await importWorkflow(
+		setup.n8n,
+		workflow(subscriptions.get(subscription.id)?.secret ?? ''),
+	);
 	await activate(setup.n8n, stored.id);
 	return {
 		kind,
@@ -110,18 +118,28 @@ async function subscribedReceiver(kind: ReceiverKind, setup: ReceiverSetup, url:
 export async function setUpReceiver(kind: ReceiverKind, setup: ReceiverSetup): Promise<Receiver> {
 	const { n8n, sandbox } = setup;
 	const subscriptions = sandbox.state.store.subscriptions;
-	if (subscriptions.size > 0) throw new Error('A burst receiver needs the sandbox without other subscriptions: each would get the burst');
+	if (subscriptions.size > 0)
+		throw new Error(
+			'A burst receiver needs the sandbox without other subscriptions: each would get the burst',
+		);
 	if (kind === 'svc') {
 		// Publishing calls the trigger's create(), which subscribes at n8n's webhook URL.
 		const stored = await importWorkflow(n8n, svcWorkflow(setup));
 		await activate(n8n, stored.id);
-		if (subscriptions.size !== 1) throw new Error(`Publishing the Svc Trigger left ${subscriptions.size} subscriptions`);
-		return { kind, workflowId: stored.id, stop: async (current) => void (await deactivate(current, stored.id)) };
+		if (subscriptions.size !== 1)
+			throw new Error(`Publishing the Svc Trigger left ${subscriptions.size} subscriptions`);
+		return {
+			kind,
+			workflowId: stored.id,
+			stop: async (current) => void (await deactivate(current, stored.id)),
+		};
 	}
 	if (kind === 'floor' || kind === 'floor-when-done') {
 		const webhookId = randomUUID();
 		const type = kind === 'floor' ? FLOOR_TRIGGER_TYPE : FLOOR_TRIGGER_WHEN_DONE_TYPE;
-		return await subscribedReceiver(kind, setup, `${setup.webhookBase}/${webhookId}/webhook`, () => floorWorkflow(setup, type, webhookId));
+		return await subscribedReceiver(kind, setup, `${setup.webhookBase}/${webhookId}/webhook`, () =>
+			floorWorkflow(setup, type, webhookId),
+		);
 	}
 	const path = `svc-events-${setup.run}`;
 	return await subscribedReceiver(kind, setup, `${setup.webhookBase}/${path}`, (secret) => {

@@ -16,7 +16,11 @@ import { startQueueTopology } from '../../../harness/n8n/queue';
 import type { N8nRuntime } from '../../../harness/n8n-runtime/install';
 import { freePort } from '../../../harness/processes';
 import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../../harness/project';
-import { buildFloorExtension, FLOOR_TRIGGER_TYPE, FLOOR_TRIGGER_WHEN_DONE_TYPE } from '../floor/build';
+import {
+	buildFloorExtension,
+	FLOOR_TRIGGER_TYPE,
+	FLOOR_TRIGGER_WHEN_DONE_TYPE,
+} from '../floor/build';
 import type { Settings } from '../settings';
 import { burstInto, type BurstRun, type BurstTarget } from './measure';
 import { RECEIVER_ENV, type ReceiverKind } from './receivers';
@@ -39,16 +43,27 @@ const LOGS_DIR = join(TMP_DIR, 'bench', 'logs');
 
 async function keepLog(logFile: string, name: string): Promise<void> {
 	await mkdir(LOGS_DIR, { recursive: true });
-	await copyFile(logFile, join(LOGS_DIR, `${name}.log`)).catch((error: unknown) => console.error(`Could not keep ${logFile}: ${String(error)}`));
+	await copyFile(logFile, join(LOGS_DIR, `${name}.log`)).catch((error: unknown) =>
+		console.error(`Could not keep ${logFile}: ${String(error)}`),
+	);
 }
 
 async function credentialFor(context: BurstContext, n8n: N8nInstance) {
-	return await importCredential(n8n, { name: 'Svc bench', type: 'svcApi', data: { apiKey: context.apiKey, baseUrl: context.sandbox.url } });
+	return await importCredential(n8n, {
+		name: 'Svc bench',
+		type: 'svcApi',
+		data: { apiKey: context.apiKey, baseUrl: context.sandbox.url },
+	});
 }
 
 /** SQLite's file and its write-ahead log, which holds recent writes until a checkpoint. */
 async function sqliteBytes(n8n: N8nInstance): Promise<number> {
-	const sizes = await Promise.all(SQLITE_FILES.map(async (file) => (await stat(join(n8n.userFolder, '.n8n', file)).catch(() => undefined))?.size ?? 0));
+	const sizes = await Promise.all(
+		SQLITE_FILES.map(
+			async (file) =>
+				(await stat(join(n8n.userFolder, '.n8n', file)).catch(() => undefined))?.size ?? 0,
+		),
+	);
 	return sizes.reduce((sum, size) => sum + size, 0);
 }
 
@@ -62,7 +77,14 @@ async function floorExtensions(): Promise<string> {
  * receivers need. Every such n8n loads the floor fixtures (`extensions`), so all run with the same
  * node types.
  */
-async function burstIntoFreshN8n(context: BurstContext, extensions: string, kind: ReceiverKind, env: Record<string, string>, setting: string, run: number): Promise<BurstRun> {
+async function burstIntoFreshN8n(
+	context: BurstContext,
+	extensions: string,
+	kind: ReceiverKind,
+	env: Record<string, string>,
+	setting: string,
+	run: number,
+): Promise<BurstRun> {
 	const n8n = await startN8n({
 		runtime: context.runtime,
 		packageTarball: context.tarball,
@@ -82,7 +104,12 @@ async function burstIntoFreshN8n(context: BurstContext, extensions: string, kind
 	};
 	try {
 		const credential = await credentialFor(context, n8n);
-		return await burstInto(kind, target, { sandbox: context.sandbox, credential, webhookBase: n8n.webhookBaseUrl, run }, context.settings.burst);
+		return await burstInto(
+			kind,
+			target,
+			{ sandbox: context.sandbox, credential, webhookBase: n8n.webhookBaseUrl, run },
+			context.settings.burst,
+		);
 	} finally {
 		await keepLog(n8n.logFile, `f-${kind}-${run}`);
 		// The one running now: burstInto replaces an n8n that ended during the run by a restarted one.
@@ -100,8 +127,18 @@ export async function scenarioF(context: BurstContext): Promise<BurstRun[]> {
 	for (let round = 1; round <= burstRounds; round += 1) {
 		const order = round % 2 === 1 ? receivers : [...receivers].reverse();
 		for (const [index, kind] of order.entries()) {
-			const setting = burstRounds > 1 ? `single main, SQLite, round ${round}` : 'single main, SQLite';
-			runs.push(await burstIntoFreshN8n(context, extensions, kind, context.settings.burstEnv, setting, (round - 1) * receivers.length + index + 1));
+			const setting =
+				burstRounds > 1 ? `single main, SQLite, round ${round}` : 'single main, SQLite';
+			runs.push(
+				await burstIntoFreshN8n(
+					context,
+					extensions,
+					kind,
+					context.settings.burstEnv,
+					setting,
+					(round - 1) * receivers.length + index + 1,
+				),
+			);
 		}
 	}
 	return runs;
@@ -129,7 +166,9 @@ export async function scenarioFSettings(context: BurstContext): Promise<BurstRun
 	const runs: BurstRun[] = [];
 	const extensions = await floorExtensions();
 	for (const [index, env] of OPERATOR_SETTINGS.entries()) {
-		runs.push(await burstIntoFreshN8n(context, extensions, 'svc', env, settingName(env), index + 1));
+		runs.push(
+			await burstIntoFreshN8n(context, extensions, 'svc', env, settingName(env), index + 1),
+		);
 	}
 	return runs;
 }
@@ -154,12 +193,24 @@ export async function scenarioFQueue(context: BurstContext): Promise<BurstRun[]>
 		const credential = await credentialFor(context, topology.main);
 		const processes = [
 			{ label: 'n8n main', pid: topology.main.pid },
-			...topology.workers.map((worker) => ({ label: `n8n ${worker.name} + task runner`, pid: worker.pid })),
-			...topology.webhookProcessors.map((processor) => ({ label: `n8n ${processor.name}`, pid: processor.pid })),
+			...topology.workers.map((worker) => ({
+				label: `n8n ${worker.name} + task runner`,
+				pid: worker.pid,
+			})),
+			...topology.webhookProcessors.map((processor) => ({
+				label: `n8n ${processor.name}`,
+				pid: processor.pid,
+			})),
 		];
 		let run = 0;
 		for (const processors of [1, 2]) {
-			const balancer = await startBalancer({ port: balancerPort, tls: context.tls, upstreamPorts: topology.webhookProcessors.slice(0, processors).map((processor) => processor.port) });
+			const balancer = await startBalancer({
+				port: balancerPort,
+				tls: context.tls,
+				upstreamPorts: topology.webhookProcessors
+					.slice(0, processors)
+					.map((processor) => processor.port),
+			});
 			try {
 				const setting = `queue, ${processors} webhook processor${processors > 1 ? 's' : ''}`;
 				for (const kind of QUEUE_RECEIVERS) {
@@ -169,17 +220,31 @@ export async function scenarioFQueue(context: BurstContext): Promise<BurstRun[]>
 						setting,
 						n8n: topology.main,
 						processes,
-						databaseBytes: async () => Number(await topology.services.sql('SELECT pg_database_size(current_database())')),
+						databaseBytes: async () =>
+							Number(await topology.services.sql('SELECT pg_database_size(current_database())')),
 						routes: async () => (await balancer.requests()).slice(earlier),
 					};
-					runs.push(await burstInto(kind, target, { sandbox: context.sandbox, credential, webhookBase: `${balancerUrl}webhook`, run: ++run }, context.settings.queueBurst));
+					runs.push(
+						await burstInto(
+							kind,
+							target,
+							{
+								sandbox: context.sandbox,
+								credential,
+								webhookBase: `${balancerUrl}webhook`,
+								run: ++run,
+							},
+							context.settings.queueBurst,
+						),
+					);
 				}
 			} finally {
 				await balancer.stop();
 			}
 		}
 	} finally {
-		for (const member of [...topology.workers, ...topology.webhookProcessors]) await keepLog(member.logFile, `f-queue-${member.name}`);
+		for (const member of [...topology.workers, ...topology.webhookProcessors])
+			await keepLog(member.logFile, `f-queue-${member.name}`);
 		await keepLog(topology.main.logFile, 'f-queue-main');
 		await topology.stop();
 	}

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 
-import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { runBounded } from '../../../nodes/Svc/shared/pool';
 
@@ -18,7 +25,7 @@ export class BenchFloor implements INodeType {
 		name: 'benchFloor',
 		group: ['transform'],
 		version: 1,
-		description: 'Benchmark fixture: posts each item to /v1/leads through n8n\'s request helper',
+		description: "Benchmark fixture: posts each item to /v1/leads through n8n's request helper",
 		defaults: { name: 'Bench Floor' },
 		inputs: ['main'],
 		outputs: ['main'],
@@ -41,12 +48,26 @@ export class BenchFloor implements INodeType {
 		const disableFollowRedirect = this.getNodeParameter('disableFollowRedirect', 0) as boolean;
 		const data = await this.getCredentials('svcApi');
 		const reference = this.getNode().credentials?.svcApi;
-		const credentialsDecrypted = { id: reference?.id ?? '', name: reference?.name ?? '', type: 'svcApi', data };
+		const credentialsDecrypted = {
+			id: reference?.id ?? '',
+			name: reference?.name ?? '',
+			type: 'svcApi',
+			data,
+		};
 		const url = `${data.baseUrl as string}/v1/leads`;
 		const results = new Array<INodeExecutionData>(items.length);
 		await runBounded(items.length, concurrency, async (index) => {
-			const options: IHttpRequestOptions = { method: 'POST', url, headers: { 'Idempotency-Key': randomUUID() }, body: items[index].json, json: true, disableFollowRedirect };
-			const body = (await this.helpers.httpRequestWithAuthentication.call(this, 'svcApi', options, { credentialsDecrypted })) as IDataObject;
+			const options: IHttpRequestOptions = {
+				method: 'POST',
+				url,
+				headers: { 'Idempotency-Key': randomUUID() },
+				body: items[index].json,
+				json: true,
+				disableFollowRedirect,
+			};
+			const body = (await this.helpers.httpRequestWithAuthentication.call(this, 'svcApi', options, {
+				credentialsDecrypted,
+			})) as IDataObject;
 			results[index] = { json: body, pairedItem: { item: index } };
 		});
 		return [results];

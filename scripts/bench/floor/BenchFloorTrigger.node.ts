@@ -1,4 +1,9 @@
-import type { IWebhookFunctions, IWebhookResponseData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IWebhookFunctions,
+	IWebhookResponseData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 /**
  * Bench-only fixture, never shipped (outside `nodes/`, like BenchFloor): the floor for the Svc
@@ -16,11 +21,13 @@ export class BenchFloorTrigger implements INodeType {
 		// Webhook node's old binary option), which any trigger avoids by another version, as the Svc
 		// Trigger 1.1 does.
 		version: 2,
-		description: 'Benchmark fixture: starts the workflow with each delivery\'s body, unchecked',
+		description: "Benchmark fixture: starts the workflow with each delivery's body, unchecked",
 		defaults: { name: 'Bench Floor Trigger' },
 		inputs: [],
 		outputs: ['main'],
-		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		webhooks: [
+			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+		],
 		properties: [],
 	};
 

@@ -14,7 +14,9 @@ export class BenchFloorTriggerWhenDone extends BenchFloorTrigger {
 			...this.description,
 			displayName: 'Bench Floor Trigger (answers when done)',
 			name: 'benchFloorTriggerWhenDone',
-			webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'lastNode', path: 'webhook' }],
+			webhooks: [
+				{ name: 'default', httpMethod: 'POST', responseMode: 'lastNode', path: 'webhook' },
+			],
 		};
 	}
 

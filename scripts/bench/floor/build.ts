@@ -20,9 +20,32 @@ export async function buildFloorExtension(outDir: string): Promise<string> {
 	const tsc = require.resolve('typescript/bin/tsc');
 	// Files named on the command line: tsc ignores tsconfig.json and emits only what this file needs.
 	// The fixtures import each other by their .ts names (as tsx needs); the emitted files by .js.
-	const sources = ['BenchFloor.node.ts', 'BenchFloorTrigger.node.ts', 'BenchFloorTriggerWhenDone.node.ts'].map((file) => join(__dirname, file));
-	const args = [tsc, ...sources, '--outDir', outDir, '--rootDir', PROJECT_DIR, '--module', 'commonjs', '--target', 'es2022', '--strict', '--skipLibCheck', '--types', 'node', '--rewriteRelativeImportExtensions'];
+	const sources = [
+		'BenchFloor.node.ts',
+		'BenchFloorTrigger.node.ts',
+		'BenchFloorTriggerWhenDone.node.ts',
+	].map((file) => join(__dirname, file));
+	const args = [
+		tsc,
+		...sources,
+		'--outDir',
+		outDir,
+		'--rootDir',
+		PROJECT_DIR,
+		'--module',
+		'commonjs',
+		'--target',
+		'es2022',
+		'--strict',
+		'--skipLibCheck',
+		'--types',
+		'node',
+		'--rewriteRelativeImportExtensions',
+	];
 	const result = await runCommand(process.execPath, args, { cwd: PROJECT_DIR });
-	if (result.code !== 0) throw new Error(`Compiling the floor fixture failed (exit ${result.code}):\n${lastLines(result.output, 30)}`);
+	if (result.code !== 0)
+		throw new Error(
+			`Compiling the floor fixture failed (exit ${result.code}):\n${lastLines(result.output, 30)}`,
+		);
 	return outDir;
 }

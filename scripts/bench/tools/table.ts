@@ -22,17 +22,29 @@ export function tableT(answers: ToolAnswer[]): Table {
 		];
 	});
 	const errors = answers.flatMap((answer) => [
-		...(answer.svcError ? [`${answer.label}: the Svc tool answered an error: ${answer.svcError}`] : []),
-		...(answer.httpError ? [`${answer.label}: the HTTP Request Tool answered an error: ${answer.httpError}`] : []),
+		...(answer.svcError
+			? [`${answer.label}: the Svc tool answered an error: ${answer.svcError}`]
+			: []),
+		...(answer.httpError
+			? [`${answer.label}: the HTTP Request Tool answered an error: ${answer.httpError}`]
+			: []),
 	]);
 	return {
 		title: '(t) Bytes a model receives per call, each read operation as a tool with its defaults',
-		columns: ['operation', 'Svc tool', 'records', 'HTTP Request Tool', 'records', 'Svc ÷ HTTP', 'target met'],
+		columns: [
+			'operation',
+			'Svc tool',
+			'records',
+			'HTTP Request Tool',
+			'records',
+			'Svc ÷ HTTP',
+			'target met',
+		],
 		rows,
 		notes: [
 			`Target: no Svc answer larger than the HTTP Request Tool's for the same call, and every Svc list answer bounded (at most ${TOOL_DEFAULT_LIMIT} records by default).`,
 			'Both tools hang off one published MCP Server Trigger and are called through the official MCP client with no arguments; bytes are the UTF-8 text of the tool result. The sandbox holds the 12 seed leads plus 200, and a thread of 60 messages.',
-			'HTTP Request Tool 4.2: GET with the Svc API credential (predefined credential type), default options, so one page of the service\'s default size (25) for a list.',
+			"HTTP Request Tool 4.2: GET with the Svc API credential (predefined credential type), default options, so one page of the service's default size (25) for a list.",
 			...errors,
 		],
 	};

@@ -7,7 +7,13 @@ export class FixtureApi implements ICredentialType {
 	displayName = 'Fixture API';
 
 	properties: INodeProperties[] = [
-		{ displayName: 'Token', name: 'token', type: 'string', typeOptions: { password: true }, default: '' },
+		{
+			displayName: 'Token',
+			name: 'token',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+		},
 		{ displayName: 'Base URL', name: 'baseUrl', type: 'string', default: '' },
 	];
 
@@ -17,6 +23,10 @@ export class FixtureApi implements ICredentialType {
 	};
 
 	test: ICredentialTestRequest = {
-		request: { baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "") }}', url: '/me', method: 'GET' },
+		request: {
+			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "") }}',
+			url: '/me',
+			method: 'GET',
+		},
 	};
 }

@@ -1,5 +1,12 @@
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
-import type { IExecuteFunctions, IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, JsonObject } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	JsonObject,
+} from 'n8n-workflow';
 
 /** Calls `${baseUrl}${path}` once per item through n8n's authenticated request helper. */
 export class FixtureHttp implements INodeType {
@@ -26,17 +33,29 @@ export class FixtureHttp implements INodeType {
 			const path = this.getNodeParameter('path', itemIndex) as string;
 			this.logger.debug('Fixture HTTP calling the service', { path, itemIndex });
 			try {
-				const response = (await this.helpers.httpRequestWithAuthentication.call(this, 'fixtureApi', {
-					method: 'GET',
-					url: `${baseUrl}${path}`,
-					qs: { item: items[itemIndex].json.n as number },
-				})) as IDataObject;
+				const response = (await this.helpers.httpRequestWithAuthentication.call(
+					this,
+					'fixtureApi',
+					{
+						method: 'GET',
+						url: `${baseUrl}${path}`,
+						qs: { item: items[itemIndex].json.n as number },
+					},
+				)) as IDataObject;
 				output.push({
-					json: { ...items[itemIndex].json, response, executionId: this.getExecutionId(), node: this.getNode().name },
+					json: {
+						...items[itemIndex].json,
+						response,
+						executionId: this.getExecutionId(),
+						node: this.getNode().name,
+					},
 					pairedItem: { item: itemIndex },
 				});
 			} catch (error) {
-				if (!this.continueOnFail()) throw error instanceof NodeApiError ? error : new NodeApiError(this.getNode(), error as JsonObject);
+				if (!this.continueOnFail())
+					throw error instanceof NodeApiError
+						? error
+						: new NodeApiError(this.getNode(), error as JsonObject);
 				output.push({ json: { error: (error as Error).message }, pairedItem: { item: itemIndex } });
 			}
 		}

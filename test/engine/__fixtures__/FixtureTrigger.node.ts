@@ -25,7 +25,9 @@ export class FixtureTrigger implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'fixtureApi', required: true }],
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'hook' }],
-		properties: [{ displayName: 'Events', name: 'events', type: 'string', default: 'lead.created' }],
+		properties: [
+			{ displayName: 'Events', name: 'events', type: 'string', default: 'lead.created' },
+		],
 	};
 
 	webhookMethods = {
@@ -33,21 +35,33 @@ export class FixtureTrigger implements INodeType {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				const staticData = this.getWorkflowStaticData('node');
 				if (typeof staticData.subscriptionId !== 'string') return false;
-				const response = (await this.helpers.httpRequestWithAuthentication.call(this, 'fixtureApi', {
-					method: 'GET',
-					url: `${await baseUrl(this)}/subscriptions/${staticData.subscriptionId}`,
-					returnFullResponse: true,
-					ignoreHttpStatusErrors: true,
-				})) as { statusCode: number };
+				const response = (await this.helpers.httpRequestWithAuthentication.call(
+					this,
+					'fixtureApi',
+					{
+						method: 'GET',
+						url: `${await baseUrl(this)}/subscriptions/${staticData.subscriptionId}`,
+						returnFullResponse: true,
+						ignoreHttpStatusErrors: true,
+					},
+				)) as { statusCode: number };
 				return response.statusCode === 200;
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				const subscription = (await this.helpers.httpRequestWithAuthentication.call(this, 'fixtureApi', {
-					method: 'POST',
-					url: `${await baseUrl(this)}/subscriptions`,
-					body: { url: this.getNodeWebhookUrl('default'), events: this.getNodeParameter('events'), mode: this.getActivationMode() },
-					json: true,
-				})) as IDataObject;
+				const subscription = (await this.helpers.httpRequestWithAuthentication.call(
+					this,
+					'fixtureApi',
+					{
+						method: 'POST',
+						url: `${await baseUrl(this)}/subscriptions`,
+						body: {
+							url: this.getNodeWebhookUrl('default'),
+							events: this.getNodeParameter('events'),
+							mode: this.getActivationMode(),
+						},
+						json: true,
+					},
+				)) as IDataObject;
 				this.getWorkflowStaticData('node').subscriptionId = subscription.id;
 				return true;
 			},
@@ -73,7 +87,9 @@ export class FixtureTrigger implements INodeType {
 		const rawBody = (this.getRequestObject() as { rawBody?: Buffer }).rawBody;
 		staticData.deliveries = ((staticData.deliveries as number | undefined) ?? 0) + 1;
 		return {
-			workflowData: [[{ json: { body: this.getBodyData(), raw: rawBody?.toString('utf8') ?? null } }]],
+			workflowData: [
+				[{ json: { body: this.getBodyData(), raw: rawBody?.toString('utf8') ?? null } }],
+			],
 			webhookResponse: { received: true },
 		};
 	}

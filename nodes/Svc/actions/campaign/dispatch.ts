@@ -22,7 +22,10 @@ export const LISTED_LEADS = 'listedLeads';
 export const WHOLE_AUDIENCE = 'wholeAudience';
 export const ALLOW_UNAPPROVED = 'allowUnapproved';
 export const ALLOW_UNAPPROVED_LABEL = 'Send Campaigns Not Approved';
-const AUDIENCE_NAMES: Record<string, string> = { [LISTED_LEADS]: 'Listed Leads Only', [WHOLE_AUDIENCE]: 'The Whole Audience' };
+const AUDIENCE_NAMES: Record<string, string> = {
+	[LISTED_LEADS]: 'Listed Leads Only',
+	[WHOLE_AUDIENCE]: 'The Whole Audience',
+};
 
 /**
  * Who receives the dispatch. A person's choice made in the node: neither a model nor input data
@@ -34,8 +37,16 @@ const audienceProperty: INodeProperties = {
 	type: 'options',
 	noDataExpression: true,
 	options: [
-		{ name: AUDIENCE_NAMES[LISTED_LEADS], value: LISTED_LEADS, description: 'Only the leads listed below receive the campaign' },
-		{ name: AUDIENCE_NAMES[WHOLE_AUDIENCE], value: WHOLE_AUDIENCE, description: 'Every lead in the campaign\'s audience receives it' },
+		{
+			name: AUDIENCE_NAMES[LISTED_LEADS],
+			value: LISTED_LEADS,
+			description: 'Only the leads listed below receive the campaign',
+		},
+		{
+			name: AUDIENCE_NAMES[WHOLE_AUDIENCE],
+			value: WHOLE_AUDIENCE,
+			description: "Every lead in the campaign's audience receives it",
+		},
 	],
 	default: LISTED_LEADS,
 	description: 'Who receives the campaign. Set here by a person: an expression is not accepted.',
@@ -53,13 +64,22 @@ const allowUnapprovedOption: INodeProperties = {
 /** Who receives this item's dispatch: the whole audience, or the listed leads (never none). */
 function audienceOf(op: OperationContext): { leadIds?: string[] } {
 	const setting = storedSetting(op.ctx.getNode().parameters, AUDIENCE);
-	const chosen = setting.kind === 'unset' ? LISTED_LEADS : setting.kind === 'literal' ? setting.value : undefined;
+	const chosen =
+		setting.kind === 'unset'
+			? LISTED_LEADS
+			: setting.kind === 'literal'
+				? setting.value
+				: undefined;
 	// n8n stores an expression typed into this field without its "=": it arrives as an unknown literal.
 	if (chosen !== LISTED_LEADS && chosen !== WHOLE_AUDIENCE) {
-		throw userError(op.ctx.getNode(), `'${AUDIENCE_LABEL}' is not one of its choices, so nothing was sent`, {
-			itemIndex: op.itemIndex,
-			description: `Choose '${AUDIENCE_NAMES[LISTED_LEADS]}' or '${AUDIENCE_NAMES[WHOLE_AUDIENCE]}' in this node. Who receives a campaign is set by a person, not by an expression, input data or a model.`,
-		});
+		throw userError(
+			op.ctx.getNode(),
+			`'${AUDIENCE_LABEL}' is not one of its choices, so nothing was sent`,
+			{
+				itemIndex: op.itemIndex,
+				description: `Choose '${AUDIENCE_NAMES[LISTED_LEADS]}' or '${AUDIENCE_NAMES[WHOLE_AUDIENCE]}' in this node. Who receives a campaign is set by a person, not by an expression, input data or a model.`,
+			},
+		);
 	}
 	if (chosen === WHOLE_AUDIENCE) return {};
 	const leadIds = parseIdList(op.parameter('leadIds', ''));
@@ -76,12 +96,19 @@ function audienceOf(op: OperationContext): { leadIds?: string[] } {
 async function requireApproved(op: OperationContext, campaignId: string): Promise<void> {
 	const allowed = storedSetting(op.ctx.getNode().parameters, `options.${ALLOW_UNAPPROVED}`);
 	if (allowed.kind === 'literal' && allowed.value === true) return;
-	const { body: campaign } = await op.client.request<Campaign>('getCampaign', { pathParams: { campaign_id: campaignId }, itemIndex: op.itemIndex });
-	if (APPROVED_CAMPAIGN_STATUSES.includes(campaign.status)) return;
-	throw userError(op.ctx.getNode(), `Campaign "${campaign.name}" (${campaign.id}) is ${campaign.status}, not approved, so nothing was sent`, {
+	const { body: campaign } = await op.client.request<Campaign>('getCampaign', {
+		pathParams: { campaign_id: campaignId },
 		itemIndex: op.itemIndex,
-		description: `Approve the campaign in the service's dashboard first. Dispatch sends only campaigns whose status is ${APPROVED_CAMPAIGN_STATUSES.join(', ')}; to send others, a person switches on '${ALLOW_UNAPPROVED_LABEL}' in this node's options.`,
 	});
+	if (APPROVED_CAMPAIGN_STATUSES.includes(campaign.status)) return;
+	throw userError(
+		op.ctx.getNode(),
+		`Campaign "${campaign.name}" (${campaign.id}) is ${campaign.status}, not approved, so nothing was sent`,
+		{
+			itemIndex: op.itemIndex,
+			description: `Approve the campaign in the service's dashboard first. Dispatch sends only campaigns whose status is ${APPROVED_CAMPAIGN_STATUSES.join(', ')}; to send others, a person switches on '${ALLOW_UNAPPROVED_LABEL}' in this node's options.`,
+		},
+	);
 }
 
 export const dispatch: Operation = {
@@ -103,7 +130,8 @@ export const dispatch: Operation = {
 				name: 'confirmDispatch',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to really dispatch: the service sends the campaign\'s messages to leads. The node refuses to dispatch while this is off.',
+				description:
+					"Whether to really dispatch: the service sends the campaign's messages to leads. The node refuses to dispatch while this is off.",
 			},
 		]),
 		audienceProperty,
@@ -115,7 +143,8 @@ export const dispatch: Operation = {
 			required: true,
 			displayOptions: { show: { [AUDIENCE]: [LISTED_LEADS] } },
 			placeholder: 'e.g. lead_0001, lead_0002',
-			description: 'The leads that receive the campaign: their IDs, comma-separated, e.g. lead_0001, lead_0002',
+			description:
+				'The leads that receive the campaign: their IDs, comma-separated, e.g. lead_0001, lead_0002',
 		},
 	],
 	options: [allowUnapprovedOption, idempotencyKeyOption],
@@ -126,7 +155,8 @@ export const dispatch: Operation = {
 		if (!op.asTool && op.parameter<unknown>('confirmDispatch', false) !== true) {
 			throw userError(op.ctx.getNode(), 'Dispatch was not confirmed, so nothing was sent', {
 				itemIndex: op.itemIndex,
-				description: 'Dispatching sends real messages. Switch on "I Understand This Sends Messages" in this node to allow it.',
+				description:
+					'Dispatching sends real messages. Switch on "I Understand This Sends Messages" in this node to allow it.',
 			});
 		}
 		const { leadIds } = audienceOf(op);
@@ -138,7 +168,10 @@ export const dispatch: Operation = {
 			idempotencyKey: op.writeKey(`dispatchCampaign:${campaignId}`, body),
 			itemIndex: op.itemIndex,
 		});
-		if (replayed) op.hint('Replayed: the service had already applied this dispatch (same Idempotency-Key), so nothing was sent again.');
+		if (replayed)
+			op.hint(
+				'Replayed: the service had already applied this dispatch (same Idempotency-Key), so nothing was sent again.',
+			);
 		return { ...result, replayed };
 	},
 };

@@ -6,7 +6,12 @@ import type { Operation } from '../types';
 import { LEAD_TOOL_FIELDS } from './getAll';
 
 export const get: Operation = {
-	option: { name: 'Get', value: 'get', action: 'Get a lead', description: 'Retrieve one lead by ID' },
+	option: {
+		name: 'Get',
+		value: 'get',
+		action: 'Get a lead',
+		description: 'Retrieve one lead by ID',
+	},
 	toolDescription: `Get one lead from Svc by its ID. Pass Lead: the lead's ID, e.g. lead_0001 (a lead search by email returns it). Returns the lead: ${LEAD_TOOL_FIELDS}.`,
 	properties: [leadLocator, ...simplifyOption],
 	async execute(op) {

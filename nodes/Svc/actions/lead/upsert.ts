@@ -13,7 +13,15 @@ import type { Operation, OperationContext } from '../types';
 
 const properties: INodeProperties[] = [
 	// As an AI tool the lead comes from this node's fields, which a model may fill; never from the whole input item.
-	...toolOnly([{ displayName: 'Input Mode', name: 'inputMode', type: 'hidden', noDataExpression: true, default: 'defineBelow' }]),
+	...toolOnly([
+		{
+			displayName: 'Input Mode',
+			name: 'inputMode',
+			type: 'hidden',
+			noDataExpression: true,
+			default: 'defineBelow',
+		},
+	]),
 	...plainOnly([
 		{
 			displayName: 'Input Mode',
@@ -22,11 +30,16 @@ const properties: INodeProperties[] = [
 			noDataExpression: true,
 			default: 'defineBelow',
 			options: [
-				{ name: 'Define Below', value: 'defineBelow', description: 'Set each lead field in this node' },
+				{
+					name: 'Define Below',
+					value: 'defineBelow',
+					description: 'Set each lead field in this node',
+				},
 				{
 					name: 'Map Automatically',
 					value: 'mapAutomatically',
-					description: 'Use each input item as the lead: known fields by name, consent columns, everything else into custom fields',
+					description:
+						'Use each input item as the lead: known fields by name, consent columns, everything else into custom fields',
 				},
 			],
 		},
@@ -45,7 +58,8 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		placeholder: 'name@email.com',
 		default: '',
-		description: 'Email address of the lead, e.g. jane@example.com. The service matches an existing lead by External ID, else Email, else Phone; one of them is needed.',
+		description:
+			'Email address of the lead, e.g. jane@example.com. The service matches an existing lead by External ID, else Email, else Phone; one of them is needed.',
 		displayOptions: { show: { inputMode: ['defineBelow'] } },
 	},
 	{
@@ -56,11 +70,44 @@ const properties: INodeProperties[] = [
 		default: {},
 		displayOptions: { show: { inputMode: ['defineBelow'] } },
 		options: [
-			{ displayName: 'External ID', name: 'external_id', type: 'string', default: '', placeholder: 'e.g. crm-9001', description: 'ID of the lead in your own system, e.g. crm-9001; matched first when updating' },
-			{ displayName: 'First Name', name: 'first_name', type: 'string', default: '', description: 'The lead\'s given name, e.g. Jane' },
-			{ displayName: 'Last Name', name: 'last_name', type: 'string', default: '', description: 'The lead\'s family name, e.g. Doe' },
-			{ displayName: 'Phone', name: 'phone', type: 'string', default: '', placeholder: '+14155550100', description: 'Phone number in international format, e.g. +14155550100' },
-			{ displayName: 'Source', name: 'source', type: 'string', default: '', description: 'Where the lead came from, e.g. web-form' },
+			{
+				displayName: 'External ID',
+				name: 'external_id',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. crm-9001',
+				description:
+					'ID of the lead in your own system, e.g. crm-9001; matched first when updating',
+			},
+			{
+				displayName: 'First Name',
+				name: 'first_name',
+				type: 'string',
+				default: '',
+				description: "The lead's given name, e.g. Jane",
+			},
+			{
+				displayName: 'Last Name',
+				name: 'last_name',
+				type: 'string',
+				default: '',
+				description: "The lead's family name, e.g. Doe",
+			},
+			{
+				displayName: 'Phone',
+				name: 'phone',
+				type: 'string',
+				default: '',
+				placeholder: '+14155550100',
+				description: 'Phone number in international format, e.g. +14155550100',
+			},
+			{
+				displayName: 'Source',
+				name: 'source',
+				type: 'string',
+				default: '',
+				description: 'Where the lead came from, e.g. web-form',
+			},
 		],
 	},
 	{
@@ -68,7 +115,7 @@ const properties: INodeProperties[] = [
 		name: 'consentStatus',
 		type: 'options',
 		default: '',
-		description: 'Consent to record in the lead\'s custom fields',
+		description: "Consent to record in the lead's custom fields",
 		displayOptions: { show: { inputMode: ['defineBelow'] } },
 		options: [
 			{ name: 'Do Not Record', value: '' },
@@ -84,9 +131,30 @@ const properties: INodeProperties[] = [
 		default: {},
 		displayOptions: { show: { inputMode: ['defineBelow'] }, hide: { consentStatus: [''] } },
 		options: [
-			{ displayName: 'Channel', name: 'channel', type: 'string', default: '', placeholder: 'e.g. email', description: 'Channel the consent covers' },
-			{ displayName: 'Recorded At', name: 'recorded_at', type: 'dateTime', default: '', description: 'When the consent was given, e.g. from your form\'s submission time. Leave empty and the service keeps the time it holds for the same consent, or stamps now for a new or changed one.' },
-			{ displayName: 'Source', name: 'source', type: 'string', default: '', placeholder: 'e.g. signup-form', description: 'Where the consent was collected' },
+			{
+				displayName: 'Channel',
+				name: 'channel',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. email',
+				description: 'Channel the consent covers',
+			},
+			{
+				displayName: 'Recorded At',
+				name: 'recorded_at',
+				type: 'dateTime',
+				default: '',
+				description:
+					"When the consent was given, e.g. from your form's submission time. Leave empty and the service keeps the time it holds for the same consent, or stamps now for a new or changed one.",
+			},
+			{
+				displayName: 'Source',
+				name: 'source',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. signup-form',
+				description: 'Where the consent was collected',
+			},
 		],
 	},
 	{
@@ -128,21 +196,34 @@ function leadFromParameters(op: OperationContext): LeadInput {
 		...op.parameter<IDataObject>('additionalFields', {}),
 	});
 	const customFields: IDataObject = {};
-	const entries = op.parameter<Array<{ name: string; value: string }> | null>('customFields.field', []) ?? [];
+	const entries =
+		op.parameter<Array<{ name: string; value: string }> | null>('customFields.field', []) ?? [];
 	for (const { name, value } of entries) {
 		const trimmed = name.trim();
 		if (trimmed === '') {
-			throw userError(ctx.getNode(), 'A custom field has no name', { itemIndex, description: 'Give every custom field a name or remove it.' });
+			throw userError(ctx.getNode(), 'A custom field has no name', {
+				itemIndex,
+				description: 'Give every custom field a name or remove it.',
+			});
 		}
 		if (trimmed === CONSENT_FIELD) {
-			throw userError(ctx.getNode(), `"${CONSENT_FIELD}" is set with the Consent parameter, not as a custom field`, { itemIndex });
+			throw userError(
+				ctx.getNode(),
+				`"${CONSENT_FIELD}" is set with the Consent parameter, not as a custom field`,
+				{ itemIndex },
+			);
 		}
 		customFields[trimmed] = value;
 	}
 	if (Object.keys(customFields).length > 0) body.custom_fields = customFields;
 	const status = op.parameter<string>('consentStatus', '');
 	const consent: Partial<Consent> =
-		status === '' ? {} : { status: status as Consent['status'], ...nonEmpty(op.parameter<IDataObject>('consentDetails', {})) };
+		status === ''
+			? {}
+			: {
+					status: status as Consent['status'],
+					...nonEmpty(op.parameter<IDataObject>('consentDetails', {})),
+				};
 	return { body, consent };
 }
 
@@ -162,10 +243,15 @@ export const upsert: Operation = {
 		const mode = op.parameter<string>('inputMode', 'defineBelow');
 		let lead: LeadInput;
 		if (mode === 'mapAutomatically' && op.asTool) {
-			throw userError(op.ctx.getNode(), 'Map Automatically is not available when this node runs as an AI tool', {
-				itemIndex: op.itemIndex,
-				description: 'As a tool the lead comes from the fields of this node, which the model may fill. Set the fields in the node instead.',
-			});
+			throw userError(
+				op.ctx.getNode(),
+				'Map Automatically is not available when this node runs as an AI tool',
+				{
+					itemIndex: op.itemIndex,
+					description:
+						'As a tool the lead comes from the fields of this node, which the model may fill. Set the fields in the node instead.',
+				},
+			);
 		}
 		if (mode === 'mapAutomatically') {
 			const ignore = ignoredFieldKeys(asText(op.parameter('options.ignoreFields', '')));

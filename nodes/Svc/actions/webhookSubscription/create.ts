@@ -1,5 +1,9 @@
 import type { Subscription } from '../../contract';
-import { EVENT_KIND_OPTIONS, mergeEventKinds, subscriptionProblems } from '../../shared/subscription';
+import {
+	EVENT_KIND_OPTIONS,
+	mergeEventKinds,
+	subscriptionProblems,
+} from '../../shared/subscription';
 import { REDACTED, userError } from '../../transport';
 import { idempotencyKeyOption } from '../parameters';
 import { personMustAllowText } from '../tool';
@@ -10,7 +14,8 @@ export const create: Operation = {
 		name: 'Create',
 		value: 'create',
 		action: 'Create a webhook subscription',
-		description: 'Ask the service to send events to an https URL. To start workflows on events, the Svc Trigger node does this for you.',
+		description:
+			'Ask the service to send events to an https URL. To start workflows on events, the Svc Trigger node does this for you.',
 	},
 	toolDescription: `Ask Svc to send events to an https URL (a webhook subscription). ${personMustAllowText('creates nothing')} Pass URL: an https address, e.g. https://example.com/hooks/svc, and Events: event kinds such as lead.created. Returns id, url, events and created_at; the signing secret is withheld.`,
 	needsPersonAsTool: true,
@@ -38,7 +43,8 @@ export const create: Operation = {
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. lead.updated',
-			description: 'Event kinds not in the list above, comma-separated; the service may know more kinds than this node',
+			description:
+				'Event kinds not in the list above, comma-separated; the service may know more kinds than this node',
 		},
 	],
 	options: [
@@ -58,7 +64,10 @@ export const create: Operation = {
 		const events = mergeEventKinds(op.parameter('events', []), op.parameter('otherEvents', ''));
 		const problems = subscriptionProblems(url, events);
 		if (problems.length > 0) {
-			throw userError(op.ctx.getNode(), problems[0], { itemIndex: op.itemIndex, description: problems.join(' ') });
+			throw userError(op.ctx.getNode(), problems[0], {
+				itemIndex: op.itemIndex,
+				description: problems.join(' '),
+			});
 		}
 		const body = { url, events };
 		const { body: subscription } = await op.client.request<Subscription>('createSubscription', {
