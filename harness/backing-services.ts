@@ -9,8 +9,10 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
 import { installDebianPackages } from './debian-packages';
-import type { ProcessGroup } from './processes';
-import { freePort, runCommand, spawnGroup, untilGroupReady } from './processes';
+import { runCommand } from './commands';
+import { freePort } from './free-port';
+import type { ProcessGroup } from './process-groups';
+import { spawnGroup, untilGroupReady } from './process-groups';
 
 const POSTGRES_ROOT = '/usr/lib/postgresql';
 const REDIS_SERVER = '/usr/bin/redis-server';

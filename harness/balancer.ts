@@ -12,8 +12,9 @@ import { join } from 'node:path';
 
 import { installDebianPackages } from './debian-packages';
 import type { LocalCa } from './local-ca';
-import type { ProcessGroup } from './processes';
-import { runCommand, spawnGroup, untilGroupReady } from './processes';
+import { runCommand } from './commands';
+import type { ProcessGroup } from './process-groups';
+import { spawnGroup, untilGroupReady } from './process-groups';
 
 const NGINX = '/usr/sbin/nginx';
 

@@ -1,7 +1,7 @@
 /** Debian packages the suites and tools run (PostgreSQL, Redis, nginx, Chromium), installed with apt-get when missing. */
 import { userInfo } from 'node:os';
 
-import { runCommand } from './processes';
+import { runCommand } from './commands';
 
 /**
  * Installs `packages` (needs root, as in CI); elsewhere throws saying what `user` needs and the

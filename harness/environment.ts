@@ -1,60 +1,30 @@
-import { readFileSync } from 'node:fs';
+/**
+ * The sandbox and a real n8n with the packed package and a "Svc sandbox" credential, as the e2e,
+ * queue and editor suites use them.
+ */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import type { Sandbox } from '../sandbox';
 import { DEMO_KEYS, startSandbox } from '../sandbox';
-import type { CredentialRef, ExecutionRecord, WorkflowInput } from './n8n/api';
+import { SANDBOX_CREDENTIAL_ID } from './example-workflows';
 import type { LocalCa } from './local-ca';
-import type { N8nInstance } from './n8n/instance';
-import { importCredential } from './n8n/api';
 import { makeLocalCa } from './local-ca';
+import type { CredentialRef } from './n8n/api';
+import { importCredential } from './n8n/api';
+import type { N8nInstance } from './n8n/instance';
 import { startN8n } from './n8n/process';
-import { ensureN8nRuntime } from './n8n-runtime/install';
-import { packTarball } from './pack';
-import { PEER_EXAMPLE_ENV } from './peer-example';
-import { EXAMPLES_DIR, PACKAGE_NODE_TYPES, TMP_DIR } from './project';
 import type { RuntimeVersion } from './n8n-runtime/install';
+import { ensureN8nRuntime } from './n8n-runtime/install';
+import { packedTarball } from './pack';
+import { PEER_EXAMPLE_ENV } from './peer-example';
+import { PACKAGE_NODE_TYPES } from './project';
 
 export const FULL_KEY = DEMO_KEYS[0].key;
 export const NO_SENSITIVE_KEY = DEMO_KEYS[2].key;
-/** The id the example workflows use for their credential. */
-export const SANDBOX_CREDENTIAL_ID = 'svcSandbox';
-
-const RUNTIME_VERSIONS: readonly RuntimeVersion[] = ['v1', 'v2'];
-
-/**
- * The n8n runtimes a suite runs on, from the environment variable `variable`: `all` (default: both),
- * `v1`, `v2`, or a comma list such as `v1,v2` (run one after the other, each with its own n8n and
- * sandbox). A wrong value names the variable it came from.
- */
-export function runtimeVersions(
-	variable: 'SVC_E2E_N8N' | 'SVC_QUEUE_N8N',
-	env: NodeJS.ProcessEnv = process.env,
-): RuntimeVersion[] {
-	const value = env[variable];
-	const wanted = (value ?? '').trim().toLowerCase();
-	if (wanted === '' || wanted === 'all') return [...RUNTIME_VERSIONS];
-	const versions = wanted.split(',').map((part) => part.trim());
-	const unknown = versions.filter(
-		(version) => !RUNTIME_VERSIONS.includes(version as RuntimeVersion),
-	);
-	if (unknown.length > 0)
-		throw new Error(
-			`${variable}=${value}: unknown n8n runtime ${unknown.join(', ')} (use v1, v2, all or a comma list)`,
-		);
-	return [...new Set(versions as RuntimeVersion[])];
-}
-
-/** `npm pack` of the built package, as users install it. Built once per test process. */
-let packed: Promise<string> | undefined;
-export function packedTarball(): Promise<string> {
-	packed ??= packTarball(join(TMP_DIR, 'pack'));
-	return packed;
-}
 
 export interface Environment {
 	n8n: N8nInstance;
@@ -137,49 +107,4 @@ export async function startEnvironment(
 		},
 	};
 	return environment;
-}
-
-/**
- * The workflow with every reference to the example credential id (`svcSandbox`) pointed at
- * `credential`: the same workflow on 2.x, the id n8n made on 1.x.
- */
-export function withCredential(
-	workflow: WorkflowInput,
-	credential: CredentialRef,
-	exampleId = SANDBOX_CREDENTIAL_ID,
-): WorkflowInput {
-	return {
-		...workflow,
-		nodes: workflow.nodes.map((node) => {
-			if (!node.credentials) return node;
-			const credentials = Object.fromEntries(
-				Object.entries(node.credentials).map(([type, ref]) => [
-					type,
-					ref.id === exampleId ? { id: credential.id, name: credential.name } : ref,
-				]),
-			);
-			return { ...node, credentials };
-		}),
-	};
-}
-
-/** An example workflow as shipped, its credential references pointed at `credential`. */
-export function loadExample(file: string, credential: CredentialRef): WorkflowInput {
-	const workflow = JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as WorkflowInput;
-	return withCredential(workflow, credential);
-}
-
-/** The items a node's last run put on one output of an execution fetched with its data (output 0 unless told; 1 is an error output). */
-export function nodeOutput(
-	execution: ExecutionRecord,
-	nodeName: string,
-	output = 0,
-): INodeExecutionData[] {
-	const tasks = execution.data?.resultData.runData[nodeName];
-	return tasks?.[tasks.length - 1]?.data?.main[output] ?? [];
-}
-
-export function nodeError(execution: ExecutionRecord, nodeName: string): IDataObject | undefined {
-	const tasks = execution.data?.resultData.runData[nodeName];
-	return tasks?.[tasks.length - 1]?.error as IDataObject | undefined;
 }

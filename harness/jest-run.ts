@@ -2,7 +2,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { childEnv, spawnGroup } from './processes';
+import { childEnv } from './child-env';
+import { spawnGroup } from './process-groups';
 import { PROJECT_DIR } from './project';
 import { until } from './wait';
 

@@ -7,7 +7,9 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { cacheRoot, promoteInstall, readInstallMarker } from './cached-install';
-import { childEnv, lastLines, runCommand } from './processes';
+import { childEnv } from './child-env';
+import { runCommand } from './commands';
+import { lastLines } from './log-tail';
 
 export const SCANNER_PACKAGE = '@n8n/scan-community-package';
 export const SCANNER_VERSION = '0.32.0';

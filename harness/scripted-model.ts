@@ -8,10 +8,14 @@
  * request gets turn 0; once it has called a tool and sends the result back, turn 1; and so on. So
  * each run of an agent plays the script from its start, runs may overlap, and a request past the
  * end is answered 500 with a message saying so. Every request is recorded: what the model was
- * offered (tools, descriptions, JSON schemas) and what it got back (tool messages).
+ * offered (tools, descriptions, JSON schemas) and what it got back (tool messages). Bodies are read
+ * and answered with the sandbox's helpers, so a body past its cap is answered 413 and not recorded.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+import { readBody, sendJson } from '../sandbox/body';
+import { ApiError } from '../sandbox/errors';
 
 export type JsonValue =
 	string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -190,24 +194,9 @@ function completion(request: ChatRequest, turn: number, reply: Reply): JsonObjec
 	};
 }
 
-function send(res: ServerResponse, status: number, body: JsonObject): void {
-	const text = JSON.stringify(body);
-	res.writeHead(status, {
-		'content-type': 'application/json',
-		'content-length': Buffer.byteLength(text),
-	});
-	res.end(text);
-}
-
 /** An OpenAI-style error body, so the client shows `message`. */
 function failure(message: string, type: string): JsonObject {
 	return { error: { message, type, param: null, code: type } };
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-	const chunks: Buffer[] = [];
-	for await (const chunk of req) chunks.push(chunk as Buffer);
-	return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Starts the scripted model on 127.0.0.1 (a free port unless `port` is given), with an empty script. */
@@ -220,21 +209,25 @@ export async function startScriptedModel(
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.replace(/\/+$/, '');
 		if (req.method === 'GET' && path === '/v1/models') {
-			send(res, 200, {
-				object: 'list',
-				data: [{ id: SCRIPTED_MODEL_ID, object: 'model', created: 0, owned_by: 'scripted-model' }],
+			sendJson(res, {
+				status: 200,
+				body: {
+					object: 'list',
+					data: [
+						{ id: SCRIPTED_MODEL_ID, object: 'model', created: 0, owned_by: 'scripted-model' },
+					],
+				},
 			});
 			return;
 		}
 		if (req.method !== 'POST' || path !== '/v1/chat/completions') {
-			send(
-				res,
-				404,
-				failure(
+			sendJson(res, {
+				status: 404,
+				body: failure(
 					`The scripted model answers POST /v1/chat/completions and GET /v1/models, not ${req.method ?? '?'} ${path}`,
 					'not_found',
 				),
-			);
+			});
 			return;
 		}
 		let request: ChatRequest;
@@ -242,25 +235,24 @@ export async function startScriptedModel(
 			request = JSON.parse(await readBody(req)) as ChatRequest;
 			if (!Array.isArray(request.messages)) throw new Error('messages is not an array');
 		} catch (error) {
-			send(
-				res,
-				400,
-				failure(
+			// readBody rejects a body past the sandbox's cap with its 413; anything else is unreadable.
+			sendJson(res, {
+				status: error instanceof ApiError ? error.status : 400,
+				body: failure(
 					`The scripted model could not read the request: ${(error as Error).message}`,
 					'invalid_request',
 				),
-			);
+			});
 			return;
 		}
 		if (request.stream === true) {
-			send(
-				res,
-				400,
-				failure(
+			sendJson(res, {
+				status: 400,
+				body: failure(
 					'The scripted model does not stream: turn streaming off in the agent',
 					'invalid_request',
 				),
-			);
+			});
 			return;
 		}
 		const turn = turnOf(request);
@@ -270,7 +262,7 @@ export async function startScriptedModel(
 		if (step === undefined) {
 			entry.status = 500;
 			entry.error = `The scripted model's script is exhausted: it has ${turns.length} turn(s) and this request asks for turn ${turn + 1}`;
-			send(res, 500, failure(entry.error, 'script_exhausted'));
+			sendJson(res, { status: 500, body: failure(entry.error, 'script_exhausted') });
 			return;
 		}
 		try {
@@ -278,20 +270,19 @@ export async function startScriptedModel(
 		} catch (error) {
 			entry.status = 500;
 			entry.error = `The scripted model's turn ${turn + 1} failed: ${(error as Error).message}`;
-			send(res, 500, failure(entry.error, 'script_failed'));
+			sendJson(res, { status: 500, body: failure(entry.error, 'script_failed') });
 			return;
 		}
-		send(res, 200, completion(request, turn, entry.reply));
+		sendJson(res, { status: 200, body: completion(request, turn, entry.reply) });
 	}
 
 	const server = createServer((req, res) => {
 		handle(req, res).catch((error: unknown) => {
 			if (!res.headersSent)
-				send(
-					res,
-					500,
-					failure(`The scripted model failed: ${(error as Error).message}`, 'server_error'),
-				);
+				sendJson(res, {
+					status: 500,
+					body: failure(`The scripted model failed: ${(error as Error).message}`, 'server_error'),
+				});
 		});
 	});
 	await new Promise<void>((resolve, reject) => {

@@ -1,20 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { ERROR_CODES } from '../nodes/Svc/contract';
+import type { JsonResponse } from './body';
+import { errorResponse, parseJsonObject, readBody, sendJson } from './body';
+import { ApiError, asApiError, badRequest, methodNotAllowed } from './errors';
 import { checkFaultRules } from './faults';
-import type { JsonResponse } from './http';
-import {
-	ApiError,
-	asApiError,
-	badRequest,
-	errorResponse,
-	isPlainObject,
-	methodNotAllowed,
-	newId,
-	parseJsonObject,
-	readBody,
-	writeJson,
-} from './http';
+import { newId } from './ids';
+import { isPlainObject } from './json';
 import { checkSandboxKey } from './keys';
 import { touchCampaign, upsertLead } from './operations';
 import type { PathRoute } from './routes';
@@ -288,5 +280,5 @@ export async function handleAdmin(
 	} catch (error) {
 		response = errorResponse(asApiError(error), requestId);
 	}
-	writeJson(res, response, requestId);
+	sendJson(res, response, requestId);
 }

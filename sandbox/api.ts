@@ -14,24 +14,20 @@ import {
 	THREAD_LIST_FILTERS,
 	UUID_PATTERN,
 } from '../nodes/Svc/contract';
+import type { JsonResponse } from './body';
+import { checkJsonContentType, errorResponse, parseJsonObject, readBody, sendJson } from './body';
 import type { Collection } from './collection';
 import type { FaultOutcome } from './faults';
-import type { JsonResponse } from './http';
 import {
 	ApiError,
 	asApiError,
 	badRequest,
-	checkJsonContentType,
 	codeForStatus,
-	errorResponse,
 	methodNotAllowed,
-	newId,
 	orNotFound,
-	parseJsonObject,
 	rateLimited,
-	readBody,
-	writeJson,
-} from './http';
+} from './errors';
+import { newId } from './ids';
 import type { Claim } from './idempotency';
 import { fingerprint } from './idempotency';
 import type { SandboxKey } from './keys';
@@ -397,5 +393,5 @@ export async function handleApi(
 		response = errorResponse(asApiError(error), entry.requestId);
 	}
 	entry.status = response.status;
-	writeJson(res, response, entry.requestId);
+	sendJson(res, response, entry.requestId);
 }

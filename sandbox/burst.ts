@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '../nodes/Svc/contract';
 import type { DeliveryAttempt } from './deliveries';
-import { seededRandom } from './faults';
-import { newId } from './http';
+import { newId } from './ids';
+import { seededRandom } from './seeded-random';
 import type { SandboxState } from './state';
 
 /**

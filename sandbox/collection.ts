@@ -1,5 +1,6 @@
 import type { ListPage } from '../nodes/Svc/contract';
-import { badRequest, isPlainObject } from './http';
+import { badRequest } from './errors';
+import { isPlainObject } from './json';
 
 interface Entry<T> {
 	seq: number;

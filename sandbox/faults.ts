@@ -1,5 +1,7 @@
-import { badRequest, isPlainObject } from './http';
+import { badRequest } from './errors';
+import { isPlainObject } from './json';
 import { ROUTE_KEYS } from './routes';
+import { seededRandom } from './seeded-random';
 
 export interface FaultRule {
 	/** "POST /v1/leads" (method and path template from the contract), or "*" (the default). */
@@ -58,18 +60,6 @@ const RULE_FIELDS = new Set<string>([
 	...RATE_FIELDS,
 ]);
 const ANY_ROUTE = '*';
-
-/** mulberry32: small, fast and good enough to make fault sequences repeatable. */
-export function seededRandom(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 function checkRule(input: unknown, index: number): FaultRule {
 	const where = `rules[${index}]`;
@@ -195,59 +185,5 @@ export class FaultInjector {
 			}
 		}
 		return { kind: 'none' };
-	}
-}
-
-interface Bucket {
-	tokens: number;
-	refilledAt: number;
-}
-
-/**
- * A token bucket per API key: `requestsPerSecond` tokens, refilled continuously. Uses the real
- * monotonic clock by default, since a client waits out Retry-After in real time; tests may give
- * one they move themselves.
- */
-export class RateLimiter {
-	private perSecond: number | null = null;
-	private readonly buckets = new Map<string, Bucket>();
-
-	constructor(private readonly clock: () => number = () => performance.now()) {}
-
-	get requestsPerSecond(): number | null {
-		return this.perSecond;
-	}
-
-	setRate(requestsPerSecond: unknown): number | null {
-		if (
-			requestsPerSecond !== null &&
-			(typeof requestsPerSecond !== 'number' ||
-				!(requestsPerSecond > 0) ||
-				!Number.isFinite(requestsPerSecond))
-		) {
-			throw badRequest(
-				'requestsPerSecond must be a positive number, or null to turn the limit off',
-			);
-		}
-		this.perSecond = requestsPerSecond;
-		this.buckets.clear();
-		return this.perSecond;
-	}
-
-	/** null when the request may go ahead; otherwise the seconds to wait (whole, at least 1). */
-	take(apiKey: string): number | null {
-		const rate = this.perSecond;
-		if (rate === null) return null;
-		const now = this.clock();
-		const capacity = Math.max(1, rate);
-		const bucket = this.buckets.get(apiKey) ?? { tokens: capacity, refilledAt: now };
-		bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.refilledAt) / 1000) * rate);
-		bucket.refilledAt = now;
-		this.buckets.set(apiKey, bucket);
-		if (bucket.tokens >= 1) {
-			bucket.tokens -= 1;
-			return null;
-		}
-		return Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
 	}
 }

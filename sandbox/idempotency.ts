@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 
 import { IDEMPOTENCY_WINDOW_HOURS } from '../nodes/Svc/contract';
-import type { JsonResponse } from './http';
-import { canonicalJson } from './http';
+import type { JsonResponse } from './body';
+import { canonicalJson } from './json';
 
 interface KeyRecord {
 	fingerprint: string;

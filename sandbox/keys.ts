@@ -6,7 +6,7 @@ import {
 	KEY_PREFIXES,
 	SCOPES,
 } from '../nodes/Svc/contract';
-import { ApiError, badRequest } from './http';
+import { ApiError, badRequest } from './errors';
 
 export interface SandboxKey {
 	key: string;

@@ -21,8 +21,10 @@ import {
 	LEAD_WRITABLE_FIELDS,
 	SUBSCRIPTION_URL_PROTOCOL,
 } from '../nodes/Svc/contract';
-import type { ApiError } from './http';
-import { badRequest, isPlainObject, newId, orNotFound, unprocessable } from './http';
+import type { ApiError } from './errors';
+import { badRequest, orNotFound, unprocessable } from './errors';
+import { newId } from './ids';
+import { isPlainObject } from './json';
 import type { SandboxState } from './state';
 import type { StoredSubscription } from './store';
 

@@ -1,6 +1,6 @@
 import type { EndpointContract, EndpointName, HttpMethod } from '../nodes/Svc/contract';
 import { ENDPOINTS } from '../nodes/Svc/contract';
-import { badRequest } from './http';
+import { badRequest } from './errors';
 
 /** What the path router needs of a route; the API's and the admin API's routes both are one. */
 export interface PathRoute {

@@ -1,9 +1,10 @@
 import { EVENT_SIGNATURE, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from '../nodes/Svc/contract';
 import { Deliveries } from './deliveries';
-import { FaultInjector, RateLimiter } from './faults';
+import { FaultInjector } from './faults';
 import { IdempotencyStore } from './idempotency';
 import type { SandboxKey } from './keys';
 import { DEMO_KEYS, KeyRing } from './keys';
+import { RateLimiter } from './rate-limiter';
 import { seedStore } from './seed';
 import { Store } from './store';
 import { RequestLog, Stats } from './telemetry';

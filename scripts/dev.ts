@@ -29,7 +29,7 @@ import { makeLocalCa } from '../harness/local-ca';
 import type { QueueTopology } from '../harness/n8n/queue';
 import { prepareEventsDatabase, startQueueTopology } from '../harness/n8n/queue';
 import { ensureN8nRuntime } from '../harness/n8n-runtime/install';
-import { runCommand } from '../harness/processes';
+import { runCommand } from '../harness/commands';
 
 const DEV_DIR = join(TMP_DIR, 'dev');
 const SANDBOX_PORT = Number(process.env.SVC_SANDBOX_PORT ?? 4010);

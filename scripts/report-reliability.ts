@@ -15,7 +15,7 @@ import { shutdownEngine } from '../harness/engine';
 import { runSvc } from '../harness/engine/svc';
 import { runJest } from '../harness/jest-run';
 import { markdownTable } from '../harness/markdown-table';
-import { logTail } from '../harness/processes';
+import { logTail } from '../harness/log-tail';
 import { PROJECT_DIR, TMP_DIR } from '../harness/project';
 
 const rows: string[][] = [];

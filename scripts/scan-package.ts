@@ -44,7 +44,8 @@ import {
 	secondsSince,
 	TARBALL_PATTERNS,
 } from '../harness/package-scanner';
-import { lastLines, runCommand } from '../harness/processes';
+import { runCommand } from '../harness/commands';
+import { lastLines } from '../harness/log-tail';
 import { PROJECT_DIR } from '../harness/project';
 
 async function packageScripts(projectDir: string): Promise<Record<string, string>> {

@@ -9,7 +9,7 @@
  *   --round-minutes M a round still running after M minutes is stopped and counted as failed (default 30)
  *
  * Prints each test that failed with its failures out of the rounds, and the total; exits 1 on any
- * failure. The busy processes and jest run in their own process groups (harness/processes.ts),
+ * failure. The busy processes and jest run in their own process groups (harness/process-groups.ts),
  * stopped on every way out: normal end, error, SIGINT/SIGTERM/SIGHUP, uncaught exception.
  */
 import { mkdir } from 'node:fs/promises';
@@ -18,8 +18,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { runJest } from '../harness/jest-run';
-import type { ProcessGroup } from '../harness/processes';
-import { childEnv, logTail, runCommand, spawnGroup } from '../harness/processes';
+import { childEnv } from '../harness/child-env';
+import { runCommand } from '../harness/commands';
+import { logTail } from '../harness/log-tail';
+import type { ProcessGroup } from '../harness/process-groups';
+import { spawnGroup } from '../harness/process-groups';
 import { PROJECT_DIR, TMP_DIR } from '../harness/project';
 
 const SUITES: Record<string, string> = {
@@ -175,7 +178,7 @@ async function main(): Promise<number> {
 	return total === 0 ? 0 : 1;
 }
 
-// harness/processes.ts kills the process groups still alive on exit and on SIGINT/SIGTERM/SIGHUP;
+// harness/live-groups.ts kills the process groups still alive on exit and on SIGINT/SIGTERM/SIGHUP;
 // these make sure the script then ends, with a status that says it did not finish.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 	process.on(signal, () => {

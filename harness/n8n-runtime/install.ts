@@ -23,7 +23,9 @@ import {
 import { delimiter, dirname, join } from 'node:path';
 
 import { cacheRoot, promoteInstall, readInstallMarker } from '../cached-install';
-import { childEnv, lastLines, runCommand } from '../processes';
+import { childEnv } from '../child-env';
+import { runCommand } from '../commands';
+import { lastLines } from '../log-tail';
 import { PROJECT_DIR } from '../project';
 
 export type RuntimeVersion = 'v1' | 'v2';

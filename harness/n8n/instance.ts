@@ -2,7 +2,7 @@
 import type { N8nRuntime } from '../n8n-runtime/install';
 import type { HttpMethod, HttpRequestOptions, HttpResult } from '../http';
 import type { LocalCa } from '../local-ca';
-import type { CommandResult } from '../processes';
+import type { CommandResult } from '../commands';
 
 export interface N8nInstance {
 	/** e.g. https://localhost:5678 (no trailing slash). */

@@ -12,7 +12,7 @@ import type { LocalCa } from '../local-ca';
 import type { N8nInstance, N8nRoleProcess, StartOptions } from './instance';
 import { importCredential } from './api';
 import { startN8n } from './process';
-import { freePort } from '../processes';
+import { freePort } from '../free-port';
 
 export interface QueueTopology {
 	services: BackingServices;

@@ -7,8 +7,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request, type HttpRequestOptions, type HttpResult } from '../http';
-import type { ProcessGroup } from '../processes';
-import { freePort, spawnGroup, untilGroupReady } from '../processes';
+import { freePort } from '../free-port';
+import type { ProcessGroup } from '../process-groups';
+import { spawnGroup, untilGroupReady } from '../process-groups';
 import type { N8nRole, N8nRoleProcess, StartOptions } from './instance';
 import { installPackage, n8nProcessEnv } from './user-folder';
 

@@ -6,7 +6,9 @@ import { existsSync } from 'node:fs';
 import { copyFile, cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { N8nRuntime } from '../n8n-runtime/install';
-import { childEnv, freePort, runCommand } from '../processes';
+import { childEnv } from '../child-env';
+import { runCommand } from '../commands';
+import { freePort } from '../free-port';
 import { PACKAGE_NAME } from '../project';
 import type { StartOptions } from './instance';
 

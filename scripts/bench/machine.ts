@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 
 import type { N8nRuntime } from '../../harness/n8n-runtime/install';
-import { runCommand } from '../../harness/processes';
+import { runCommand } from '../../harness/commands';
 
 export interface Machine {
 	cpuModel: string;

@@ -6,7 +6,7 @@ import type {
 	secretKey as SecretKey,
 	verifyDelivery as VerifyDelivery,
 } from '../../nodes/Svc/trigger/signature';
-import { runCommand } from '../../harness/processes';
+import { runCommand } from '../../harness/commands';
 import { median } from './stats';
 
 export interface SignatureResult {

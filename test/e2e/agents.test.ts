@@ -16,14 +16,10 @@ import {
 	scriptedModelCredentialData,
 } from '../../harness/agent-example';
 import type { Environment } from '../../harness/environment';
-import {
-	FULL_KEY,
-	loadExample,
-	nodeOutput,
-	runtimeVersions,
-	startEnvironment,
-	withCredential,
-} from '../../harness/environment';
+import { FULL_KEY, startEnvironment } from '../../harness/environment';
+import { loadExample, withCredential } from '../../harness/example-workflows';
+import { nodeOutput } from '../../harness/n8n/node-results';
+import { runtimeVersions } from '../../harness/runtime-versions';
 import type { McpConnection } from '../../harness/mcp-client';
 import { connectMcp, resultText } from '../../harness/mcp-client';
 import type {

@@ -15,15 +15,10 @@ import {
 } from '../../harness/n8n/api';
 import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { Environment } from '../../harness/environment';
-import {
-	FULL_KEY,
-	loadExample,
-	NO_SENSITIVE_KEY,
-	nodeError,
-	nodeOutput,
-	runtimeVersions,
-	startEnvironment,
-} from '../../harness/environment';
+import { FULL_KEY, NO_SENSITIVE_KEY, startEnvironment } from '../../harness/environment';
+import { loadExample } from '../../harness/example-workflows';
+import { nodeError, nodeOutput } from '../../harness/n8n/node-results';
+import { runtimeVersions } from '../../harness/runtime-versions';
 import { PEER_END_NODE, peerWorkflow } from '../../harness/peer-example';
 import { until } from '../../harness/wait';
 

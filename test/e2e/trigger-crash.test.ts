@@ -11,7 +11,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { activate, deactivate, importWorkflow, listExecutions } from '../../harness/n8n/api';
 import type { Environment } from '../../harness/environment';
-import { runtimeVersions, startEnvironment, withCredential } from '../../harness/environment';
+import { startEnvironment } from '../../harness/environment';
+import { withCredential } from '../../harness/example-workflows';
+import { runtimeVersions } from '../../harness/runtime-versions';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
 import {
 	countsOf,

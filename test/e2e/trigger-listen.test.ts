@@ -16,13 +16,10 @@ import {
 	waitForExecutions,
 } from '../../harness/n8n/api';
 import type { Environment } from '../../harness/environment';
-import {
-	FULL_KEY,
-	loadExample,
-	nodeOutput,
-	runtimeVersions,
-	startEnvironment,
-} from '../../harness/environment';
+import { FULL_KEY, startEnvironment } from '../../harness/environment';
+import { loadExample } from '../../harness/example-workflows';
+import { nodeOutput } from '../../harness/n8n/node-results';
+import { runtimeVersions } from '../../harness/runtime-versions';
 import { until } from '../../harness/wait';
 
 jest.setTimeout(120_000);

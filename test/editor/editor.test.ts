@@ -34,7 +34,9 @@ import {
 	listExecutions,
 } from '../../harness/n8n/api';
 import type { Environment } from '../../harness/environment';
-import { loadExample, nodeOutput, startEnvironment } from '../../harness/environment';
+import { startEnvironment } from '../../harness/environment';
+import { loadExample } from '../../harness/example-workflows';
+import { nodeOutput } from '../../harness/n8n/node-results';
 import type { ScriptedModel } from '../../harness/scripted-model';
 import { startScriptedModel } from '../../harness/scripted-model';
 import { until } from '../../harness/wait';

@@ -40,15 +40,11 @@ import {
 	startQueueTopology,
 } from '../../harness/n8n/queue';
 import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
-import {
-	credentialData,
-	FULL_KEY,
-	loadExample,
-	nodeOutput,
-	packedTarball,
-	runtimeVersions,
-	withCredential,
-} from '../../harness/environment';
+import { credentialData, FULL_KEY } from '../../harness/environment';
+import { loadExample, withCredential } from '../../harness/example-workflows';
+import { nodeOutput } from '../../harness/n8n/node-results';
+import { packedTarball } from '../../harness/pack';
+import { runtimeVersions } from '../../harness/runtime-versions';
 import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../harness/project';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
 import {
@@ -58,7 +54,7 @@ import {
 	receiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
 } from '../../harness/kill-mid-burst';
-import { logTail } from '../../harness/processes';
+import { logTail } from '../../harness/log-tail';
 import { sleep, until } from '../../harness/wait';
 
 jest.setTimeout(240_000);

@@ -15,6 +15,7 @@ import type {
 import { ENDPOINTS, ERROR_CODES, LEAD_MATCH_ORDER, buildPath } from '../../nodes/Svc/contract';
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
+import { MAX_BODY_BYTES } from '../../sandbox/body';
 import { KEYS, client } from './helpers';
 
 const PAGE = 5;
@@ -167,6 +168,13 @@ describe('request bodies', () => {
 		const array = await upsert([{ email: 'a@example.com' }]);
 		expect(array.status).toBe(400);
 		expect(array.data.error.message).toMatch(/JSON object/);
+	});
+
+	it("answers 413 to a body past the size cap, in the contract's error body", async () => {
+		const oversized = await upsert({ email: 'a@example.com', notes: 'x'.repeat(MAX_BODY_BYTES) });
+		expect(oversized.status).toBe(413);
+		expect(oversized.data.error.code).toBe(ERROR_CODES.invalidRequest);
+		expect(oversized.data.error.message).toContain(`larger than ${MAX_BODY_BYTES} bytes`);
 	});
 });
 

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-import { childEnv, runCommand } from '../../harness/processes';
+import { childEnv } from '../../harness/child-env';
+import { runCommand } from '../../harness/commands';
 import { until } from '../../harness/wait';
 
 const ROOT = join(__dirname, '..', '..');
@@ -17,18 +18,18 @@ async function running(pid: number): Promise<boolean> {
 	return stdout.trim() !== '' && !stdout.trim().startsWith('Z');
 }
 
-describe('harness/processes', () => {
+describe('harness/process-groups', () => {
 	it('installs no process-wide listener when imported', async () => {
 		const before = listenerCounts();
 		await jest.isolateModulesAsync(async () => {
-			await import('../../harness/processes');
+			await import('../../harness/process-groups');
 		});
 		expect(listenerCounts()).toEqual(before);
 	});
 
 	it('once a group is spawned, SIGINT kills the group, then ends the process as SIGINT would', async () => {
 		const script = [
-			"const { spawnGroup } = require('./harness/processes');",
+			"const { spawnGroup } = require('./harness/process-groups');",
 			"const group = spawnGroup('sleep', ['60'], { env: process.env, logFile: '/dev/null' });",
 			'console.log(group.pid);',
 			'setInterval(() => {}, 1000);',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 import { parse } from 'yaml';
 
-import { runCommand } from '../../harness/processes';
+import { runCommand } from '../../harness/commands';
 import { releaseRefusal } from '../../harness/release';
 
 const ROOT = join(__dirname, '..', '..');

@@ -1,4 +1,4 @@
-import { runtimeVersions } from '../../harness/environment';
+import { runtimeVersions } from '../../harness/runtime-versions';
 
 describe('runtimeVersions', () => {
 	it('runs both majors unless told otherwise', () => {

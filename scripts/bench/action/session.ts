@@ -9,7 +9,7 @@ import type { Sandbox } from '../../../sandbox';
 import { importCredential } from '../../../harness/n8n/api';
 import { startN8n } from '../../../harness/n8n/process';
 import type { N8nRuntime } from '../../../harness/n8n-runtime/install';
-import { freePort } from '../../../harness/processes';
+import { freePort } from '../../../harness/free-port';
 import { SVC_NODE_TYPE, TMP_DIR } from '../../../harness/project';
 import { buildFloorExtension, FLOOR_NODE_TYPE } from '../floor/build';
 import type { Phases } from '../phases';

@@ -5,7 +5,7 @@
  */
 import type { BurstResult, DeliveryAttempt } from '../../../sandbox';
 import { fireBurst } from '../../../sandbox';
-import { nodeOutput } from '../../../harness/environment';
+import { nodeOutput } from '../../../harness/n8n/node-results';
 import type { ExecutionRecord } from '../../../harness/n8n/api';
 import { listExecutions, UNFINISHED } from '../../../harness/n8n/api';
 import type { N8nInstance } from '../../../harness/n8n/instance';

@@ -14,7 +14,7 @@ import type { N8nInstance } from '../../../harness/n8n/instance';
 import { startN8n } from '../../../harness/n8n/process';
 import { startQueueTopology } from '../../../harness/n8n/queue';
 import type { N8nRuntime } from '../../../harness/n8n-runtime/install';
-import { freePort } from '../../../harness/processes';
+import { freePort } from '../../../harness/free-port';
 import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../../harness/project';
 import {
 	buildFloorExtension,

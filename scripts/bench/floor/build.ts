@@ -8,7 +8,8 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { PROJECT_DIR } from '../../../harness/project';
-import { lastLines, runCommand } from '../../../harness/processes';
+import { runCommand } from '../../../harness/commands';
+import { lastLines } from '../../../harness/log-tail';
 
 export const FLOOR_NODE_TYPE = 'CUSTOM.benchFloor';
 export const FLOOR_TRIGGER_TYPE = 'CUSTOM.benchFloorTrigger';

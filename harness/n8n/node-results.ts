@@ -1,0 +1,19 @@
+/** What one node did in an execution fetched with its data: its items, or its error. */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import type { ExecutionRecord } from './api';
+
+/** The items a node's last run put on one output of an execution fetched with its data (output 0 unless told; 1 is an error output). */
+export function nodeOutput(
+	execution: ExecutionRecord,
+	nodeName: string,
+	output = 0,
+): INodeExecutionData[] {
+	const tasks = execution.data?.resultData.runData[nodeName];
+	return tasks?.[tasks.length - 1]?.data?.main[output] ?? [];
+}
+
+export function nodeError(execution: ExecutionRecord, nodeName: string): IDataObject | undefined {
+	const tasks = execution.data?.resultData.runData[nodeName];
+	return tasks?.[tasks.length - 1]?.error as IDataObject | undefined;
+}
