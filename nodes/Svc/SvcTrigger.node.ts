@@ -10,7 +10,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { svcApiTest } from './methods/credentialTest';
-import { EVENT_KIND_OPTIONS } from './shared/subscription';
+import { EVENT_KIND_OPTIONS, eventKindProperties } from './shared/subscription';
 import { receiveDelivery, runDelivery } from './trigger/delivery';
 import { checkExists, create, remove } from './trigger/lifecycle';
 
@@ -40,25 +40,7 @@ export class SvcTrigger implements INodeType {
 			{ name: 'default', httpMethod: 'POST', responseMode: 'responseNode', path: 'webhook' },
 		],
 		properties: [
-			{
-				// Named "Events" with fixed options: n8n's panel offers one entry per option ("On lead created").
-				displayName: 'Events',
-				name: 'events',
-				type: 'multiOptions',
-				options: EVENT_KIND_OPTIONS,
-				required: true,
-				default: ['lead.created'],
-				description: 'The events that start the workflow',
-			},
-			{
-				displayName: 'Other Event Kinds',
-				name: 'otherEvents',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. lead.updated',
-				description:
-					'Event kinds not in the list, comma-separated; the service may know more kinds than this node',
-			},
+			...eventKindProperties({ description: 'The events that start the workflow', required: true }),
 			{
 				displayName: 'Options',
 				name: 'options',

@@ -1,4 +1,4 @@
-import type { INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import type { KnownEventKind } from '../contract';
 import { KNOWN_EVENT_KINDS, SUBSCRIPTION_URL_PROTOCOL } from '../contract';
@@ -29,6 +29,35 @@ export const EVENT_KIND_OPTIONS: INodePropertyOptions[] = KNOWN_EVENT_KINDS.map(
 	...EVENT_KIND_TEXT[value],
 	value,
 }));
+
+/**
+ * The two fields that choose a subscription's events, read together with mergeEventKinds: the
+ * known kinds from the list (named "Events", so n8n's node panel offers a trigger one entry per
+ * option), and any others typed in. `events` sets that list's description and whether it is required.
+ */
+export function eventKindProperties(
+	events: Pick<INodeProperties, 'description' | 'required'>,
+): INodeProperties[] {
+	return [
+		{
+			displayName: 'Events',
+			name: 'events',
+			type: 'multiOptions',
+			options: EVENT_KIND_OPTIONS,
+			default: ['lead.created'],
+			...events,
+		},
+		{
+			displayName: 'Other Event Kinds',
+			name: 'otherEvents',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. lead.updated',
+			description:
+				'Event kinds not in the list, comma-separated; the service may know more kinds than this node',
+		},
+	];
+}
 
 /** Problems with a subscription request, in words a user can act on; empty when it is fine. */
 export function subscriptionProblems(url: string, events: string[]): string[] {

@@ -16,12 +16,12 @@ export function parseIdList(value: unknown): string[] {
 	return [...new Set(parts.map((part) => part.trim()).filter((part) => part !== ''))];
 }
 
-export const AUDIENCE = 'audience';
-export const AUDIENCE_LABEL = 'Send To';
-export const LISTED_LEADS = 'listedLeads';
-export const WHOLE_AUDIENCE = 'wholeAudience';
-export const ALLOW_UNAPPROVED = 'allowUnapproved';
-export const ALLOW_UNAPPROVED_LABEL = 'Send Campaigns Not Approved';
+const AUDIENCE = 'audience';
+const AUDIENCE_LABEL = 'Send To';
+const LISTED_LEADS = 'listedLeads';
+const WHOLE_AUDIENCE = 'wholeAudience';
+const ALLOW_UNAPPROVED = 'allowUnapproved';
+const ALLOW_UNAPPROVED_LABEL = 'Send Campaigns Not Approved';
 const AUDIENCE_NAMES: Record<string, string> = {
 	[LISTED_LEADS]: 'Listed Leads Only',
 	[WHOLE_AUDIENCE]: 'The Whole Audience',

@@ -1,6 +1,6 @@
 import type { Subscription } from '../../contract';
 import {
-	EVENT_KIND_OPTIONS,
+	eventKindProperties,
 	mergeEventKinds,
 	subscriptionProblems,
 } from '../../shared/subscription';
@@ -29,23 +29,7 @@ export const create: Operation = {
 			placeholder: 'https://example.com/hooks/svc',
 			description: 'The https address that receives the events, e.g. https://example.com/hooks/svc',
 		},
-		{
-			displayName: 'Events',
-			name: 'events',
-			type: 'multiOptions',
-			options: EVENT_KIND_OPTIONS,
-			default: ['lead.created'],
-			description: 'The event kinds to receive',
-		},
-		{
-			displayName: 'Other Event Kinds',
-			name: 'otherEvents',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. lead.updated',
-			description:
-				'Event kinds not in the list above, comma-separated; the service may know more kinds than this node',
-		},
+		...eventKindProperties({ description: 'The event kinds to receive' }),
 	],
 	options: [
 		{
