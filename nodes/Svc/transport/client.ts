@@ -261,21 +261,24 @@ export class SvcClient {
 					idempotencyKey,
 				};
 			}
+			// What this answer fails with: after the last attempt, or a wait longer than allowed.
+			const failure = () =>
+				toNodeApiError(
+					this.ctx.getNode(),
+					{
+						endpoint,
+						status,
+						body,
+						attempts: attempt,
+						baseUrl: this.baseUrl,
+						itemIndex: spec.itemIndex,
+					},
+					this.redactor,
+				);
 			if (RETRYABLE.has(status) && attempt < this.retry.maxAttempts) {
 				const told = retryAfterMs(response.headers);
 				if (told !== undefined && told > this.retry.maxRetryAfterMs) {
-					throw toNodeApiError(
-						this.ctx.getNode(),
-						{
-							endpoint,
-							status,
-							body,
-							attempts: attempt,
-							baseUrl: this.baseUrl,
-							itemIndex: spec.itemIndex,
-						},
-						this.redactor,
-					);
+					throw failure();
 				}
 				if (status === 429) {
 					// Every worker of this execution waits, not just this one.
@@ -286,18 +289,7 @@ export class SvcClient {
 				this.ctx.logger.debug(`Svc ${name}: status ${status}, retrying (attempt ${attempt})`);
 				continue;
 			}
-			throw toNodeApiError(
-				this.ctx.getNode(),
-				{
-					endpoint,
-					status,
-					body,
-					attempts: attempt,
-					baseUrl: this.baseUrl,
-					itemIndex: spec.itemIndex,
-				},
-				this.redactor,
-			);
+			throw failure();
 		}
 	}
 
