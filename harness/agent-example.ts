@@ -29,14 +29,19 @@ type LeadRecord = { [key: string]: JsonValue } & { id: string };
 
 const EMAIL = /[^\s@<>"']+@[^\s@<>"']+\.[A-Za-z]{2,}/;
 
-/** The first object with a string `id` in a tool result (n8n sends the tool's items as JSON). */
-export function firstRecord(text: string): LeadRecord | undefined {
-	let parsed: JsonValue;
+/** A tool result's JSON, or undefined when it is not JSON (n8n may answer a tool failure as text). */
+function parseJson(text: string): JsonValue | undefined {
 	try {
-		parsed = JSON.parse(text) as JsonValue;
+		return JSON.parse(text) as JsonValue;
 	} catch {
 		return undefined;
 	}
+}
+
+/** The first object with a string `id` in a tool result (n8n sends the tool's items as JSON). */
+export function firstRecord(text: string): LeadRecord | undefined {
+	const parsed = parseJson(text);
+	if (parsed === undefined) return undefined;
 	const queue: JsonValue[] = [parsed];
 	while (queue.length > 0) {
 		const value = queue.shift();
@@ -100,12 +105,7 @@ export function qualifyLeadScript(): Turn[] {
 
 /** The example's final answer in words a person reads, from the takeover tool's result (JSON). */
 function handoverAnswer(result: string): string {
-	let parsed: JsonValue;
-	try {
-		parsed = JSON.parse(result) as JsonValue;
-	} catch {
-		return `The handover answered: ${result}`;
-	}
+	const parsed = parseJson(result);
 	const record = (Array.isArray(parsed) ? parsed[0] : parsed) ?? null;
 	if (typeof record !== 'object' || record === null || Array.isArray(record))
 		return `The handover answered: ${result}`;

@@ -205,42 +205,34 @@ async function callToolThroughEngine(
 	return answer as { error: string | null; items: IDataObject[] };
 }
 
-/** Runs Start → Caller with the Svc tool connected to the Caller, calling it once per entry of `calls`. */
+const CALLER = { name: 'Caller', type: CALLER_TYPE, nodeType: callerType };
+/**
+ * n8n's MCP Server Trigger as the node that asks for the tool. The trigger answers the client
+ * `isError: true` for a thrown error (1.123 and 2.41, McpServer's CallTool handler): `call.error`
+ * is that text's message.
+ */
+const MCP_SERVER = { name: 'MCP Server', type: MCP_TRIGGER_TYPE, nodeType: mcpTriggerType };
+
+/** Runs Start → `consumer` (by default the Caller) with the Svc tool connected to it, calling the tool once per entry of `calls`. */
 async function callTool(
 	box: Sandbox,
 	parameters: INodeParameters,
 	calls: IDataObject[] = [{}],
 	apiKey = FULL_KEY,
+	consumer = CALLER,
 ): Promise<ToolCall[]> {
-	const answers = await runUnder(
-		{ name: 'Caller', type: CALLER_TYPE, nodeType: callerType },
-		box,
-		parameters,
-		calls,
-		apiKey,
-	);
+	const answers = await runUnder(consumer, box, parameters, calls, apiKey);
 	return answers.map((answer) => answer as unknown as ToolCall);
 }
 
-/**
- * Calls the tool as n8n's MCP Server Trigger does. The trigger answers the client `isError: true`
- * for a thrown error (1.123 and 2.41, McpServer's CallTool handler): `call.error` is that text's
- * message.
- */
+/** The tool called as n8n's MCP Server Trigger calls it. */
 async function callToolAsMcp(
 	box: Sandbox,
 	parameters: INodeParameters,
-	calls: IDataObject[] = [{}],
-	apiKey = FULL_KEY,
+	calls?: IDataObject[],
+	apiKey?: string,
 ): Promise<ToolCall[]> {
-	const answers = await runUnder(
-		{ name: 'MCP Server', type: MCP_TRIGGER_TYPE, nodeType: mcpTriggerType },
-		box,
-		parameters,
-		calls,
-		apiKey,
-	);
-	return answers.map((answer) => answer as unknown as ToolCall);
+	return await callTool(box, parameters, calls, apiKey, MCP_SERVER);
 }
 
 /** The cause and the fix of a call thrown to an MCP client, after checking that nothing was answered. */

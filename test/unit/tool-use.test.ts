@@ -24,6 +24,11 @@ import { aiToolNodeType } from '../../harness/engine/node-types';
 const plain = new Svc();
 const tool = aiToolNodeType(plain);
 
+/** A node named Svc of `type`, as a workflow holds it. */
+function svcNode(type: string, parameters: INodeParameters): INode {
+	return { id: 'n', name: 'Svc', type, typeVersion: 1, position: [0, 0], parameters };
+}
+
 /** The parameters n8n's Workflow fills in for a node of this type (defaults of what is displayed, nothing hidden), as at run time. */
 function filled(type: INodeType, parameters: INodeParameters): INodeParameters {
 	const nodeTypes: INodeTypes = {
@@ -31,14 +36,7 @@ function filled(type: INodeType, parameters: INodeParameters): INodeParameters {
 		getByNameAndVersion: () => type,
 		getKnownTypes: (): IDataObject => ({}),
 	};
-	const node: INode = {
-		id: 'n',
-		name: 'Svc',
-		type: `n8n-nodes-svc.${type.description.name}`,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters,
-	};
+	const node = svcNode(`n8n-nodes-svc.${type.description.name}`, parameters);
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
 	return workflow.getNode('Svc')?.parameters ?? {};
 }
@@ -160,14 +158,7 @@ describe('what n8n tells the model', () => {
 			resource: resource.option.value,
 			operation: operation.option.value,
 		});
-		const node: INode = {
-			id: 'n',
-			name: 'Svc',
-			type: 'n8n-nodes-svc.svcTool',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters,
-		};
+		const node = svcNode('n8n-nodes-svc.svcTool', parameters);
 		const given = NodeHelpers.getToolDescriptionForNode(node, tool);
 		expect(given).toBe(operation.toolDescription);
 		expect(given).not.toBe(NodeHelpers.makeDescription(parameters, tool.description));
@@ -247,14 +238,7 @@ describe('a failure thrown to an MCP client', () => {
 	});
 
 	it('carries the fix in the message, once', () => {
-		const node: INode = {
-			id: 'n',
-			name: 'Svc',
-			type: 'n8n-nodes-svc.svcTool',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		};
+		const node = svcNode('n8n-nodes-svc.svcTool', {});
 		const error = withFixInMessage(
 			new NodeOperationError(node, 'The cause', { description: 'The fix.' }),
 		);
