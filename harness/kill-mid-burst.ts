@@ -28,6 +28,23 @@ export interface KillMidBurstOptions {
 }
 
 /** The result with each list of events as its length, for a figures file. */
+/**
+ * What must be empty after a kill where n8n keeps every run's data: events answered 2xx without an
+ * execution, run twice, or stranded, with each event's attempts and executions (one value, so a
+ * failed assertion shows them all).
+ */
+export function lossesOf(
+	result: KillMidBurstResult,
+): Pick<KillMidBurstResult, 'ranTwice' | 'stranded' | 'details'> & { lost: string[] } {
+	return {
+		lost: result.acknowledgedWithoutExecution,
+		ranTwice: result.ranTwice,
+		stranded: result.stranded,
+		details: result.details,
+	};
+}
+export const NO_LOSSES = { lost: [], ranTwice: [], stranded: [], details: [] };
+
 export function countsOf(result: KillMidBurstResult): Record<string, number | string[]> {
 	const { details, ...figures } = result;
 	return {
