@@ -25,6 +25,12 @@ export interface KillMidBurstOptions {
 	executions: () => Promise<ExecutionRecord[]>;
 	/** Default 180 s: how long every acknowledged event may take to show in a finished execution. */
 	settleTimeoutMs?: number;
+	/**
+	 * n8n's Retry of one execution, as a person does it from the executions list. When given,
+	 * every `crashed` or `error` execution holding an event that has not run past the trigger is
+	 * retried once, and the counts of what ran include those retries.
+	 */
+	retry?: (executionId: string) => Promise<void>;
 }
 
 /** The result with each list of events as its length, for a figures file. */
@@ -63,8 +69,12 @@ export interface KillMidBurstResult {
 	acknowledgedBeforeKill: number;
 	/** Events answered 2xx whose id is in no stored execution at all: lost. */
 	acknowledgedWithoutExecution: string[];
-	/** Events whose run reached the node after the trigger more than once (counted at the sandbox). */
+	/** Events whose run reached the node after the trigger more than once (counted at the sandbox), retries included. */
 	ranTwice: string[];
+	/** Executions retried because they held an event that had not run past the trigger. */
+	retried: number;
+	/** Events answered 2xx and stored that never ran past the trigger, even after those retries. */
+	notRunAfterRetry: string[];
 	/** Events that never ran past the trigger: cut short by the kill. */
 	notRunPastTrigger: string[];
 	/** Of those, events with no `crashed` or `error` execution holding them for n8n's Retry: dropped as repeats, wrongly. */
@@ -81,7 +91,7 @@ export interface KillMidBurstResult {
 	recoverySeconds: number;
 	/** Sending rounds after the restart until every event was answered 2xx. */
 	resendRounds: number;
-	/** For each lost or stranded event: the service's attempts and the executions that hold it. */
+	/** For each lost, stranded or never-run event: the service's attempts and the executions that hold it. */
 	details: string[];
 }
 
@@ -134,6 +144,17 @@ export const SVC_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
 	parameters: { events: ['lead.created'] },
 	credentials: { svcApi: { id: 'svcSandbox', name: 'Svc sandbox' } },
 };
+
+/** How many times each event reached the node after the receiver, as the sandbox recorded it. */
+function ranPastTrigger(state: SandboxState): Map<string, number> {
+	const runs = new Map<string, number>();
+	for (const request of state.requests.all()) {
+		if (request.path !== RAN_PATH) continue;
+		for (const id of new Set(request.rawBody.match(EVENT_ID) ?? []))
+			runs.set(id, (runs.get(id) ?? 0) + 1);
+	}
+	return runs;
+}
 
 /** The executions with the events each holds, read from its data once. */
 function withEventIds(
@@ -226,20 +247,35 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 
 	const held = withEventIds(executions);
 	const { stored, dataReplaced } = storedEvents(held);
-	const runs = new Map<string, number>();
-	for (const request of state.requests.all()) {
-		if (request.path !== RAN_PATH) continue;
-		for (const id of new Set(request.rawBody.match(EVENT_ID) ?? []))
-			runs.set(id, (runs.get(id) ?? 0) + 1);
-	}
-	const retryable = new Set(
-		held
-			.filter(({ execution }) => execution.status === 'crashed' || execution.status === 'error')
-			.flatMap(({ eventIds }) => [...eventIds]),
+	const runsBeforeRetry = ranPastTrigger(state);
+	const failedHolding = held.filter(
+		({ execution }) => execution.status === 'crashed' || execution.status === 'error',
 	);
+	const retryable = new Set(failedHolding.flatMap(({ eventIds }) => [...eventIds]));
+	const toRetry = failedHolding.filter(({ eventIds }) =>
+		[...eventIds].some((id) => inBurst.has(id) && !runsBeforeRetry.has(id)),
+	);
+	if (options.retry) {
+		for (const { execution } of toRetry) await options.retry(execution.id);
+		await until(
+			'every retried execution has ended',
+			async () => {
+				const now = await options.executions();
+				return (
+					now.length >= executions.length + toRetry.length &&
+					!now.some((execution) => UNFINISHED.includes(execution.status))
+				);
+			},
+			{ everyMs: 500, timeoutMs: options.settleTimeoutMs ?? 180_000 },
+		);
+	}
+	const runs = ranPastTrigger(state);
 	const lost = ids.filter((id) => answered.has(id) && !stored.has(id));
-	const stranded = ids.filter((id) => !runs.has(id) && !retryable.has(id) && stored.has(id));
-	const details = [...lost, ...stranded].map((id) => {
+	const stranded = ids.filter(
+		(id) => !runsBeforeRetry.has(id) && !retryable.has(id) && stored.has(id),
+	);
+	const notRunAfterRetry = ids.filter((id) => answered.has(id) && stored.has(id) && !runs.has(id));
+	const details = [...new Set([...lost, ...stranded, ...notRunAfterRetry])].map((id) => {
 		const attempts = state.deliveries
 			.attempts({ eventId: id })
 			.map((attempt) => `${attempt.status ?? attempt.error} at ${attempt.startedAt.slice(11, 23)}`);
@@ -256,7 +292,9 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		acknowledgedBeforeKill,
 		acknowledgedWithoutExecution: lost,
 		ranTwice: ids.filter((id) => (runs.get(id) ?? 0) > 1),
-		notRunPastTrigger: ids.filter((id) => !runs.has(id)),
+		retried: options.retry ? toRetry.length : 0,
+		notRunAfterRetry,
+		notRunPastTrigger: ids.filter((id) => !runsBeforeRetry.has(id)),
 		stranded,
 		crashedExecutions: executions.filter((execution) => execution.status === 'crashed').length,
 		failedExecutions: executions.filter((execution) => execution.status === 'error').length,

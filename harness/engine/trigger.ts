@@ -62,6 +62,8 @@ export interface Delivery {
 	query?: IDataObject;
 	/** Called once the delivery is answered, which for an execution's answer is before it ends. */
 	onAnswer?: (response: RecordedResponse) => void;
+	/** The execution's id; n8n 1.x re-runs the job of a dead worker under the id it had. */
+	executionId?: string;
 }
 
 export interface RecordedResponse {
@@ -279,6 +281,7 @@ async function deliver(
 			baseData,
 			mode,
 			webhookResponse.workflowData,
+			delivery.executionId ?? nextExecutionId(),
 			(response) => {
 				result.response ??= response;
 				delivery.onAnswer?.(response);
@@ -300,9 +303,9 @@ async function runExecution(
 	baseData: IWorkflowExecuteAdditionalData,
 	mode: WorkflowExecuteMode,
 	workflowData: INodeExecutionData[][],
+	executionId: string,
 	onAnswer: (response: RecordedResponse) => void,
 ): Promise<INodeExecutionData[]> {
-	const executionId = nextExecutionId();
 	const hooks = lifecycleHooks(mode, executionId, workflow);
 	hooks.addHandler('sendResponse', (sent: IExecuteResponsePromiseData) => {
 		const full = sent as { statusCode?: number; headers?: Record<string, string>; body?: unknown };

@@ -13,7 +13,7 @@ import { startSandbox } from '../../sandbox';
 import { upsertLead } from '../../sandbox/operations';
 import { makeLocalCa } from '../../harness/local-ca';
 import type { LocalCa } from '../../harness/local-ca';
-import type { DeliveryResult, TriggerHarness } from '../../harness/engine';
+import type { DeliveryResult, RecordedResponse, TriggerHarness } from '../../harness/engine';
 import { capturedLogs, shutdownEngine } from '../../harness/engine';
 import type { SvcTriggerOptions } from '../../harness/engine/svc';
 import { createSvcTrigger, FULL_KEY } from '../../harness/engine/svc';
@@ -344,6 +344,31 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 			statusCode: 200,
 			body: { received: true, duplicate: true },
 		});
+	});
+
+	it('the same execution started again after its process died (n8n 1.x queue mode) fails with the event kept, and runs nothing past the trigger', async () => {
+		const t = await trigger();
+		await t.activate();
+		await t.deliver(signed(t, 'evt_rerun_0'));
+		// What the first run of execution 'exec-rerun-7' left before its worker was killed.
+		row(t).push('event evt_rerun', 'claim evt_rerun exec-rerun-7');
+		const answers: RecordedResponse[] = [];
+		await expect(
+			t.deliver({
+				...signed(t, 'evt_rerun'),
+				executionId: 'exec-rerun-7',
+				onAnswer: (answer) => answers.push(answer),
+			}),
+		).rejects.toMatchObject({
+			message:
+				'n8n started this execution again after the process running it stopped, so event evt_rerun may already have run past the trigger',
+		});
+		expect(answers.map((answer) => answer.statusCode)).toEqual([200]);
+		// Another execution of the same event is a repeat, as before.
+		row(t).push('event evt_rerun_2', 'claim evt_rerun_2 exec-first-8');
+		expect(
+			(await t.deliver({ ...signed(t, 'evt_rerun_2'), executionId: 'exec-other-9' })).passedOn,
+		).toEqual([]);
 	});
 
 	it('two copies of an event arriving at the same instant: both answered 200, one passes the event on', async () => {

@@ -575,6 +575,12 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				kill: async () => await target.kill(),
 				restart: async () => await target.restart(),
 				executions: async () => await storedExecutions(workflow.id, { includeData: true }),
+				retry: async (executionId) => {
+					const retry = await topology.main.rest('POST', `/executions/${executionId}/retry`, {
+						loadWorkflow: false,
+					});
+					expect(retry.status).toBe(200);
+				},
 			});
 			crashFigures[target.name] = countsOf(result);
 			return result;
@@ -588,13 +594,16 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			expect(lossesOf(result)).toEqual(NO_LOSSES);
 		});
 
-		it("a worker: none runs twice past the trigger; an answered event is lost only where n8n replaced its dead run's data", async () => {
+		it("a worker: none runs twice past the trigger, n8n's Retry runs each stopped event once; an answered event is lost only where n8n replaced its dead run's data", async () => {
 			const result = await burstAndKill(topology.workers[0]);
 			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
 				OPERATOR_BURST.killAfterAcknowledged,
 			);
 			expect(result.ranTwice).toEqual([]);
 			expect(result.stranded).toEqual([]);
+			// n8n 1.x runs a dead worker's job again; the trigger fails it with the event kept, and a
+			// person's Retry runs the event once.
+			expect(result.notRunAfterRetry).toEqual([]);
 			// n8n 2.x fails a dead worker's runs with its own error and keeps none of their data (docs/queue-mode.md).
 			expect(result.acknowledgedWithoutExecution.length).toBeLessThanOrEqual(
 				result.failedWithDataReplaced,

@@ -110,11 +110,11 @@ describe('EventClaims', () => {
 		expect(await claims.claim('wf node', 'evt_1', execution(), row.record(), NOW)).toBe('first');
 	});
 
-	it('the same execution run again (queue mode re-runs a job whose worker died) finds its own claim and runs the event', async () => {
+	it('the same execution run again (n8n 1.x re-runs a job whose worker died) finds its own earlier claim: a rerun, not a first run', async () => {
 		const row = new UnlockedRow();
 		expect(await process().claim('wf node', 'evt_1', '41', row.record(), NOW)).toBe('first');
 		const otherWorker = process();
-		expect(await otherWorker.claim('wf node', 'evt_1', '41', row.record(), NOW)).toBe('first');
+		expect(await otherWorker.claim('wf node', 'evt_1', '41', row.record(), NOW)).toBe('rerun');
 		expect(await process().claim('wf node', 'evt_1', '42', row.record(), NOW)).toBe('repeat');
 	});
 

@@ -11,7 +11,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../contract';
 import { EVENT_SIGNATURE } from '../contract';
-import type { ProcessedRecord } from './eventClaims';
+import type { ClaimOutcome, ProcessedRecord } from './eventClaims';
 import { CLAIMED_EVENTS_MAX_ENTRIES, eventClaims } from './eventClaims';
 import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
@@ -207,21 +207,38 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 	const scope = claimScope(this);
 	const record = processedRecord(this);
 	const first: INodeExecutionData[] = [];
+	const rerun: string[] = [];
 	for (const item of items) {
 		const eventId = typeof item.json.id === 'string' ? item.json.id : undefined;
+		let outcome: ClaimOutcome = 'first';
 		try {
-			if (
-				eventId === undefined ||
-				(await eventClaims.claim(scope, eventId, this.getExecutionId(), record, Date.now())) ===
-					'first'
-			)
-				first.push(item);
+			if (eventId !== undefined)
+				outcome = await eventClaims.claim(
+					scope,
+					eventId,
+					this.getExecutionId(),
+					record,
+					Date.now(),
+				);
 		} catch (error) {
 			throw new NodeOperationError(this.getNode(), error as Error, {
 				description:
 					'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',
 			});
 		}
+		if (outcome === 'first') first.push(item);
+		else if (outcome === 'rerun' && eventId !== undefined) rerun.push(eventId);
+	}
+	if (rerun.length > 0) {
+		// Failing keeps the event in this execution for a person's Retry; running it could run twice.
+		throw new NodeOperationError(
+			this.getNode(),
+			`n8n started this execution again after the process running it stopped, so event ${rerun.join(', ')} may already have run past the trigger`,
+			{
+				description:
+					'Nothing after the trigger ran in this attempt. Check what the nodes after the trigger did for this event; if it did not finish, Retry this execution to run it.',
+			},
+		);
 	}
 	if (first.length < items.length) {
 		this.addExecutionHints({

@@ -10,8 +10,12 @@ export interface ProcessedRecord {
 	checkAndRecord(values: string[]): Promise<Set<string>>;
 }
 
-/** 'first': this execution runs the event. 'repeat': another execution has it. */
-export type ClaimOutcome = 'first' | 'repeat';
+/**
+ * 'first': this execution runs the event. 'repeat': another execution has it. 'rerun': this
+ * execution had claimed it in an earlier run that a dead process cut short (n8n 1.x in queue mode
+ * runs a stalled job again under the same id), so the event may already have run past the trigger.
+ */
+export type ClaimOutcome = 'first' | 'repeat' | 'rerun';
 
 export interface ClaimLimits {
 	/**
@@ -115,7 +119,8 @@ export class EventClaims {
 
 	/**
 	 * `executionId` makes the claim this execution's own: when n8n runs the same execution again
-	 * (queue mode re-runs a job whose worker died), it finds its own claim and runs the event.
+	 * (queue mode on n8n 1.x re-runs a job whose worker died), it finds its own claim from the
+	 * earlier run and answers 'rerun', because nothing tells whether that run got past the trigger.
 	 */
 	async claim(
 		scope: string,
@@ -164,7 +169,7 @@ export class EventClaims {
 		for (let round = 0; round <= this.limits.maxRounds; round++) {
 			if (round > 0) await this.wait(this.limits.settleMs);
 			const present = await recorder.checkAndRecord(record, [event, token]);
-			if (present.has(token)) return 'first';
+			if (present.has(token)) return round === 0 ? 'rerun' : 'first';
 			if (present.has(event)) return 'repeat';
 		}
 		throw new Error(
