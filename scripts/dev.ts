@@ -150,7 +150,8 @@ Try first:
        ${createConsentingLead}
      The agent looks the lead up with the "Find Lead" tool and hands it over with "Hand To Assistant";
      its answer says in plain words that the assistant took over. A lead without consent (the
-     command in step 2) is left alone. The model is scripted (it plays these steps for any lead), so this runs offline.
+     command in step 2) is left alone. The model is scripted (it plays these steps for any lead),
+     so this runs offline.
   5. Add a Svc node to any workflow: every resource and operation works against the sandbox.
 
 Other demo keys (add them as Svc API credentials to see scopes at work):
