@@ -5,6 +5,7 @@ import type {
 	INodeParameters,
 	IRun,
 	NodeExecutionHint,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
 import { SvcApi } from '../../credentials/SvcApi.credentials';
@@ -29,6 +30,8 @@ export interface SvcRunOptions {
 	/** Node settings such as onError, retryOnFail, maxTries. */
 	settings?: Partial<INode>;
 	executionId?: string;
+	/** n8n's execution mode; default 'manual'. */
+	mode?: WorkflowExecuteMode;
 }
 
 export interface SvcRun {
@@ -73,6 +76,7 @@ export async function runSvc(
 		},
 		items: (options.items ?? [{}]).map((json) => ({ json })),
 		executionId: options.executionId,
+		mode: options.mode,
 	});
 	const tasks = run.data.resultData.runData.Svc ?? [];
 	const hints = tasks.flatMap((task) => task.hints ?? []);

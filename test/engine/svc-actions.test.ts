@@ -716,3 +716,75 @@ describe('Webhook Subscription', () => {
 		expect(requestsTo(sandbox(), 'POST /v1/webhook-subscriptions')).toHaveLength(0);
 	});
 });
+
+describe('an n8n evaluation run (mode evaluation) messages no lead unless a person allows it', () => {
+	const takeover: INodeParameters = {
+		resource: 'conversation',
+		operation: 'assistantTakeover',
+		leadId: { __rl: true, mode: 'id', value: 'lead_0001' },
+	};
+	const dispatch: INodeParameters = {
+		resource: 'campaign',
+		operation: 'dispatch',
+		campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' },
+		confirmDispatch: true,
+		leadIds: 'lead_0001',
+	};
+	const routes = () =>
+		sandbox()
+			.state.requests.all()
+			.filter((request) => request.route !== null)
+			.map((request) => request.route);
+
+	it.each([
+		['Assistant Takeover', takeover, 'Conversation Assistant Takeover'],
+		['Dispatch', dispatch, 'Campaign Dispatch'],
+	])(
+		'%s answers each item with what it did not send, and a hint; the service gets nothing',
+		async (_label, parameters, name) => {
+			const result = await runSvc(sandbox(), parameters, {
+				mode: 'evaluation',
+				items: [{}, {}],
+			});
+			expect(result.error).toBeUndefined();
+			const message = `Not sent: n8n is running this workflow as an evaluation, and ${name} messages real leads. Nothing reached the service. To send during evaluations, a person switches on 'Send During Evaluations' in the node's options.`;
+			expect(result.output.map((item) => item.json)).toEqual([
+				{ sent: false, reason: 'evaluation', message },
+				{ sent: false, reason: 'evaluation', message },
+			]);
+			expect(result.hints.map((hint) => hint.message)).toEqual([message]);
+			expect(routes()).toEqual([]);
+		},
+	);
+
+	it("an expression in 'Send During Evaluations' counts as off; the person's switch sends, once", async () => {
+		const byExpression = await runSvc(
+			sandbox(),
+			{ ...takeover, options: { sendDuringEvaluations: '={{ true }}' } },
+			{ mode: 'evaluation' },
+		);
+		expect(byExpression.output[0].json).toMatchObject({ sent: false, reason: 'evaluation' });
+		expect(routes()).toEqual([]);
+		const allowed = await runSvc(
+			sandbox(),
+			{ ...takeover, options: { sendDuringEvaluations: true } },
+			{ mode: 'evaluation' },
+		);
+		expect(allowed.output[0].json).toMatchObject({ status: 'assistant_active' });
+		expect(routes()).toEqual(['POST /v1/leads/{lead_id}/assistant-takeover']);
+	});
+
+	it('reads and other writes run as usual in an evaluation', async () => {
+		const read = await runSvc(
+			sandbox(),
+			{
+				resource: 'lead',
+				operation: 'get',
+				leadId: { __rl: true, mode: 'id', value: 'lead_0001' },
+			},
+			{ mode: 'evaluation' },
+		);
+		expect(read.output[0].json.id).toBe('lead_0001');
+		expect(routes()).toEqual(['GET /v1/leads/{lead_id}']);
+	});
+});

@@ -15,6 +15,7 @@ import type {
 	INodeExecutionData,
 	INodeParameters,
 	INodeType,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
@@ -166,6 +167,7 @@ async function runUnder(
 	parameters: INodeParameters,
 	args: IDataObject[],
 	apiKey = FULL_KEY,
+	mode?: WorkflowExecuteMode,
 ): Promise<IDataObject[]> {
 	const node: INode = {
 		id: `${consumer.name}-1`,
@@ -185,6 +187,7 @@ async function runUnder(
 		credentialTypes: [new SvcApi()],
 		credentials: { svcApi: { apiKey, baseUrl: box.url } },
 		items: args.map((call) => ({ json: { args: call } })),
+		mode,
 	});
 	if (run.data.resultData.error) throw run.data.resultData.error;
 	return outputOf(run, consumer.name).map((item) => item.json);
@@ -195,12 +198,15 @@ async function callToolThroughEngine(
 	box: Sandbox,
 	parameters: INodeParameters,
 	args: IDataObject = {},
+	mode?: WorkflowExecuteMode,
 ): Promise<{ error: string | null; items: IDataObject[] }> {
 	const [answer] = await runUnder(
 		{ name: 'Agent', type: AGENT_TYPE, nodeType: agentType },
 		box,
 		parameters,
 		[args],
+		FULL_KEY,
+		mode,
 	);
 	return answer as { error: string | null; items: IDataObject[] };
 }
@@ -741,5 +747,40 @@ describe('an MCP client is told of a failure by a thrown error (isError: true), 
 		expect(read.result).toEqual([expect.objectContaining({ id: 'cmp_0001' })]);
 		const [other] = await callTool(sandbox(), unknownLead);
 		expect(errorItemOf(other).error).toBe('The resource was not found (404)');
+	});
+});
+
+describe('in an n8n evaluation run, a tool that messages leads sends nothing unless a person allows it', () => {
+	it('an allowed Dispatch tool answers what it did not send; the service gets nothing', async () => {
+		const dispatch = {
+			...PROTECTED[0].parameters,
+			allowToolUse: true,
+			leadIds: "={{ $fromAI('leadIds', '', 'string') }}",
+		};
+		const held = await callToolThroughEngine(
+			sandbox(),
+			dispatch,
+			{ leadIds: 'lead_0001' },
+			'evaluation',
+		);
+		expect(held.error).toBeNull();
+		expect(held.items).toEqual([
+			expect.objectContaining({
+				sent: false,
+				reason: 'evaluation',
+				message: expect.stringMatching(
+					/^Not sent: n8n is running this workflow as an evaluation, and Campaign Dispatch messages real leads\./,
+				) as unknown,
+			}),
+		]);
+		expect(
+			sandbox()
+				.state.requests.all()
+				.filter((request) => request.route !== null),
+		).toEqual([]);
+		// The same tool outside an evaluation sends.
+		const sent = await callToolThroughEngine(sandbox(), dispatch, { leadIds: 'lead_0001' });
+		expect(sent.items).toEqual([expect.objectContaining({ status: 'queued' })]);
+		expect(requestsTo(sandbox(), DISPATCH_ROUTE)).toHaveLength(1);
 	});
 });

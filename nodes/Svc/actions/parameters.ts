@@ -41,6 +41,23 @@ export const requestOptions: INodeProperties[] = [
 	},
 ];
 
+/** The option that lets an operation which messages leads send during an n8n evaluation run. */
+export const SEND_DURING_EVALUATIONS = 'sendDuringEvaluations';
+
+/**
+ * n8n's evaluations run a workflow over a data set, again and again: an operation that messages
+ * real leads sends nothing there unless a person switched this on (read as stored, never an expression).
+ */
+export const sendDuringEvaluationsOption: INodeProperties = {
+	displayName: 'Send During Evaluations',
+	name: SEND_DURING_EVALUATIONS,
+	type: 'boolean',
+	noDataExpression: true,
+	default: false,
+	description:
+		'Whether to call the service when n8n runs this workflow as an evaluation. Off: the node sends nothing there and returns what it would have sent, so an evaluation never messages real leads. Set here by a person: an expression counts as off.',
+};
+
 export const idempotencyKeyOption: INodeProperties = {
 	displayName: 'Idempotency Key',
 	name: 'idempotencyKey',

@@ -20,8 +20,13 @@ import { account } from './account';
 import { campaign } from './campaign';
 import { conversation } from './conversation';
 import { lead } from './lead';
-import { ItemParameters } from './itemParameters';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, requestOptions } from './parameters';
+import { ItemParameters, storedSetting } from './itemParameters';
+import {
+	DEFAULT_CONCURRENCY,
+	MAX_CONCURRENCY,
+	requestOptions,
+	SEND_DURING_EVALUATIONS,
+} from './parameters';
 import {
 	allowToolUseProperty,
 	answersMcpClient,
@@ -140,6 +145,26 @@ function toolRefusal(
 }
 
 /**
+ * In an n8n evaluation run (mode 'evaluation', both majors), an operation that messages real leads
+ * sends nothing unless a person switched on "Send During Evaluations": evaluations replay a data
+ * set many times. Returns what the node answers instead, or undefined when it may send.
+ */
+function heldForEvaluation(
+	ctx: IExecuteFunctions,
+	resource: Resource,
+	operation: Operation,
+): { sent: false; reason: 'evaluation'; message: string } | undefined {
+	if (!operation.messagesLeads || ctx.getMode() !== 'evaluation') return undefined;
+	const allowed = storedSetting(ctx.getNode().parameters, `options.${SEND_DURING_EVALUATIONS}`);
+	if (allowed.kind === 'literal' && allowed.value === true) return undefined;
+	return {
+		sent: false,
+		reason: 'evaluation',
+		message: `Not sent: n8n is running this workflow as an evaluation, and ${resource.option.name} ${operation.option.name} messages real leads. Nothing reached the service. To send during evaluations, a person switches on 'Send During Evaluations' in the node's options.`,
+	};
+}
+
+/**
  * A failed item as output: what Continue On Fail gives, and what a tool answers an AI Agent. n8n's
  * AI Agent passes a thrown error's message alone to the model (2.41) or ends the whole run (1.123),
  * so there the tool answers with the cause and the fix instead of throwing. An MCP client gets the
@@ -194,6 +219,13 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 	if (refusal) {
 		if (toMcpClient) throw withFixInMessage(refusal);
 		return everyItemFailed(items, refusal);
+	}
+	const held = heldForEvaluation(this, found.resource, operation);
+	if (held) {
+		this.addExecutionHints({ message: held.message, location: 'outputPane' });
+		return [
+			items.map((_item, itemIndex) => ({ json: { ...held }, pairedItem: { item: itemIndex } })),
+		];
 	}
 	const options = this.getNodeParameter('options', 0, {});
 	const gate = new RequestGate({

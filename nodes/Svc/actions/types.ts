@@ -43,6 +43,11 @@ export interface Operation {
 	 * switched on "Allow Use by AI" in the node (a stored `true`, never an expression).
 	 */
 	needsPersonAsTool?: boolean;
+	/**
+	 * Whether this operation can send messages to real leads: in an n8n evaluation run it sends
+	 * nothing unless a person switched on "Send During Evaluations" (sendDuringEvaluationsOption).
+	 */
+	messagesLeads?: boolean;
 	execute(op: OperationContext): Promise<IDataObject | IDataObject[]>;
 }
 

@@ -6,7 +6,7 @@ import { asText } from '../../shared/text';
 import { userError } from '../../transport';
 import { storedSetting } from '../itemParameters';
 import { campaignLocator, locatorValue } from '../locators';
-import { idempotencyKeyOption } from '../parameters';
+import { idempotencyKeyOption, sendDuringEvaluationsOption } from '../parameters';
 import { personMustAllowText, plainOnly } from '../tool';
 import type { Operation, OperationContext } from '../types';
 
@@ -147,8 +147,9 @@ export const dispatch: Operation = {
 				'The leads that receive the campaign: their IDs, comma-separated, e.g. lead_0001, lead_0002',
 		},
 	],
-	options: [allowUnapprovedOption, idempotencyKeyOption],
+	options: [allowUnapprovedOption, sendDuringEvaluationsOption, idempotencyKeyOption],
 	writes: true,
+	messagesLeads: true,
 	async execute(op) {
 		const campaignId = locatorValue(op, 'campaign');
 		// As a tool the router already required "Allow Use by AI", the person's confirmation.

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { TakeoverResult } from '../../contract';
 import { leadLocator, locatorValue } from '../locators';
-import { idempotencyKeyOption } from '../parameters';
+import { idempotencyKeyOption, sendDuringEvaluationsOption } from '../parameters';
 import type { Operation } from '../types';
 
 export const assistantTakeover: Operation = {
@@ -27,8 +27,9 @@ export const assistantTakeover: Operation = {
 				'Context for the assistant in a sentence or two, e.g. "Asked about pricing for 20 seats; wants a call this week"',
 		},
 	],
-	options: [idempotencyKeyOption],
+	options: [sendDuringEvaluationsOption, idempotencyKeyOption],
 	writes: true,
+	messagesLeads: true,
 	async execute(op) {
 		const leadId = locatorValue(op, 'lead');
 		const note = op.parameter<string>('note', '').trim();
