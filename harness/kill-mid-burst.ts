@@ -73,7 +73,7 @@ export interface KillMidBurstResult {
 	ranTwice: string[];
 	/** Executions retried because they held an event that had not run past the trigger. */
 	retried: number;
-	/** Events answered 2xx and stored that never ran past the trigger, even after those retries. */
+	/** With `retry`: events answered 2xx and stored that never ran past the trigger, even after those retries. */
 	notRunAfterRetry: string[];
 	/** Events that never ran past the trigger: cut short by the kill. */
 	notRunPastTrigger: string[];
@@ -274,7 +274,9 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	const stranded = ids.filter(
 		(id) => !runsBeforeRetry.has(id) && !retryable.has(id) && stored.has(id),
 	);
-	const notRunAfterRetry = ids.filter((id) => answered.has(id) && stored.has(id) && !runs.has(id));
+	const notRunAfterRetry = options.retry
+		? ids.filter((id) => answered.has(id) && stored.has(id) && !runs.has(id))
+		: [];
 	const details = [...new Set([...lost, ...stranded, ...notRunAfterRetry])].map((id) => {
 		const attempts = state.deliveries
 			.attempts({ eventId: id })

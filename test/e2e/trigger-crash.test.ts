@@ -49,13 +49,24 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			await env?.stop();
 		});
 
-		/** `settleTimeoutMs`: a receiver that loses events (n8n 1.x's Webhook node) never satisfies the wait. */
+		/**
+		 * `settleTimeoutMs`: a receiver that loses events (n8n 1.x's Webhook node) never satisfies the
+		 * wait. `retry`: retry each crashed run that held an event not yet run, as a person would.
+		 */
 		async function burstAndKill(
 			workflowId: string,
-			settleTimeoutMs?: number,
+			options: { settleTimeoutMs?: number; retry?: boolean } = {},
 		): Promise<KillMidBurstResult> {
 			return await killMidBurst({
-				settleTimeoutMs,
+				settleTimeoutMs: options.settleTimeoutMs,
+				retry: options.retry
+					? async (executionId) => {
+							const retry = await env.n8n.rest('POST', `/executions/${executionId}/retry`, {
+								loadWorkflow: false,
+							});
+							expect(retry.status).toBe(200);
+						}
+					: undefined,
 				state: env.sandbox.state,
 				...OPERATOR_BURST,
 				kill: async () => await env.n8n.kill(),
@@ -66,7 +77,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			});
 		}
 
-		it('Svc Trigger: every event answered 2xx has an execution, and none runs twice past the trigger', async () => {
+		it("Svc Trigger: every event answered 2xx has an execution, none runs twice past the trigger, and n8n's Retry of the crashed runs runs each of their events once", async () => {
 			const workflow = await importWorkflow(
 				env.n8n,
 				withCredential(
@@ -75,13 +86,16 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				),
 			);
 			await activate(env.n8n, workflow.id);
-			const result = await burstAndKill(workflow.id);
+			const result = await burstAndKill(workflow.id, { retry: true });
 			figures[version].svcTrigger = countsOf(result);
 			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
 				OPERATOR_BURST.killAfterAcknowledged,
 			);
-			// What did not run past the trigger was cut short by the kill: its crashed execution is there for n8n's Retry.
+			// What did not run past the trigger was cut short by the kill: its crashed execution is there
+			// for n8n's Retry, and once retried each of those events ran past the trigger once.
 			expect(lossesOf(result)).toEqual(NO_LOSSES);
+			expect(result.notRunAfterRetry).toEqual([]);
+			expect(result.retried).toBeGreaterThan(0);
 			await deactivate(env.n8n, workflow.id);
 			await until('subscription deleted', () => env.sandbox.state.store.subscriptions.size === 0, {
 				timeoutMs: 15_000,
@@ -110,7 +124,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				events: ['lead.created'],
 			});
 			try {
-				const result = await burstAndKill(workflow.id, 60_000);
+				const result = await burstAndKill(workflow.id, { settleTimeoutMs: 60_000 });
 				figures[version].webhookNode = countsOf(result);
 				expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
 					OPERATOR_BURST.killAfterAcknowledged,
