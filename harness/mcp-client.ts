@@ -70,6 +70,8 @@ export function fetchTrusting(ca: string | undefined): FetchLike {
 
 export interface McpConnection {
 	client: Client;
+	/** The session id the server gave this connection, if it keeps sessions. */
+	readonly sessionId: string | undefined;
 	/** Lists the server's tools, bounded by the connection's timeout. */
 	listTools(): Promise<Tool[]>;
 	/** Calls a tool, bounded by the connection's timeout; an MCP error result is returned, not thrown. */
@@ -96,6 +98,9 @@ export async function connectMcp(
 	await client.connect(transport, { timeout });
 	return {
 		client,
+		get sessionId() {
+			return transport.sessionId;
+		},
 		listTools: async () => (await client.listTools(undefined, { timeout })).tools,
 		callTool: async (name, args) =>
 			(await client.callTool({ name, arguments: args }, undefined, { timeout })) as CallToolResult,

@@ -56,6 +56,8 @@ export interface N8nRoleProcess {
 	name: string;
 	/** The webhook process's HTTP port, or the worker's health-check port. */
 	port: number;
+	/** This process's own address: https://localhost:<port>. */
+	baseUrl: string;
 	/** Base of this process's production webhook URLs (webhook processes), else its health server. */
 	webhookBaseUrl: string;
 	userFolder: string;

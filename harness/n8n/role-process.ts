@@ -93,6 +93,7 @@ export async function startRoleProcess(
 		role,
 		name,
 		port: processPort,
+		baseUrl: processBase,
 		webhookBaseUrl: `${processBase}/webhook`,
 		userFolder: folder,
 		logFile: processLog,

@@ -2,7 +2,6 @@
  * The Svc node as an AI tool in a real n8n: an AI Agent driven by a scripted chat model, and
  * n8n's MCP Server Trigger called by the official MCP client. One n8n per major.
  */
-import { randomUUID } from 'node:crypto';
 import type { INodeParameters } from 'n8n-workflow';
 
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -22,12 +21,7 @@ import { nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import type { McpConnection } from '../../harness/mcp-client';
 import { connectMcp, resultText } from '../../harness/mcp-client';
-import type {
-	CredentialRef,
-	WorkflowInput,
-	WorkflowNodeInput,
-	WorkflowRecord,
-} from '../../harness/n8n/api';
+import type { CredentialRef, WorkflowNodeInput, WorkflowRecord } from '../../harness/n8n/api';
 import {
 	activate,
 	deactivate,
@@ -52,6 +46,20 @@ import {
 	startScriptedModel,
 	toolResults,
 } from '../../harness/scripted-model';
+import {
+	AGENT,
+	agentWorkflow,
+	byId,
+	fromAI,
+	MCP_SERVER,
+	mcpServerWorkflow,
+	publishMcpServer,
+	REFUSAL,
+	REFUSAL_FIX,
+	SVC_TOOLS,
+	svcTool,
+	withTools,
+} from '../../harness/svc-tools';
 import { until } from '../../harness/wait';
 import { DEMO_KEYS } from '../../sandbox';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
@@ -65,61 +73,6 @@ const TAKEOVER_ROUTE = 'POST /v1/leads/{lead_id}/assistant-takeover';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** A JavaScript stack frame, as a thrown error's stack prints it. */
 const STACK_FRAME = /\n\s+at .+\(?.+:\d+:\d+\)?/;
-
-/** A parameter the model fills, in the form n8n's editor writes. */
-function fromAI(
-	key: string,
-	description: string,
-	type: 'string' | 'number' | 'boolean' | 'json' = 'string',
-): string {
-	return `={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('${key}', '${description}', '${type}') }}`;
-}
-
-const byId = (value: string): INodeParameters => ({ __rl: true, mode: 'id', value });
-
-/** The Svc tools the agent and the MCP server are given, by node name. */
-const TOOLS: Record<string, INodeParameters> = {
-	'Find Lead': {
-		resource: 'lead',
-		operation: 'getAll',
-		maxResults: 1,
-		filters: { email: fromAI('email', 'The email address of the lead') },
-	},
-	'Get Lead': {
-		resource: 'lead',
-		operation: 'get',
-		leadId: byId(fromAI('leadId', 'The id of the lead, e.g. lead_0001')),
-	},
-	'Save Lead': {
-		resource: 'lead',
-		operation: 'upsert',
-		email: fromAI('email', 'The email address of the lead'),
-		additionalFields: { first_name: fromAI('firstName', 'The first name of the lead') },
-	},
-	'Hand To Assistant': {
-		toolDescription:
-			'Hand a lead to the assistant, which takes over the conversation. Needs the lead id.',
-		resource: 'conversation',
-		operation: 'assistantTakeover',
-		leadId: byId(fromAI('leadId', 'The id of the lead, e.g. lead_0001')),
-		note: fromAI('note', 'Why the lead is handed over'),
-	},
-	// 'Allow Use by AI' is not switched on: the tool refuses, whatever the model confirms.
-	'Dispatch Campaign': {
-		resource: 'campaign',
-		operation: 'dispatch',
-		campaignId: byId(fromAI('campaignId', 'The id of the campaign, e.g. cmp_0001')),
-		confirmDispatch: fromAI('confirm', 'Whether to really send', 'boolean'),
-		// Fixed: n8n refuses to publish a workflow whose Dispatch has no Lead IDs (a required field).
-		leadIds: 'lead_0001',
-	},
-};
-
-/** The refusal of a protected operation while 'Allow Use by AI' is off: the cause, and the fix only a person can make. */
-const REFUSAL =
-	/^Campaign Dispatch is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot/;
-const REFUSAL_FIX =
-	/Nothing was sent to the service\. To let the model dispatch a campaign, a person opens this tool node in the editor and switches on 'Allow Use by AI'\./;
 
 function offered(request: ChatRequest, name: string): OfferedTool['function'] {
 	const tool = request.tools?.find((candidate) => candidate.function.name === name);
@@ -168,7 +121,6 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		let model: ScriptedModel;
 		let modelCredential: CredentialRef;
 		let readOnly: CredentialRef;
-		const agentVersion = version === 'v2' ? 3.1 : 3;
 
 		beforeAll(async () => {
 			model = await startScriptedModel();
@@ -193,31 +145,12 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		});
 		afterEach(() => env.sandbox.state.faults.clear());
 
-		function svcTool(
+		/** A Svc tool with the full-scope sandbox credential unless another is given. */
+		const tool = (
 			name: string,
 			parameters: INodeParameters,
 			credential: CredentialRef = env.credential,
-		): WorkflowNodeInput {
-			return {
-				name,
-				type: 'n8n-nodes-svc.svcTool',
-				typeVersion: 1,
-				parameters,
-				credentials: { svcApi: { id: credential.id, name: credential.name } },
-			};
-		}
-
-		/** `root` with each tool attached by an ai_tool connection. */
-		function withTools(
-			workflow: WorkflowInput,
-			root: string,
-			tools: WorkflowNodeInput[],
-		): WorkflowInput {
-			const connections = { ...workflow.connections };
-			for (const tool of tools)
-				connections[tool.name] = { ai_tool: [[{ node: root, type: 'ai_tool', index: 0 }]] };
-			return { ...workflow, nodes: [...workflow.nodes, ...tools], connections };
-		}
+		): WorkflowNodeInput => svcTool(name, parameters, credential);
 
 		const requests = () =>
 			env.sandbox.state.requests.all().filter((request) => request.route !== null);
@@ -229,52 +162,23 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			let workflow: WorkflowRecord;
 
 			beforeAll(async () => {
-				const base: WorkflowInput = {
+				const base = agentWorkflow({
 					name: `agent e2e ${version}`,
-					nodes: [
-						{
-							name: 'Ask',
-							type: 'n8n-nodes-base.webhook',
-							typeVersion: 2,
-							webhookId: randomUUID(),
-							parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', options: {} },
-						},
-						{
-							name: 'Agent',
-							type: '@n8n/n8n-nodes-langchain.agent',
-							typeVersion: agentVersion,
-							parameters: {
-								promptType: 'define',
-								text: '={{ $json.body.prompt }}',
-								options: { enableStreaming: false },
-							},
-						},
-						{
-							name: 'Chat Model',
-							type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-							typeVersion: 1.3,
-							parameters: { model: byId(model.modelId), responsesApiEnabled: false, options: {} },
-							credentials: { openAiApi: { id: modelCredential.id, name: modelCredential.name } },
-						},
-					],
-					connections: {
-						Ask: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
-						'Chat Model': {
-							ai_languageModel: [[{ node: 'Agent', type: 'ai_languageModel', index: 0 }]],
-						},
-					},
-					settings: { executionOrder: 'v1' },
-				};
+					path,
+					version,
+					modelId: model.modelId,
+					modelCredential,
+				});
 				// n8n's default settings on every tool (no "On Error: Continue"): the tool itself answers a failure as an item.
 				const tools = [
-					svcTool('Find Lead', TOOLS['Find Lead']),
-					svcTool('Get Lead', TOOLS['Get Lead']),
-					svcTool('Save Lead', TOOLS['Save Lead']),
-					svcTool('Hand To Assistant', TOOLS['Hand To Assistant']),
-					svcTool('Hand Over With Read Key', TOOLS['Hand To Assistant'], readOnly),
-					svcTool('Dispatch Campaign', TOOLS['Dispatch Campaign']),
+					tool('Find Lead', SVC_TOOLS['Find Lead']),
+					tool('Get Lead', SVC_TOOLS['Get Lead']),
+					tool('Save Lead', SVC_TOOLS['Save Lead']),
+					tool('Hand To Assistant', SVC_TOOLS['Hand To Assistant']),
+					tool('Hand Over With Read Key', SVC_TOOLS['Hand To Assistant'], readOnly),
+					tool('Dispatch Campaign', SVC_TOOLS['Dispatch Campaign']),
 				];
-				workflow = await importWorkflow(env.n8n, withTools(base, 'Agent', tools));
+				workflow = await importWorkflow(env.n8n, withTools(base, AGENT, tools));
 				await activate(env.n8n, workflow.id);
 			});
 			afterAll(async () => {
@@ -346,7 +250,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 					required: ['email'],
 				});
 				const handOver = offered(first, 'Hand_To_Assistant');
-				expect(handOver.description).toBe(TOOLS['Hand To Assistant'].toolDescription);
+				expect(handOver.description).toBe(SVC_TOOLS['Hand To Assistant'].toolDescription);
 				expect(handOver.parameters).toMatchObject({
 					type: 'object',
 					properties: { leadId: { type: 'string' }, note: { type: 'string' } },
@@ -470,46 +374,18 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			let mcp: McpConnection;
 			const url = () => `${env.n8n.baseUrl}/mcp/${path}`;
 
-			async function publish(stored: WorkflowRecord): Promise<void> {
-				if (version === 'v1') {
-					await activate(env.n8n, stored.id);
-					return;
-				}
-				const result = await env.n8n.rest('POST', `/workflows/${stored.id}/activate`, {
-					versionId: stored.versionId,
-				});
-				if (result.status !== 200)
-					throw new Error(
-						`POST /rest/workflows/${stored.id}/activate answered ${result.status}: ${JSON.stringify(result.body)}`,
-					);
-			}
-
 			beforeAll(async () => {
 				const bearer = await importCredential(env.n8n, {
 					name: 'MCP bearer',
 					type: 'httpBearerAuth',
 					data: { token: MCP_TOKEN },
 				});
-				const base: WorkflowInput = {
-					name: `mcp e2e ${version}`,
-					nodes: [
-						{
-							name: 'MCP Server',
-							type: '@n8n/n8n-nodes-langchain.mcpTrigger',
-							typeVersion: 2,
-							webhookId: randomUUID(),
-							parameters: { path, authentication: 'bearerAuth' },
-							credentials: { httpBearerAuth: { id: bearer.id, name: bearer.name } },
-						},
-					],
-					connections: {},
-					settings: { executionOrder: 'v1' },
-				};
+				const base = mcpServerWorkflow(`mcp e2e ${version}`, path, bearer);
 				const tools = ['Get Lead', 'Save Lead', 'Hand To Assistant'].map((name) =>
-					svcTool(name, TOOLS[name]),
+					tool(name, SVC_TOOLS[name]),
 				);
-				workflow = await importWorkflow(env.n8n, withTools(base, 'MCP Server', tools));
-				await publish(workflow);
+				workflow = await importWorkflow(env.n8n, withTools(base, MCP_SERVER, tools));
+				await publishMcpServer(env.n8n, workflow, version);
 				mcp = await connectMcp(url(), { ca: env.tls.caPem, token: MCP_TOKEN });
 			});
 			afterAll(async () => {
@@ -533,7 +409,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				]);
 				for (const tool of tools) expect(tool.description?.length).toBeGreaterThan(10);
 				expect(named('Hand_To_Assistant').description).toBe(
-					TOOLS['Hand To Assistant'].toolDescription,
+					SVC_TOOLS['Hand To Assistant'].toolDescription,
 				);
 				expect(named('Get_Lead').inputSchema).toMatchObject({
 					type: 'object',
@@ -692,24 +568,11 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			let mcp: McpConnection;
 
 			beforeAll(async () => {
-				const base: WorkflowInput = {
-					name: `mcp safety e2e ${version}`,
-					nodes: [
-						{
-							name: 'MCP Server',
-							type: '@n8n/n8n-nodes-langchain.mcpTrigger',
-							typeVersion: 2,
-							webhookId: randomUUID(),
-							parameters: { path, authentication: 'none' },
-						},
-					],
-					connections: {},
-					settings: { executionOrder: 'v1' },
-				};
+				const base = mcpServerWorkflow(`mcp safety e2e ${version}`, path);
 				const campaignId = byId(fromAI('campaignId', 'The id of the campaign, e.g. cmp_0001'));
 				const tools = [
-					svcTool('Dispatch Campaign', TOOLS['Dispatch Campaign']),
-					svcTool('Dispatch If Allowed', {
+					tool('Dispatch Campaign', SVC_TOOLS['Dispatch Campaign']),
+					tool('Dispatch If Allowed', {
 						resource: 'campaign',
 						operation: 'dispatch',
 						campaignId,
@@ -717,18 +580,18 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 						leadIds: 'lead_0001',
 						allowToolUse: "={{ $fromAI('allow', '', 'boolean') }}",
 					}),
-					svcTool('Subscribe', {
+					tool('Subscribe', {
 						resource: 'webhookSubscription',
 						operation: 'create',
 						url: fromAI('url', 'The https URL that receives the events'),
 						events: ['lead.created'],
 					}),
-					svcTool('Unsubscribe', {
+					tool('Unsubscribe', {
 						resource: 'webhookSubscription',
 						operation: 'delete',
 						subscriptionId: fromAI('subscriptionId', 'The id of the subscription'),
 					}),
-					svcTool('Dispatch Approved', {
+					tool('Dispatch Approved', {
 						resource: 'campaign',
 						operation: 'dispatch',
 						campaignId,
@@ -737,14 +600,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 						audience: 'wholeAudience',
 					}),
 				];
-				const workflow = await importWorkflow(env.n8n, withTools(base, 'MCP Server', tools));
-				if (version === 'v1') await activate(env.n8n, workflow.id);
-				else {
-					const result = await env.n8n.rest('POST', `/workflows/${workflow.id}/activate`, {
-						versionId: workflow.versionId,
-					});
-					expect(result.status).toBe(200);
-				}
+				const workflow = await importWorkflow(env.n8n, withTools(base, MCP_SERVER, tools));
+				await publishMcpServer(env.n8n, workflow, version);
 				mcp = await connectMcp(`${env.n8n.baseUrl}/mcp/${path}`, { ca: env.tls.caPem });
 			});
 			afterAll(async () => {

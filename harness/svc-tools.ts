@@ -1,0 +1,206 @@
+/**
+ * Workflows that hand the Svc node to a model: the Svc tools the suites give an AI Agent or an MCP
+ * Server Trigger, and the workflows around them, as n8n's editor would save them.
+ */
+import { randomUUID } from 'node:crypto';
+import type { INodeParameters } from 'n8n-workflow';
+
+import type { N8nInstance } from './n8n/instance';
+import type { CredentialRef, WorkflowInput, WorkflowNodeInput, WorkflowRecord } from './n8n/api';
+import { activate } from './n8n/api';
+import type { RuntimeVersion } from './n8n-runtime/install';
+
+/** A parameter the model fills, in the form n8n's editor writes. */
+export function fromAI(
+	key: string,
+	description: string,
+	type: 'string' | 'number' | 'boolean' | 'json' = 'string',
+): string {
+	return `={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('${key}', '${description}', '${type}') }}`;
+}
+
+/** A resource locator set by id. */
+export const byId = (value: string): INodeParameters => ({ __rl: true, mode: 'id', value });
+
+/** The Svc tools the agent and the MCP server are given, by node name. */
+export const SVC_TOOLS: Record<string, INodeParameters> = {
+	'Find Lead': {
+		resource: 'lead',
+		operation: 'getAll',
+		maxResults: 1,
+		filters: { email: fromAI('email', 'The email address of the lead') },
+	},
+	'Get Lead': {
+		resource: 'lead',
+		operation: 'get',
+		leadId: byId(fromAI('leadId', 'The id of the lead, e.g. lead_0001')),
+	},
+	'Save Lead': {
+		resource: 'lead',
+		operation: 'upsert',
+		email: fromAI('email', 'The email address of the lead'),
+		additionalFields: { first_name: fromAI('firstName', 'The first name of the lead') },
+	},
+	'Hand To Assistant': {
+		toolDescription:
+			'Hand a lead to the assistant, which takes over the conversation. Needs the lead id.',
+		resource: 'conversation',
+		operation: 'assistantTakeover',
+		leadId: byId(fromAI('leadId', 'The id of the lead, e.g. lead_0001')),
+		note: fromAI('note', 'Why the lead is handed over'),
+	},
+	// 'Allow Use by AI' is not switched on: the tool refuses, whatever the model confirms.
+	'Dispatch Campaign': {
+		resource: 'campaign',
+		operation: 'dispatch',
+		campaignId: byId(fromAI('campaignId', 'The id of the campaign, e.g. cmp_0001')),
+		confirmDispatch: fromAI('confirm', 'Whether to really send', 'boolean'),
+		// Fixed: n8n refuses to publish a workflow whose Dispatch has no Lead IDs (a required field).
+		leadIds: 'lead_0001',
+	},
+};
+
+/** The refusal of a protected operation while 'Allow Use by AI' is off: the cause, and the fix only a person can make. */
+export const REFUSAL =
+	/^Campaign Dispatch is not allowed for AI use in this tool: a person must switch on 'Allow Use by AI' in the node; a model cannot/;
+export const REFUSAL_FIX =
+	/Nothing was sent to the service\. To let the model dispatch a campaign, a person opens this tool node in the editor and switches on 'Allow Use by AI'\./;
+
+/** A Svc tool node (the type n8n generates for a node with `usableAsTool`). */
+export function svcTool(
+	name: string,
+	parameters: INodeParameters,
+	credential: CredentialRef,
+): WorkflowNodeInput {
+	return {
+		name,
+		type: 'n8n-nodes-svc.svcTool',
+		typeVersion: 1,
+		parameters,
+		credentials: { svcApi: { id: credential.id, name: credential.name } },
+	};
+}
+
+/** `root` with each tool attached by an ai_tool connection. */
+export function withTools(
+	workflow: WorkflowInput,
+	root: string,
+	tools: WorkflowNodeInput[],
+): WorkflowInput {
+	const connections = { ...workflow.connections };
+	for (const tool of tools)
+		connections[tool.name] = { ai_tool: [[{ node: root, type: 'ai_tool', index: 0 }]] };
+	return { ...workflow, nodes: [...workflow.nodes, ...tools], connections };
+}
+
+/** The MCP Server Trigger node's name in `mcpServerWorkflow`. */
+export const MCP_SERVER = 'MCP Server';
+
+/** A workflow with only n8n's MCP Server Trigger at `/mcp/<path>`, with bearer auth when a credential is given. */
+export function mcpServerWorkflow(
+	name: string,
+	path: string,
+	bearer?: CredentialRef,
+): WorkflowInput {
+	return {
+		name,
+		nodes: [
+			{
+				name: MCP_SERVER,
+				type: '@n8n/n8n-nodes-langchain.mcpTrigger',
+				typeVersion: 2,
+				webhookId: randomUUID(),
+				parameters: bearer
+					? { path, authentication: 'bearerAuth' }
+					: { path, authentication: 'none' },
+				...(bearer
+					? { credentials: { httpBearerAuth: { id: bearer.id, name: bearer.name } } }
+					: {}),
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/**
+ * Publishes (1.x: activates) an MCP server workflow. 2.x publishes the stored version through the
+ * editor's REST call, as the Publish button does.
+ */
+export async function publishMcpServer(
+	n8n: N8nInstance,
+	workflow: WorkflowRecord,
+	version: RuntimeVersion,
+): Promise<void> {
+	if (version === 'v1') {
+		await activate(n8n, workflow.id);
+		return;
+	}
+	const result = await n8n.rest('POST', `/workflows/${workflow.id}/activate`, {
+		versionId: workflow.versionId,
+	});
+	if (result.status !== 200)
+		throw new Error(
+			`POST /rest/workflows/${workflow.id}/activate answered ${result.status}: ${JSON.stringify(result.body)}`,
+		);
+}
+
+/** The AI Agent node's name in `agentWorkflow`. */
+export const AGENT = 'Agent';
+
+/**
+ * A webhook at `path` that gives its body's `prompt` to n8n's AI Agent (OpenAI chat model node on
+ * `modelCredential`, model `modelId`) and answers with the agent's output once it has ended, or at
+ * once with `respond: 'onReceived'` (for a run that waits for a person).
+ */
+export function agentWorkflow(options: {
+	name: string;
+	path: string;
+	version: RuntimeVersion;
+	modelId: string;
+	modelCredential: CredentialRef;
+	respond?: 'lastNode' | 'onReceived';
+}): WorkflowInput {
+	const { modelCredential } = options;
+	return {
+		name: options.name,
+		nodes: [
+			{
+				name: 'Ask',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				webhookId: randomUUID(),
+				parameters: {
+					httpMethod: 'POST',
+					path: options.path,
+					responseMode: options.respond ?? 'lastNode',
+					options: {},
+				},
+			},
+			{
+				name: AGENT,
+				type: '@n8n/n8n-nodes-langchain.agent',
+				typeVersion: options.version === 'v2' ? 3.1 : 3,
+				parameters: {
+					promptType: 'define',
+					text: '={{ $json.body.prompt }}',
+					options: { enableStreaming: false },
+				},
+			},
+			{
+				name: 'Chat Model',
+				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+				typeVersion: 1.3,
+				parameters: { model: byId(options.modelId), responsesApiEnabled: false, options: {} },
+				credentials: { openAiApi: { id: modelCredential.id, name: modelCredential.name } },
+			},
+		],
+		connections: {
+			Ask: { main: [[{ node: AGENT, type: 'main', index: 0 }]] },
+			'Chat Model': {
+				ai_languageModel: [[{ node: AGENT, type: 'ai_languageModel', index: 0 }]],
+			},
+		},
+		settings: { executionOrder: 'v1' },
+	};
+}
