@@ -4,15 +4,13 @@
  * n8n runtime of SVC_QUEUE_N8N (as SVC_E2E_N8N; default all). Writes its measured figures to
  * .tmp/queue-figures.json for the README.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
 import type { Sandbox } from '../../sandbox';
-import { startSandbox } from '../../sandbox';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
 import type {
 	CredentialRef,
@@ -26,26 +24,20 @@ import {
 	deactivate,
 	executeWorkflow,
 	getExecution,
-	importCredential,
 	importWorkflow,
 	listExecutions,
 	UNFINISHED,
 	waitForExecutions,
 } from '../../harness/n8n/api';
-import { makeLocalCa } from '../../harness/local-ca';
 import type { QueueTopology } from '../../harness/n8n/queue';
-import {
-	EVENTS_DB_CREDENTIAL_ID,
-	prepareEventsDatabase,
-	startQueueTopology,
-} from '../../harness/n8n/queue';
+import { EVENTS_DB_CREDENTIAL_ID, prepareEventsDatabase } from '../../harness/n8n/queue';
+import type { QueueEnvironment } from '../../harness/queue-environment';
+import { startQueueEnvironment } from '../../harness/queue-environment';
 import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
-import { credentialData, FULL_KEY } from '../../harness/environment';
 import { loadExample, withCredential } from '../../harness/example-workflows';
 import { nodeOutput } from '../../harness/n8n/node-results';
-import { packedTarball } from '../../harness/pack';
 import { runtimeVersions } from '../../harness/runtime-versions';
-import { PACKAGE_NODE_TYPES, TMP_DIR } from '../../harness/project';
+import { TMP_DIR } from '../../harness/project';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
 import {
 	countsOf,
@@ -66,45 +58,22 @@ const allFigures: Record<string, IDataObject> = {};
 let figures: IDataObject = {};
 let version: RuntimeVersion;
 
+let queue: QueueEnvironment;
 let topology: QueueTopology;
 let sandbox: Sandbox;
 let credential: CredentialRef;
-let tlsDir: string;
 
 async function startAll(): Promise<void> {
-	tlsDir = await mkdtemp(join(tmpdir(), 'svc-queue-tls-'));
-	const tls = await makeLocalCa(tlsDir);
-	sandbox = await startSandbox({
-		allowLoopbackWebhooks: true,
-		trustedCa: tls.caPem,
-		delivery: { timeoutMs: 5000, retryDelaysMs: [200, 500] },
-	});
-	const started = Date.now();
-	topology = await startQueueTopology({
-		version,
-		packageTarball: await packedTarball(),
-		tls,
-		workers: 2,
-		webhookProcessors: 2,
-		expectNodeTypes: PACKAGE_NODE_TYPES,
-	});
-	figures.topologyStartSeconds = Math.round((Date.now() - started) / 100) / 10;
-	// 1.x ignores a given credential id: workflows refer to the one it made.
-	credential = await importCredential(topology.main, {
-		id: version === 'v1' ? undefined : 'svcSandbox',
-		name: 'Svc sandbox',
-		type: 'svcApi',
-		data: credentialData(version, { apiKey: FULL_KEY, baseUrl: sandbox.url }),
-	});
+	queue = await startQueueEnvironment(version);
+	({ topology, sandbox, credential } = queue);
+	figures.topologyStartSeconds = queue.startSeconds;
 }
 
 async function stopAll(): Promise<void> {
 	figures.deliveriesSentAgainAfter503 = sentAgainAfter503;
 	await mkdir(TMP_DIR, { recursive: true });
 	await writeFile(join(TMP_DIR, 'queue-figures.json'), `${JSON.stringify(allFigures, null, 2)}\n`);
-	await topology?.stop();
-	await sandbox?.close();
-	await rm(tlsDir, { recursive: true, force: true });
+	await queue?.stop();
 }
 
 const subscriptions = () => [...sandbox.state.store.subscriptions.values()];
