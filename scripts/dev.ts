@@ -7,6 +7,7 @@
  * is a scripted model on this machine (harness/scripted-model.ts), with its "Scripted model
  * (local)" credential: it runs offline.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -20,6 +21,14 @@ import {
 	scriptedModelCredentialData,
 } from '../harness/agent-example';
 import { startScriptedModel } from '../harness/scripted-model';
+import {
+	MCP_SERVER,
+	mcpServerWorkflow,
+	publishMcpServer,
+	SVC_TOOLS,
+	svcTool,
+	withTools,
+} from '../harness/svc-tools';
 import { EXAMPLES_DIR, PACKAGE_NODE_TYPES, PROJECT_DIR, TMP_DIR } from '../harness/project';
 import type { N8nInstance } from '../harness/n8n/instance';
 import type { WorkflowInput } from '../harness/n8n/api';
@@ -36,6 +45,9 @@ const SANDBOX_PORT = Number(process.env.SVC_SANDBOX_PORT ?? 4010);
 const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
 const MODEL_PORT = Number(process.env.SVC_MODEL_PORT ?? 4011);
 const QUEUE_MODE = process.argv.includes('--queue');
+const MCP_PATH = 'svc';
+/** The tools the dev MCP server offers: reads and an upsert, nothing that messages a lead. */
+const MCP_TOOLS = ['Find Lead', 'Get Lead', 'Save Lead'];
 
 async function main(): Promise<void> {
 	console.log('Building the package…');
@@ -95,7 +107,7 @@ async function main(): Promise<void> {
 	}
 
 	const [demoKey] = DEMO_KEYS;
-	await importCredential(n8n, {
+	const svcCredential = await importCredential(n8n, {
 		id: 'svcSandbox',
 		name: 'Svc sandbox',
 		type: 'svcApi',
@@ -115,6 +127,24 @@ async function main(): Promise<void> {
 		imported.push(`${stored.name}  ${n8n.baseUrl}/workflow/${stored.id}`);
 	}
 	const queueOnly = devExamples(true).filter((file) => !examples.includes(file));
+	// An MCP server over Svc tools, published with a fresh bearer token. In queue mode clients call
+	// it at the webhook processor, and n8n runs each tool call on a worker.
+	const mcpToken = randomBytes(24).toString('base64url');
+	const bearer = await importCredential(n8n, {
+		name: 'MCP bearer (local)',
+		type: 'httpBearerAuth',
+		data: { token: mcpToken },
+	});
+	const mcpServer = await importWorkflow(
+		n8n,
+		withTools(
+			mcpServerWorkflow('Svc: MCP server for leads', MCP_PATH, bearer),
+			MCP_SERVER,
+			MCP_TOOLS.map((name) => svcTool(name, SVC_TOOLS[name], svcCredential)),
+		),
+	);
+	await publishMcpServer(n8n, mcpServer, runtime.version);
+	const mcpUrl = `${topology ? topology.webhookProcessors[0].baseUrl : n8n.baseUrl}/mcp/${MCP_PATH}`;
 	// Each run needs a new email: an existing one updates its lead, and only a new lead sends lead.created.
 	const createConsentingLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\",\\"custom_fields\\":{\\"consent\\":{\\"status\\":\\"granted\\"}}}"`;
 	const createLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\"}"`;
@@ -127,6 +157,8 @@ n8n with n8n-nodes-svc is running${topology ? ` in queue mode (webhooks at ${top
   Credential  "Svc sandbox" → ${sandbox.url} with the sandbox demo key ${demoKey.key} (all scopes)
   Sandbox     ${sandbox.url}  (its admin API lists every control at ${sandbox.url}/__admin/)
   Chat model  "${SCRIPTED_MODEL_CREDENTIAL_NAME}" → ${model.url}, a scripted model for examples/${AGENT_EXAMPLE_FILE}
+  MCP server  ${mcpUrl}  (published; header Authorization: Bearer ${mcpToken})
+              tools: ${MCP_TOOLS.join(', ')}${topology ? '; each call runs on a worker' : ''}
   n8n log     ${n8n.logFile}
 
 Example workflows:
@@ -152,7 +184,9 @@ Try first:
      its answer says in plain words that the assistant took over. A lead without consent (the
      command in step 2) is left alone. The model is scripted (it plays these steps for any lead),
      so this runs offline.
-  5. Add a Svc node to any workflow: every resource and operation works against the sandbox.
+  5. Point an MCP client (Streamable HTTP) at the MCP server above with its bearer token, and ask
+     it to find ada.lovelace@example.com: it calls the "Find Lead" tool of "Svc: MCP server for leads".
+  6. Add a Svc node to any workflow: every resource and operation works against the sandbox.
 
 Other demo keys (add them as Svc API credentials to see scopes at work):
 ${DEMO_KEYS.slice(1)
