@@ -1,10 +1,11 @@
-/** Small HTTP(S) client on node:http(s), so a per-call CA can be trusted without extra packages. */
-import {
-	request as httpRequest,
-	type Agent as HttpAgent,
-	type IncomingHttpHeaders,
-} from 'node:http';
-import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
+/**
+ * The harness's HTTP client, on axios: every status is returned (none thrown), a JSON answer is
+ * parsed and anything else kept as text, and an extra CA can be trusted per call for https.
+ */
+import type { Agent as HttpAgent, IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+
+import axios from 'axios';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -26,70 +27,82 @@ export interface HttpRequestOptions {
 	timeoutMs?: number;
 }
 
+/** One https agent per extra CA, so calls that trust the same CA share kept-alive sockets. */
+const agentsByCa = new Map<string, HttpsAgent>();
+function agentTrusting(ca: string): HttpsAgent {
+	let agent = agentsByCa.get(ca);
+	if (!agent) {
+		agent = new HttpsAgent({ ca, keepAlive: true });
+		agentsByCa.set(ca, agent);
+	}
+	return agent;
+}
+
+function parsed(text: string, contentType: string): unknown {
+	if (!contentType.includes('json') || text === '') return text;
+	try {
+		return JSON.parse(text);
+	} catch {
+		// Keep the text: callers print it in errors.
+		return text;
+	}
+}
+
 export async function request<T = unknown>(
 	url: string,
 	options: HttpRequestOptions = {},
 ): Promise<HttpResult<T>> {
-	const target = new URL(url);
 	const headers: Record<string, string> = { ...options.headers };
-	let payload: Buffer | undefined;
+	let data: Buffer | undefined;
 	if (options.body !== undefined) {
 		if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) {
-			payload = Buffer.from(options.body);
+			data = Buffer.from(options.body);
 		} else {
-			payload = Buffer.from(JSON.stringify(options.body));
+			data = Buffer.from(JSON.stringify(options.body));
 			headers['content-type'] ??= 'application/json';
 		}
-		headers['content-length'] = String(payload.length);
 	}
-	const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-	const attempt = async (): Promise<HttpResult<T>> =>
-		await new Promise<HttpResult<T>>((resolvePromise, reject) => {
-			const req = send(
-				target,
-				{
-					method: options.method ?? 'GET',
-					headers,
-					agent: options.agent,
-					ca: options.ca,
-					timeout: options.timeoutMs ?? 30_000,
-				},
-				(res) => {
-					const chunks: Buffer[] = [];
-					res.on('data', (chunk: Buffer) => chunks.push(chunk));
-					res.on('error', reject);
-					res.on('end', () => {
-						const text = Buffer.concat(chunks).toString('utf8');
-						let body: unknown = text;
-						if ((res.headers['content-type'] ?? '').includes('json') && text !== '') {
-							try {
-								body = JSON.parse(text);
-							} catch {
-								// Keep the text: callers print it in errors.
-							}
-						}
-						resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: body as T });
-					});
-				},
-			);
-			req.on('timeout', () =>
-				req.destroy(new Error(`${options.method ?? 'GET'} ${url} timed out`)),
-			);
-			req.on('error', (error: NodeJS.ErrnoException) =>
-				reject(Object.assign(error, { reusedSocket: req.reusedSocket })),
-			);
-			req.end(payload);
+	// Without a body axios would still say it sends a form; n8n's public API refuses that with 415.
+	const sent: Record<string, string | false> = { ...headers };
+	if (
+		data === undefined &&
+		!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')
+	)
+		sent['content-type'] = false;
+	const method = options.method ?? 'GET';
+	const secure = new URL(url).protocol === 'https:';
+	const agent = options.agent ?? (secure && options.ca ? agentTrusting(options.ca) : undefined);
+	const send = async () =>
+		await axios.request<string>({
+			url,
+			method,
+			headers: sent,
+			data,
+			...(secure ? { httpsAgent: agent } : { httpAgent: agent }),
+			timeout: options.timeoutMs ?? 30_000,
+			responseType: 'text',
+			// The raw text: JSON is parsed below only when the answer says it is JSON.
+			transformResponse: (text: string) => text,
+			validateStatus: () => true,
+			maxRedirects: 0,
+			proxy: false,
 		});
+	let response: Awaited<ReturnType<typeof send>>;
 	try {
-		return await attempt();
+		response = await send();
 	} catch (error) {
+		const failure = error as { code?: string; request?: { reusedSocket?: boolean } };
 		// A kept-alive socket the server closed just as this request went out (seen under load): the
 		// request almost surely never arrived, so it goes once more on a fresh socket, as Node's docs advise.
-		if (
-			(error as { reusedSocket?: boolean; code?: string }).reusedSocket &&
-			(error as { code?: string }).code === 'ECONNRESET'
-		)
-			return await attempt();
-		throw error;
+		if (failure.code !== 'ECONNRESET' || failure.request?.reusedSocket !== true) throw error;
+		response = await send();
 	}
+	// Node's names, lower-cased; set-cookie stays a list.
+	const responseHeaders = { ...response.headers } as IncomingHttpHeaders;
+	const text = typeof response.data === 'string' ? response.data : String(response.data ?? '');
+	return {
+		status: response.status,
+		headers: responseHeaders,
+		body: parsed(text, String(responseHeaders['content-type'] ?? '')) as T,
+	};
 }

@@ -1,7 +1,8 @@
 /**
  * A chat model that follows a script: a local OpenAI-compatible server (POST /v1/chat/completions,
- * non-streaming, and GET /v1/models) for n8n's OpenAI Chat Model node, so an AI Agent runs offline
- * and the same way every time. A test tool, not part of the sandbox's service API.
+ * as one JSON answer or, with `stream: true`, as server-sent chunks the way OpenAI streams them,
+ * tool calls included; and GET /v1/models) for n8n's OpenAI Chat Model node, so an AI Agent runs
+ * offline and the same way every time. A test tool, not part of the sandbox's service API.
  *
  * The script is a list of turns. Which turn answers a request follows from the conversation the
  * request carries: the number of assistant messages after the last user message. An agent's first
@@ -194,6 +195,68 @@ function completion(request: ChatRequest, turn: number, reply: Reply): JsonObjec
 	};
 }
 
+/** `text` in pieces of a few characters, as a model streams tokens. */
+function pieces(text: string, size = 8): string[] {
+	const parts: string[] = [];
+	for (let start = 0; start < text.length; start += size)
+		parts.push(text.slice(start, start + size));
+	return parts;
+}
+
+/**
+ * The same completion as server-sent events, the way OpenAI streams it: a chunk per piece of the
+ * answer, or per tool call (its id and name first, then its arguments in pieces), then a chunk with
+ * the finish reason, the usage chunk when asked for (`stream_options.include_usage`), and [DONE].
+ */
+function streamCompletion(
+	res: ServerResponse,
+	request: ChatRequest,
+	turn: number,
+	reply: Reply,
+): void {
+	const { id, created, model, usage } = completion(request, turn, reply);
+	const chunk = (choices: JsonValue[], extra: JsonObject = {}): string =>
+		`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`;
+	const delta = (fields: JsonObject, finishReason: string | null = null): JsonValue => ({
+		index: 0,
+		delta: fields,
+		logprobs: null,
+		finish_reason: finishReason,
+	});
+	const events: string[] = [];
+	if ('answer' in reply) {
+		events.push(chunk([delta({ role: 'assistant', content: '' })]));
+		for (const piece of pieces(reply.answer)) events.push(chunk([delta({ content: piece })]));
+	} else {
+		events.push(chunk([delta({ role: 'assistant', content: null })]));
+		reply.toolCalls.forEach((call, index) => {
+			events.push(
+				chunk([
+					delta({
+						tool_calls: [
+							{
+								index,
+								id: `call_${turn + 1}_${index + 1}`,
+								type: 'function',
+								function: { name: call.name, arguments: '' },
+							},
+						],
+					}),
+				]),
+			);
+			for (const piece of pieces(JSON.stringify(call.arguments)))
+				events.push(chunk([delta({ tool_calls: [{ index, function: { arguments: piece } }] })]));
+		});
+	}
+	events.push(chunk([delta({}, 'answer' in reply ? 'stop' : 'tool_calls')]));
+	const options = request.stream_options as { include_usage?: boolean } | undefined;
+	if (options?.include_usage === true) events.push(chunk([], { usage }));
+	events.push('data: [DONE]\n\n');
+	res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+	for (const event of events) res.write(event);
+	res.end();
+}
+
 /** An OpenAI-style error body, so the client shows `message`. */
 function failure(message: string, type: string): JsonObject {
 	return { error: { message, type, param: null, code: type } };
@@ -245,16 +308,6 @@ export async function startScriptedModel(
 			});
 			return;
 		}
-		if (request.stream === true) {
-			sendJson(res, {
-				status: 400,
-				body: failure(
-					'The scripted model does not stream: turn streaming off in the agent',
-					'invalid_request',
-				),
-			});
-			return;
-		}
 		const turn = turnOf(request);
 		const entry: RecordedChat = { turn, request, status: 200 };
 		recorded.push(entry);
@@ -273,7 +326,8 @@ export async function startScriptedModel(
 			sendJson(res, { status: 500, body: failure(entry.error, 'script_failed') });
 			return;
 		}
-		sendJson(res, { status: 200, body: completion(request, turn, entry.reply) });
+		if (request.stream === true) streamCompletion(res, request, turn, entry.reply);
+		else sendJson(res, { status: 200, body: completion(request, turn, entry.reply) });
 	}
 
 	const server = createServer((req, res) => {

@@ -150,8 +150,9 @@ export const AGENT = 'Agent';
 
 /**
  * A webhook at `path` that gives its body's `prompt` to n8n's AI Agent (OpenAI chat model node on
- * `modelCredential`, model `modelId`) and answers with the agent's output once it has ended, or at
- * once with `respond: 'onReceived'` (for a run that waits for a person).
+ * `modelCredential`, model `modelId`) and answers with the agent's output once it has ended, at
+ * once with `respond: 'onReceived'` (for a run that waits for a person), or as the agent streams it
+ * with `respond: 'streaming'`.
  */
 export function agentWorkflow(options: {
 	name: string;
@@ -159,7 +160,7 @@ export function agentWorkflow(options: {
 	version: RuntimeVersion;
 	modelId: string;
 	modelCredential: CredentialRef;
-	respond?: 'lastNode' | 'onReceived';
+	respond?: 'lastNode' | 'onReceived' | 'streaming';
 }): WorkflowInput {
 	const { modelCredential } = options;
 	return {
@@ -167,8 +168,10 @@ export function agentWorkflow(options: {
 		nodes: [
 			{
 				name: 'Ask',
+				position: [0, 0],
 				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
+				// Streaming answers came with version 2.1 of the Webhook node.
+				typeVersion: options.respond === 'streaming' ? 2.1 : 2,
 				webhookId: randomUUID(),
 				parameters: {
 					httpMethod: 'POST',
@@ -179,16 +182,18 @@ export function agentWorkflow(options: {
 			},
 			{
 				name: AGENT,
+				position: [260, 0],
 				type: '@n8n/n8n-nodes-langchain.agent',
 				typeVersion: options.version === 'v2' ? 3.1 : 3,
 				parameters: {
 					promptType: 'define',
 					text: '={{ $json.body.prompt }}',
-					options: { enableStreaming: false },
+					options: { enableStreaming: options.respond === 'streaming' },
 				},
 			},
 			{
 				name: 'Chat Model',
+				position: [180, 240],
 				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
 				typeVersion: 1.3,
 				parameters: { model: byId(options.modelId), responsesApiEnabled: false, options: {} },
@@ -203,4 +208,54 @@ export function agentWorkflow(options: {
 		},
 		settings: { executionOrder: 'v1' },
 	};
+}
+
+/** n8n 2.x's human-review tool generated from Email Send (1.x has none). */
+export const EMAIL_REVIEW_TYPE = 'n8n-nodes-base.emailSendHitlTool';
+/** Its node's name in `reviewedDispatchAgent`. */
+export const DISPATCH_REVIEW = 'Review Dispatch';
+
+/**
+ * The agent of `agentWorkflow`, answering at once, with a Campaign Dispatch tool that a person
+ * allowed ('Allow Use by AI') and that runs only once a reviewer approves each call by email:
+ * n8n's Email Send human review sits between the tool and the agent.
+ */
+export function reviewedDispatchAgent(
+	options: Omit<Parameters<typeof agentWorkflow>[0], 'respond'> & {
+		svcCredential: CredentialRef;
+		smtpCredential: CredentialRef;
+		reviewer: string;
+	},
+): WorkflowInput {
+	const { svcCredential, smtpCredential, reviewer, ...agent } = options;
+	const dispatch: WorkflowNodeInput = {
+		...svcTool(
+			'Dispatch Campaign',
+			{
+				resource: 'campaign',
+				operation: 'dispatch',
+				campaignId: byId(fromAI('campaignId', 'The id of the campaign, e.g. cmp_0001')),
+				leadIds: fromAI('leadIds', 'The ids of the leads to send to, comma-separated'),
+				allowToolUse: true,
+			},
+			svcCredential,
+		),
+		position: [420, 480],
+	};
+	const review: WorkflowNodeInput = {
+		name: DISPATCH_REVIEW,
+		position: [420, 240],
+		type: EMAIL_REVIEW_TYPE,
+		typeVersion: 2.1,
+		parameters: {
+			fromEmail: 'n8n@example.com',
+			toEmail: reviewer,
+			subject: 'Approve a campaign dispatch?',
+			approvalOptions: { values: { approvalType: 'double' } },
+			options: {},
+		},
+		credentials: { smtp: { id: smtpCredential.id, name: smtpCredential.name } },
+	};
+	const base = agentWorkflow({ ...agent, respond: 'onReceived' });
+	return withTools(withTools(base, AGENT, [review]), DISPATCH_REVIEW, [dispatch]);
 }

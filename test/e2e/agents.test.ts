@@ -368,6 +368,79 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			});
 		});
 
+		describe('AI Agent streaming its answer through the webhook', () => {
+			const path = `svc-agent-stream-${version}`;
+			let workflow: WorkflowRecord;
+
+			beforeAll(async () => {
+				const base = agentWorkflow({
+					name: `agent streaming e2e ${version}`,
+					path,
+					version,
+					modelId: model.modelId,
+					modelCredential,
+					respond: 'streaming',
+				});
+				const tools = ['Find Lead', 'Hand To Assistant', 'Dispatch Campaign'].map((name) =>
+					tool(name, SVC_TOOLS[name]),
+				);
+				workflow = await importWorkflow(env.n8n, withTools(base, AGENT, tools));
+				await activate(env.n8n, workflow.id);
+			});
+			afterAll(async () => {
+				if (workflow) await deactivate(env.n8n, workflow.id);
+			});
+
+			it('streams its answer while the model, streaming too, calls Svc tools; the refused dispatch reaches it and nothing is sent', async () => {
+				const { lead } = upsertLead(env.sandbox.state, {
+					email: 'stream.lead@example.com',
+					custom_fields: { consent: { status: 'granted', channel: 'email' } },
+				});
+				touchCampaign(env.sandbox.state, 'cmp_0002', { status: 'approved' });
+				const dispatches = env.sandbox.state.stats.snapshot().dispatches;
+				env.sandbox.state.requests.clear();
+				model.clear();
+				model.play([
+					callTool('Find_Lead', { email: 'stream.lead@example.com' }),
+					callTool('Hand_To_Assistant', (request) => ({
+						leadId: /"id":"(lead_[^"]+)"/.exec(lastToolResult(request))?.[1] ?? 'none',
+						note: 'Asked to by the user',
+					})),
+					callTool('Dispatch_Campaign', { campaignId: 'cmp_0002', confirm: true }),
+					answer((request) => `Handed over. The dispatch answered: ${lastToolResult(request)}`),
+				]);
+				const response = await env.n8n.fetch<string>(`${env.n8n.webhookBaseUrl}/${path}`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({ prompt: 'Hand stream.lead@example.com to the assistant.' }),
+					timeoutMs: 60_000,
+				});
+				expect(response.status).toBe(200);
+				// n8n streams one JSON object per line: begin, the items of text, end.
+				const events = String(response.body)
+					.split('\n')
+					.filter((line) => line.trim() !== '')
+					.map((line) => JSON.parse(line) as { type: string; content?: string });
+				const items = events.filter((event) => event.type === 'item');
+				expect(items.length).toBeGreaterThan(3);
+				const streamed = items.map((event) => event.content ?? '').join('');
+				expect(streamed.startsWith('Handed over. The dispatch answered: ')).toBe(true);
+				expect(streamed).toMatch(/not allowed for AI use in this tool/);
+				expect(model.chats().map((chat) => [chat.status, chat.request.stream])).toEqual([
+					[200, true],
+					[200, true],
+					[200, true],
+					[200, true],
+				]);
+				expect(requests().map((request) => request.route)).toEqual([
+					'GET /v1/leads',
+					TAKEOVER_ROUTE,
+				]);
+				expect(requests()[1].path).toBe(`/v1/leads/${lead.id}/assistant-takeover`);
+				expect(env.sandbox.state.stats.snapshot().dispatches).toBe(dispatches);
+			});
+		});
+
 		describe('MCP Server Trigger with Svc tools, called by the official MCP client', () => {
 			const path = `svc-mcp-${version}`;
 			let workflow: WorkflowRecord;

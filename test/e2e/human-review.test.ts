@@ -35,15 +35,13 @@ import {
 } from '../../harness/scripted-model';
 import type { SmtpSink } from '../../harness/smtp-sink';
 import { startSmtpSink } from '../../harness/smtp-sink';
-import { AGENT, agentWorkflow, byId, fromAI, svcTool, withTools } from '../../harness/svc-tools';
+import { reviewedDispatchAgent } from '../../harness/svc-tools';
 import { logTail } from '../../harness/log-tail';
 import { until } from '../../harness/wait';
 import { touchCampaign } from '../../sandbox/operations';
 
 jest.setTimeout(180_000);
 
-const HITL_TYPE = 'n8n-nodes-base.emailSendHitlTool';
-const REVIEW = 'Review Dispatch';
 const DISPATCH_ROUTE = 'POST /v1/campaigns/{campaign_id}/dispatch';
 /** The reviewer opens the email's link in a browser; n8n answers link checkers and bots with nothing. */
 const BROWSER = {
@@ -93,43 +91,17 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		const dispatches = () =>
 			env.sandbox.state.requests.all().filter((request) => request.route === DISPATCH_ROUTE);
 
-		/** The agent with its Dispatch tool wired through n8n's Email Send human review. */
-		function reviewedAgent(path: string): WorkflowInput {
-			const base = agentWorkflow({
+		const reviewedAgent = (path: string): WorkflowInput =>
+			reviewedDispatchAgent({
 				name: `human review ${version}`,
 				path,
 				version,
 				modelId: model.modelId,
 				modelCredential,
-				respond: 'onReceived',
+				svcCredential: env.credential,
+				smtpCredential: smtp,
+				reviewer: 'reviewer@example.com',
 			});
-			// Allowed by the person, and reviewed per call: the reviewer is the gate this test proves.
-			const dispatch = svcTool(
-				'Dispatch Campaign',
-				{
-					resource: 'campaign',
-					operation: 'dispatch',
-					campaignId: byId(fromAI('campaignId', 'The id of the campaign, e.g. cmp_0001')),
-					leadIds: fromAI('leadIds', 'The ids of the leads to send to, comma-separated'),
-					allowToolUse: true,
-				},
-				env.credential,
-			);
-			const review = {
-				name: REVIEW,
-				type: HITL_TYPE,
-				typeVersion: 2.1,
-				parameters: {
-					fromEmail: 'n8n@example.com',
-					toEmail: 'reviewer@example.com',
-					subject: 'Approve a campaign dispatch?',
-					approvalOptions: { values: { approvalType: 'double' } },
-					options: {},
-				},
-				credentials: { smtp: { id: smtp.id, name: smtp.name } },
-			};
-			return withTools(withTools(base, AGENT, [review]), REVIEW, [dispatch]);
-		}
 
 		if (version === 'v1') {
 			it('n8n 1.123 cannot publish it: it has no human-review tools (they come with n8n 2.x)', async () => {

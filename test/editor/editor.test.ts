@@ -25,7 +25,7 @@ import {
 } from '../../harness/agent-example';
 import { launchBrowser } from '../../harness/browser';
 import { devExamples } from '../../harness/dev-examples';
-import type { WorkflowRecord } from '../../harness/n8n/api';
+import type { CredentialRef, WorkflowRecord } from '../../harness/n8n/api';
 import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD } from '../../harness/n8n/process';
 import {
 	getExecution,
@@ -39,6 +39,7 @@ import { loadExample } from '../../harness/example-workflows';
 import { nodeOutput } from '../../harness/n8n/node-results';
 import type { ScriptedModel } from '../../harness/scripted-model';
 import { startScriptedModel } from '../../harness/scripted-model';
+import { AGENT, DISPATCH_REVIEW, reviewedDispatchAgent } from '../../harness/svc-tools';
 import { until } from '../../harness/wait';
 import type { PickerEntry } from '../../harness/editor/n8n-editor';
 import {
@@ -78,6 +79,7 @@ jest.setTimeout(180_000);
 let env: Environment;
 /** The chat model behind the AI agent example's credential, as `npm run dev` starts it. */
 let model: ScriptedModel;
+let modelCredential: CredentialRef;
 let browser: Browser;
 let editor: Editor;
 /** The examples as `npm run dev` (without --queue) imports them, by file name. */
@@ -87,7 +89,7 @@ beforeAll(async () => {
 	await rm(SCREENSHOTS, { recursive: true, force: true });
 	env = await startEnvironment({ ui: true });
 	model = await startScriptedModel({ turns: qualifyLeadScript() });
-	await importCredential(env.n8n, {
+	modelCredential = await importCredential(env.n8n, {
 		id: SCRIPTED_MODEL_CREDENTIAL_ID,
 		name: SCRIPTED_MODEL_CREDENTIAL_NAME,
 		type: 'openAiApi',
@@ -692,6 +694,49 @@ describe('n8n editor in a real browser', () => {
 				{ source: tool, type: 'ai_tool' },
 				{ source: MANUAL_TRIGGER_NAME, type: 'main' },
 			]);
+		},
+	);
+
+	step(
+		'09-human-review',
+		"a Dispatch tool behind n8n's Email Send human review: the tool feeds the review node, the review node the agent's Tool input, and nothing is marked as an issue",
+		async () => {
+			const smtp = await importCredential(env.n8n, {
+				name: 'Reviewer mailbox',
+				type: 'smtp',
+				data: {
+					user: '',
+					password: '',
+					host: '127.0.0.1',
+					port: 2525,
+					secure: false,
+					disableStartTls: true,
+				},
+			});
+			const workflow = await importWorkflow(
+				env.n8n,
+				reviewedDispatchAgent({
+					name: 'Svc: campaign dispatch with human review',
+					path: 'svc-review-editor',
+					version: 'v2',
+					modelId: model.modelId,
+					modelCredential,
+					svcCredential: env.credential,
+					smtpCredential: smtp,
+					reviewer: 'reviewer@example.com',
+				}),
+			);
+			await editor.openWorkflow(workflow.id);
+			expect(await editor.nodesWithIssues(workflow.nodes.length)).toEqual([]);
+			expect(await editor.edgesInto(DISPATCH_REVIEW)).toEqual([
+				{ source: 'Dispatch Campaign', type: 'ai_tool' },
+			]);
+			expect((await editor.edgesInto(AGENT)).sort((a, b) => a.type.localeCompare(b.type))).toEqual([
+				{ source: 'Chat Model', type: 'ai_languageModel' },
+				{ source: DISPATCH_REVIEW, type: 'ai_tool' },
+				{ source: 'Ask', type: 'main' },
+			]);
+			await editor.screenshot('09-human-review-wiring');
 		},
 	);
 });

@@ -1,0 +1,154 @@
+/**
+ * A real n8n evaluation over a workflow with Assistant Takeover: a data table of leads, n8n's
+ * Evaluation Trigger, the Svc node, and an Evaluation node setting a metric, started as the
+ * editor's "Run evaluation" does. n8n runs each row in its `evaluation` mode, where the node holds
+ * back what would message a lead.
+ */
+import { randomUUID } from 'node:crypto';
+
+import type { Environment } from '../../harness/environment';
+import { startEnvironment } from '../../harness/environment';
+import type { WorkflowInput } from '../../harness/n8n/api';
+import { importWorkflow, listExecutions } from '../../harness/n8n/api';
+import { runtimeVersions } from '../../harness/runtime-versions';
+import { until } from '../../harness/wait';
+
+jest.setTimeout(180_000);
+
+const TAKEOVER_ROUTE = 'POST /v1/leads/{lead_id}/assistant-takeover';
+const LEADS = ['lead_0001', 'lead_0002', 'lead_0003'];
+
+interface TestRun {
+	id: string;
+	status: string;
+	errorCode?: string | null;
+	metrics?: Record<string, number> | null;
+}
+
+describe.each(runtimeVersions('SVC_E2E_N8N'))(
+	'n8n %s: an evaluation run of a workflow with Assistant Takeover',
+	(version) => {
+		let env: Environment;
+
+		beforeAll(async () => {
+			env = await startEnvironment({ version });
+		}, 15 * 60_000);
+		afterAll(async () => {
+			await env?.stop();
+		});
+
+		/** A REST call as the editor makes it; fails with n8n's answer when it is not 2xx. */
+		async function rest<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+			const result = await env.n8n.rest<{ data: T }>(method, path, body);
+			if (result.status < 200 || result.status > 299)
+				throw new Error(
+					`${method} /rest${path} answered ${result.status}: ${JSON.stringify(result.body)}`,
+				);
+			return result.body.data;
+		}
+
+		function evaluatedWorkflow(dataTableId: string): WorkflowInput {
+			return {
+				name: `evaluation ${version}`,
+				nodes: [
+					{
+						name: 'Dataset Row',
+						type: 'n8n-nodes-base.evaluationTrigger',
+						typeVersion: 4.7,
+						position: [0, 0],
+						parameters: {
+							source: 'dataTable',
+							dataTableId: { __rl: true, mode: 'id', value: dataTableId },
+						},
+					},
+					{
+						name: 'Hand Over',
+						type: 'n8n-nodes-svc.svc',
+						typeVersion: 1,
+						position: [240, 0],
+						parameters: {
+							resource: 'conversation',
+							operation: 'assistantTakeover',
+							leadId: { __rl: true, mode: 'id', value: '={{ $json.lead_id }}' },
+							note: 'From an evaluation',
+						},
+						credentials: { svcApi: { id: env.credential.id, name: env.credential.name } },
+					},
+					{
+						name: 'Score',
+						type: 'n8n-nodes-base.evaluation',
+						typeVersion: 4.7,
+						position: [480, 0],
+						parameters: {
+							operation: 'setMetrics',
+							metric: 'customMetrics',
+							metrics: {
+								assignments: [
+									{
+										id: randomUUID(),
+										name: 'held_back',
+										value: '={{ $json.sent === false ? 1 : 0 }}',
+										type: 'number',
+									},
+								],
+							},
+						},
+					},
+				],
+				connections: {
+					'Dataset Row': { main: [[{ node: 'Hand Over', type: 'main', index: 0 }]] },
+					'Hand Over': { main: [[{ node: 'Score', type: 'main', index: 0 }]] },
+				},
+				settings: { executionOrder: 'v1' },
+			};
+		}
+
+		it('runs every row in evaluation mode: the takeover is held back for each (metric 1), the service gets none', async () => {
+			const project = await rest<{ id: string }>('GET', '/projects/personal');
+			const table = await rest<{ id: string }>('POST', `/projects/${project.id}/data-tables`, {
+				name: `evaluation leads ${version}`,
+				columns: [{ name: 'lead_id', type: 'string' }],
+			});
+			await rest('POST', `/projects/${project.id}/data-tables/${table.id}/insert`, {
+				data: LEADS.map((lead_id) => ({ lead_id })),
+				returnType: 'count',
+			});
+			const workflow = await importWorkflow(env.n8n, evaluatedWorkflow(table.id));
+			env.sandbox.state.requests.clear();
+
+			// 202 Accepted; 2.41 names the run, 1.123 does not (then it is the workflow's only run).
+			const started = await env.n8n.rest<{ success: boolean; testRunId?: string }>(
+				'POST',
+				`/workflows/${workflow.id}/test-runs/new`,
+			);
+			expect(started).toMatchObject({ status: 202, body: { success: true } });
+			let run: TestRun | undefined;
+			await until(
+				'the evaluation ended',
+				async () => {
+					const runs = await rest<TestRun[]>('GET', `/workflows/${workflow.id}/test-runs`);
+					expect(runs).toHaveLength(1);
+					run = runs[0];
+					if (started.body.testRunId) expect(run.id).toBe(started.body.testRunId);
+					return run !== undefined && !['new', 'running'].includes(run.status);
+				},
+				{ timeoutMs: 120_000, everyMs: 500 },
+			);
+			expect(run).toMatchObject({ status: 'completed', metrics: { held_back: 1 } });
+			const cases = await rest<Array<{ status: string; metrics?: Record<string, number> }>>(
+				'GET',
+				`/workflows/${workflow.id}/test-runs/${run?.id ?? ''}/test-cases`,
+			);
+			expect(cases.map((testCase) => [testCase.status, testCase.metrics?.held_back])).toEqual(
+				LEADS.map(() => ['success', 1]),
+			);
+			const evaluations = (await listExecutions(env.n8n, workflow.id)).filter(
+				(execution) => execution.mode === 'evaluation',
+			);
+			expect(evaluations).toHaveLength(LEADS.length);
+			expect(
+				env.sandbox.state.requests.all().filter((request) => request.route === TAKEOVER_ROUTE),
+			).toEqual([]);
+		});
+	},
+);
