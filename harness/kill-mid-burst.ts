@@ -52,7 +52,7 @@ export function lossesOf(
 export const NO_LOSSES = { lost: [], ranTwice: [], stranded: [], details: [] };
 
 export function countsOf(result: KillMidBurstResult): Record<string, number | string[]> {
-	const { details, ...figures } = result;
+	const { details, unfinished, ...figures } = result;
 	return {
 		...Object.fromEntries(
 			Object.entries(figures).map(([name, value]) => [
@@ -61,6 +61,7 @@ export function countsOf(result: KillMidBurstResult): Record<string, number | st
 			]),
 		),
 		...(details.length > 0 ? { details } : {}),
+		...(unfinished.length > 0 ? { unfinished } : {}),
 	};
 }
 
@@ -89,6 +90,8 @@ export interface KillMidBurstResult {
 	executions: number;
 	/** From the kill until every event was answered 2xx and every execution had ended. */
 	recoverySeconds: number;
+	/** Executions still not ended when the harness stopped waiting (`id status`): why recovery took its full wait. */
+	unfinished: string[];
 	/** Sending rounds after the restart until every event was answered 2xx. */
 	resendRounds: number;
 	/** For each lost, stranded or never-run event: the service's attempts and the executions that hold it. */
@@ -304,6 +307,9 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		failedWithDataReplaced: dataReplaced,
 		executions: executions.length,
 		recoverySeconds: Math.round(recoverySeconds * 10) / 10,
+		unfinished: executions
+			.filter((execution) => UNFINISHED.includes(execution.status))
+			.map((execution) => `${execution.id} ${execution.status}`),
 		resendRounds,
 		details,
 	};

@@ -190,7 +190,9 @@ async function settled(workflowId: string): Promise<ExecutionRecord[]> {
  * public list leaves out those its main still counts as running, and in queue mode a main can go
  * on counting one that a worker has finished (seen in CI: a marker the main enqueued ran and
  * finished on a worker and never showed in the list); each execution the list leaves out is read
- * by its id. Every wait on this suite's executions reads them here.
+ * by its id. Its status is the one the database holds: a 1.x main has been seen answering
+ * `running` for an execution its worker had finished, for minutes (CI, after a kill). Every wait on
+ * this suite's executions reads them here.
  */
 async function storedExecutions(
 	workflowId: string,
@@ -198,20 +200,28 @@ async function storedExecutions(
 ): Promise<ExecutionRecord[]> {
 	const includeData = options.includeData ?? false;
 	const listed = await listExecutions(topology.main, workflowId, { includeData });
-	const ids = (
-		await topology.services.sql(
-			`SELECT id FROM execution_entity WHERE "workflowId" = '${workflowId}'`,
+	const statusById = new Map(
+		(
+			await topology.services.sql(
+				`SELECT id, status FROM execution_entity WHERE "workflowId" = '${workflowId}'`,
+			)
 		)
-	)
-		.split('\n')
-		.filter((id) => id !== '');
+			.split('\n')
+			.filter((line) => line !== '')
+			.map((line) => line.split('|') as [string, ExecutionRecord['status']]),
+	);
 	const listedIds = new Set(listed.map((execution) => execution.id));
 	const leftOut = await Promise.all(
-		ids
+		[...statusById.keys()]
 			.filter((id) => !listedIds.has(id))
 			.map(async (id) => await getExecution(topology.main, id, includeData)),
 	);
-	return [...listed, ...leftOut].sort((a, b) => Number(b.id) - Number(a.id));
+	return [...listed, ...leftOut]
+		.map((execution) => ({
+			...execution,
+			status: statusById.get(execution.id) ?? execution.status,
+		}))
+		.sort((a, b) => Number(b.id) - Number(a.id));
 }
 
 /** What a failed settled() reports: how each marker was answered, executions without an event, and every process's last log lines. */
