@@ -190,9 +190,9 @@ async function settled(workflowId: string): Promise<ExecutionRecord[]> {
  * public list leaves out those its main still counts as running, and in queue mode a main can go
  * on counting one that a worker has finished (seen in CI: a marker the main enqueued ran and
  * finished on a worker and never showed in the list); each execution the list leaves out is read
- * by its id. Its status is the one the database holds: a 1.x main has been seen answering
- * `running` for an execution its worker had finished, for minutes (CI, after a kill). Every wait on
- * this suite's executions reads them here.
+ * by its id. Its status is the one the database holds, not the main's view of it (the likely
+ * reason both 1.123 kill tests once waited their full 180 s in CI). Every wait on this suite's
+ * executions reads them here.
  */
 async function storedExecutions(
 	workflowId: string,
