@@ -1,8 +1,9 @@
 const { src, dest } = require('gulp');
 
-// tsc emits only JavaScript; n8n loads node icons and codex files from beside the compiled nodes.
+// tsc emits the JavaScript and the codex files (tsconfig includes nodes/**/*.node.json); n8n loads
+// node icons from beside the compiled nodes, and tsc does not copy them.
 function copyNodeAssets() {
-	return src(['nodes/**/*.svg', 'nodes/**/*.png', 'nodes/**/*.node.json', 'credentials/**/*.svg'], {
+	return src(['nodes/**/*.svg', 'nodes/**/*.png', 'credentials/**/*.svg'], {
 		base: '.',
 		encoding: false,
 	}).pipe(dest('dist'));

@@ -2,6 +2,7 @@
  * examples/ai-agent-qualify-lead.json offline: the script the scripted model plays for it, and the
  * id of the chat model credential it refers to. `npm run dev` and the e2e test use both.
  */
+import type { CredentialInput } from './n8n/api';
 import type { ChatRequest, JsonValue, Turn } from './scripted-model';
 import { answer, callTool, lastToolResult, lastUserText } from './scripted-model';
 
@@ -10,16 +11,19 @@ export const AGENT_EXAMPLE_FILE = 'ai-agent-qualify-lead.json';
 export const SCRIPTED_MODEL_CREDENTIAL_ID = 'scriptedModel';
 export const SCRIPTED_MODEL_CREDENTIAL_NAME = 'Scripted model (local)';
 /**
- * `data` of the openAiApi credential for a scripted model at `url` (…/v1). The scripted model reads
- * no key; `header: false` is spelled out because n8n 1.x's public API otherwise asks for
- * headerName and headerValue (a JSON-schema `if` on an absent property holds).
+ * The openAiApi credential for a scripted model at `url` (…/v1), with the example's name and, when
+ * given, `id` (n8n 2.x keeps it; 1.x makes its own). The scripted model reads no key; `header:
+ * false` is spelled out because n8n 1.x's public API otherwise asks for headerName and headerValue
+ * (a JSON-schema `if` on an absent property holds), and 1.x has no "Allowed HTTP Request Domains"
+ * fields on this type.
  */
-export function scriptedModelCredentialData(url: string): {
-	apiKey: string;
-	url: string;
-	header: boolean;
-} {
-	return { apiKey: 'sk-scripted-model-reads-no-key', url, header: false };
+export function scriptedModelCredential(url: string, id?: string): CredentialInput {
+	return {
+		...(id === undefined ? {} : { id }),
+		name: SCRIPTED_MODEL_CREDENTIAL_NAME,
+		type: 'openAiApi',
+		data: { apiKey: 'sk-scripted-model-reads-no-key', url, header: false },
+	};
 }
 
 /** The agent node of the example, whose output is the model's final answer. */

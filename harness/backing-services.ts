@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * PostgreSQL and Redis for n8n's queue mode, from Debian's packages: installed with apt-get when
  * missing, then run as private throwaway servers on free loopback ports (own data folder, no
@@ -56,6 +57,8 @@ export interface BackingServices {
 	n8nEnv: Record<string, string>;
 	/** Runs SQL in the database with psql; returns its output. */
 	sql(statement: string): Promise<string>;
+	/** The ids of the executions that have a job in n8n's Bull queue (waiting, active, delayed or failed). */
+	queuedExecutionIds(): Promise<Set<string>>;
 	stop(): Promise<void>;
 }
 
@@ -185,6 +188,18 @@ async function startRedis(root: string): Promise<{ server: RedisServer; group: P
 	return { server, group };
 }
 
+/** n8n's Bull queue in Redis: prefix `bull` (QUEUE_BULL_PREFIX's default), queue `jobs`; a job is a hash under it. */
+const BULL_QUEUE_KEY = 'bull:jobs';
+/** Every queued job's `data` field, which holds the execution id n8n queued. */
+const QUEUED_JOB_DATA = `local found = {}
+for _, key in ipairs(redis.call('KEYS', ARGV[1])) do
+	if redis.call('TYPE', key).ok == 'hash' then
+		local data = redis.call('HGET', key, 'data')
+		if data then found[#found + 1] = data end
+	end
+end
+return found`;
+
 /** Installs (when missing) and starts PostgreSQL and Redis for one queue-mode topology. */
 export async function startBackingServices(): Promise<BackingServices> {
 	await ensureBackingPackages();
@@ -224,6 +239,23 @@ export async function startBackingServices(): Promise<BackingServices> {
 			]);
 			if (result.code !== 0) throw new Error(`psql failed: ${result.stderr.trim()}`);
 			return result.stdout;
+		},
+		async queuedExecutionIds() {
+			const { host, port } = redis.server;
+			const result = await runCommand('redis-cli', [
+				'-h',
+				host,
+				'-p',
+				String(port),
+				'EVAL',
+				QUEUED_JOB_DATA,
+				'0',
+				`${BULL_QUEUE_KEY}:*`,
+			]);
+			if (result.code !== 0) throw new Error(`redis-cli failed: ${result.stderr.trim()}`);
+			return new Set(
+				[...result.stdout.matchAll(/"executionId":"?(\d+)/g)].map((match) => match[1]),
+			);
 		},
 		async stop() {
 			await Promise.all([postgres.group.stop(), redis.group.stop()]);

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * nginx from Debian's packages as a round-robin balancer in front of n8n's webhook processors, as
  * queue-mode deployments run it: TLS ends at nginx (with the local CA's certificate), and nginx

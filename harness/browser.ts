@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * A real Chromium for the editor suite: Debian's `chromium` package (installed with apt-get when
  * missing, like the queue suite's PostgreSQL and Redis), driven by puppeteer-core. Packages that

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Environment for a child: this process's, without the variables `drop` matches, plus `extra`.
  * By default it drops what `npm run` exports about the outer project (npm_config_*, INIT_CWD),

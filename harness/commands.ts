@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- tooling that runs in Node.js beside n8n, never inside it */
 /** One-shot commands: run to the end, their output collected, killed after a timeout if given. */
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /** Debian packages the suites and tools run (PostgreSQL, Redis, nginx, Chromium), installed with apt-get when missing. */
 import { userInfo } from 'node:os';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /** The example workflows as shipped, their "Svc sandbox" credential pointed at a test's own. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

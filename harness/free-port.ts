@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 import { createServer } from 'node:net';
 
 /** A TCP port on 127.0.0.1 free a moment ago: the system picks it, we release it at once. */

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * The harness's HTTP client, on axios: every status is returned (none thrown), a JSON answer is
  * parsed and anything else kept as text, and an extra CA can be trusted per call for https.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /** The project's jest suites run as a child, counted from jest's JSON report: for the stress rounds and the reliability report. */
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';

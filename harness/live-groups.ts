@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * The process groups this process started and has not stopped yet, killed when it exits or gets
  * SIGINT, SIGTERM or SIGHUP, so nothing outlives the run that started it.

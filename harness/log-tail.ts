@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /** The end of a command's output or a log file, for error messages. */
 import { readFile } from 'node:fs/promises';
 

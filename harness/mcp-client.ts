@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable import-x/no-unresolved -- the SDK's exports map, which this resolver reads with node10 resolution */
 /**
  * The official MCP client (`@modelcontextprotocol/sdk`, Streamable HTTP) against n8n's MCP Server
  * Trigger over https on loopback: requests go through node:https so the harness's local CA can be
@@ -113,4 +115,23 @@ export async function connectMcp(
 /** The text parts of a tool result, joined. */
 export function resultText(result: CallToolResult): string {
 	return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
+/**
+ * The failure an MCP error result carries, in either form n8n writes it: on a single main, the MCP
+ * Server Trigger's `<error name>: <message>` (2.41 names the class, 1.123 writes `Error`); through
+ * the 2.41 queue relay, `{"error":{"message":…,"name":…}}`.
+ */
+export function toolFailure(result: CallToolResult): { errorName?: string; message: string } {
+	const text = resultText(result);
+	try {
+		const relayed = JSON.parse(text) as { error?: { message?: unknown; name?: unknown } };
+		const { message, name } = relayed.error ?? {};
+		if (typeof message === 'string')
+			return { ...(typeof name === 'string' ? { errorName: name } : {}), message };
+	} catch {
+		// Not JSON: the single-main form.
+	}
+	const named = /^(\w*Error): ([\s\S]*)$/.exec(text);
+	return named ? { errorName: named[1], message: named[2] } : { message: text };
 }

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /** `npm pack` of a project, as users install it: the one tarball the tools and tests share. */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -26,4 +27,18 @@ let packed: Promise<string> | undefined;
 export function packedTarball(): Promise<string> {
 	packed ??= packTarball(join(TMP_DIR, 'pack'));
 	return packed;
+}
+
+/** The paths `npm pack` would put in the tarball of `projectDir`, sorted, without packing it. */
+export async function packedFileList(projectDir = PROJECT_DIR): Promise<string[]> {
+	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+	const pack = await runCommand(npm, ['pack', '--dry-run', '--json', '--loglevel=error'], {
+		cwd: projectDir,
+	});
+	if (pack.code !== 0)
+		throw new Error(
+			`npm pack --dry-run failed (exit ${pack.code}):\n${lastLines(pack.output, 30)}`,
+		);
+	const [manifest] = JSON.parse(pack.stdout) as Array<{ files: Array<{ path: string }> }>;
+	return manifest.files.map((file) => file.path).sort();
 }

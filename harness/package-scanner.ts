@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * n8n's community-package scanner, `@n8n/scan-community-package`, pinned and installed in the
  * cache outside the clone, and run on a plain `node` (no tsx hooks) over the legs

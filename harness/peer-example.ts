@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * examples/receive-signed-events-without-this-package.json, set up as a user would: what n8n users
  * build to receive the service's signed events without this package (Webhook with the raw body →

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Long-running servers (n8n, PostgreSQL, Redis, nginx) in their own process groups, so stopping
  * one reaches everything it spawned; live-groups.ts kills what is left when this process ends.

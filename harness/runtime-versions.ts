@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- tooling that runs in Node.js beside n8n, never inside it */
 import type { RuntimeVersion } from './n8n-runtime/install';
 
 const RUNTIME_VERSIONS: readonly RuntimeVersion[] = ['v1', 'v2'];

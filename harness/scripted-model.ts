@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * A chat model that follows a script: a local OpenAI-compatible server (POST /v1/chat/completions,
  * as one JSON answer or, with `stream: true`, as server-sent chunks the way OpenAI streams them,

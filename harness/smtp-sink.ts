@@ -1,10 +1,11 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * A mailbox on loopback: a minimal SMTP server (plain, no authentication) that accepts every
  * message and keeps it. It stands in for the person who gets n8n's "send and wait" emails, e.g.
  * the approval links of the Email Send human-review tool.
  */
-import { createServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import type { CredentialInput } from './n8n/api';
 
 export interface ReceivedMail {
 	from: string;
@@ -17,6 +18,22 @@ export interface SmtpSink {
 	port: number;
 	messages(): ReceivedMail[];
 	close(): Promise<void>;
+}
+
+/** n8n's SMTP credential for a mailbox on loopback at `port`: plain, no login, no STARTTLS. */
+export function mailboxCredential(port: number): CredentialInput {
+	return {
+		name: 'Reviewer mailbox',
+		type: 'smtp',
+		data: {
+			user: '',
+			password: '',
+			host: '127.0.0.1',
+			port,
+			secure: false,
+			disableStartTls: true,
+		},
+	};
 }
 
 /** Undoes quoted-printable encoding (soft line breaks and =XX escapes), as mail bodies carry HTML. */

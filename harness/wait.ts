@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- tooling that runs in Node.js beside n8n, never inside it */
 /** Waiting, for the tools and tests: a pause, and polling until something holds. */
 
 export const sleep = async (ms: number): Promise<void> =>

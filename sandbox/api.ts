@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { EndpointName, ListPage, Me } from '../nodes/Svc/contract';

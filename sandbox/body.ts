@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * HTTP bodies in and out: a request's body read whole (with a size cap) and checked to be a JSON
  * object, and JSON answers, errors in the contract's error body. The harness's scripted model

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 import type { ClientRequest } from 'node:http';
 import { Agent, request } from 'node:https';
 import { rootCertificates } from 'node:tls';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 import type { Me, Scope } from '../nodes/Svc/contract';
 import {
 	ACCEPTED_KEY_FORMATS_TEXT,

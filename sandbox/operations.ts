@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 

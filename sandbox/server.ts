@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

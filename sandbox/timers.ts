@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- tooling that runs in Node.js beside n8n, never inside it */
 /** Sleeps that can all be cancelled at once, so closing the sandbox leaves no timer behind. */
 export class Timers {
 	/** Each sleep's timer, and how to end it early: true as if its time had passed, false if cancelled. */

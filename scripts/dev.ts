@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * `npm run dev`: the sandbox and a real n8n (with the editor) on this machine, this package
  * loaded, a "Svc sandbox" credential and the example workflows ready. Ctrl-C stops everything.
@@ -18,7 +19,7 @@ import {
 	qualifyLeadScript,
 	SCRIPTED_MODEL_CREDENTIAL_ID,
 	SCRIPTED_MODEL_CREDENTIAL_NAME,
-	scriptedModelCredentialData,
+	scriptedModelCredential,
 } from '../harness/agent-example';
 import { startScriptedModel } from '../harness/scripted-model';
 import {
@@ -113,12 +114,7 @@ async function main(): Promise<void> {
 		type: 'svcApi',
 		data: { apiKey: demoKey.key, baseUrl: sandbox.url },
 	});
-	await importCredential(n8n, {
-		id: SCRIPTED_MODEL_CREDENTIAL_ID,
-		name: SCRIPTED_MODEL_CREDENTIAL_NAME,
-		type: 'openAiApi',
-		data: scriptedModelCredentialData(model.url),
-	});
+	await importCredential(n8n, scriptedModelCredential(model.url, SCRIPTED_MODEL_CREDENTIAL_ID));
 	const examples = devExamples(QUEUE_MODE);
 	const imported: string[] = [];
 	for (const file of examples) {

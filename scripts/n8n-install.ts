@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * `npm run n8n:install`: installs the pinned n8n runtimes the tests and tools use (see
  * harness/n8n-runtime/README.md).

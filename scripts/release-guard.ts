@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * `prepublishOnly` guard: the package is published only by `.github/workflows/publish.yml`, from
  * GitHub Actions with npm provenance. A plain `npm publish` anywhere else stops here, before the

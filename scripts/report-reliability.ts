@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * `npm run report:reliability`: the reliability figures in one table. The bulk fault scenarios
  * run here at full size in n8n's engine (in-process) against the sandbox; the matrix-style

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Runs n8n's own community-package scanner, `@n8n/scan-community-package`, on this package as it
  * would be published: built, packed with `npm pack`, and read back from the tarball.
@@ -27,10 +28,10 @@
  *
  * Exit status: 0 scan passed, 1 the scanner found problems, 2 the scan could not run.
  */
-import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { parseArgs } from 'node:util';
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { parseArgs, stripVTControlCharacters } from 'node:util';
 
 import { packTarball } from '../harness/pack';
 import {
@@ -45,6 +46,7 @@ import {
 	TARBALL_PATTERNS,
 } from '../harness/package-scanner';
 import { runCommand } from '../harness/commands';
+import { copyWorkTree } from '../harness/work-tree';
 import { lastLines } from '../harness/log-tail';
 import { PROJECT_DIR } from '../harness/project';
 
@@ -72,33 +74,15 @@ async function walkFiles(dir: string): Promise<{ count: number; bytes: number }>
 	return { count, bytes };
 }
 
-/**
- * The files a commit of the work tree would hold (tracked and untracked-but-not-ignored), copied to
- * `dest`: what the scanner's GitHub download of the attested commit would contain. Outside a git
- * work tree, the project folder itself is used.
- */
+/** What the scanner's GitHub download of the attested commit would contain. */
 async function snapshotSource(
 	projectDir: string,
 	dest: string,
 ): Promise<{ dir: string; how: string }> {
-	const listed = await runCommand(
-		'git',
-		['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
-		{ cwd: projectDir },
-	).catch(() => undefined);
-	if (!listed || listed.code !== 0)
-		return { dir: projectDir, how: 'the project folder (not a git work tree)' };
-	let copied = 0;
-	for (const file of listed.stdout.split('\0').filter(Boolean)) {
-		const from = join(projectDir, file);
-		const info = await stat(from).catch(() => undefined);
-		if (!info?.isFile()) continue; // deleted in the work tree, a submodule, or a dangling link
-		const to = join(dest, file);
-		await mkdir(dirname(to), { recursive: true });
-		await copyFile(from, to);
-		copied += 1;
-	}
-	return { dir: dest, how: `${copied} files git would commit from the work tree` };
+	const copied = await copyWorkTree(projectDir, dest);
+	return copied === undefined
+		? { dir: projectDir, how: 'the project folder (not a git work tree)' }
+		: { dir: dest, how: `${copied} files git would commit from the work tree` };
 }
 
 /** Stylish output with temp paths replaced by ones that point at real files. */
@@ -109,8 +93,7 @@ function relabel(details: string, replacements: Array<[string, string]>): string
 }
 
 function counts(details: string | undefined): { errors: number; warnings: number } {
-	// eslint-disable-next-line no-control-regex
-	const plain = (details ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+	const plain = stripVTControlCharacters(details ?? '');
 	const match = /(\d+) problems? \((\d+) errors?, (\d+) warnings?\)/.exec(plain);
 	return match
 		? { errors: Number(match[2]), warnings: Number(match[3]) }

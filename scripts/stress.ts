@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * `npm run test:stress -- --rounds 5 --load 2`: the jest suites, round after round, beside busy
  * processes that keep the CPUs occupied, so that a test which only passes on an idle machine

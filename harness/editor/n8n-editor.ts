@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Drives n8n 2.41's editor in a real Chromium through puppeteer-core, the way a user does: click,
  * type, read what the page shows. Elements are found by the data-test-id attributes n8n's own

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /// <reference lib="dom" />
 // The functions handed to page.evaluate and page.waitForFunction run in the browser: they need the DOM's types.
 

@@ -12,7 +12,6 @@ import type {
 	ICredentialsExpressionResolveValues,
 	ICredentialType,
 	IExecuteData,
-	IHttpRequestHelper,
 	IHttpRequestOptions,
 	INode,
 	INodeCredentialsDetails,
@@ -125,10 +124,7 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		return requestOptions as IHttpRequestOptions;
 	}
 
-	preAuthentication(
-		_helpers: IHttpRequestHelper,
-		_credentials: ICredentialDataDecryptedObject,
-	): Promise<ICredentialDataDecryptedObject | undefined> {
+	preAuthentication(): Promise<ICredentialDataDecryptedObject | undefined> {
 		return Promise.resolve(undefined);
 	}
 

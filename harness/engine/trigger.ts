@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 import type { Request, Response } from 'express';
 import { HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import {

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Installs a pinned, real n8n (plus the Node it needs) into a cache folder outside the clone,
  * and links it as `.n8n-runtime/<version>` in the project.

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 /**
  * Starts a real n8n server (from harness/n8n-runtime) for the tests and tools: on 127.0.0.1 with a
  * throwaway user folder, the package under test installed as a community node, HTTPS from a

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * n8n in queue mode on loopback, as teams run it at scale: PostgreSQL and Redis (Debian's
  * packages), one main that owns activation, workers that execute, and webhook processors that

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Queue-mode processes beside a started main: `n8n worker` and `n8n webhook`, each with the
  * main's settings (DB, Redis, encryption key, TLS) and a user folder of its own, as each

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 /**
  * An n8n user folder: the package under test installed as a community node, a pre-migrated
  * SQLite DB, and the environment every n8n child process gets.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * How much CPU other processes took while the benchmark ran: the machine's busy time
  * (/proc/stat) minus the benchmark's own process tree (this process, n8n and its task runner,

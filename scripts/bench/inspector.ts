@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * A full garbage collection in n8n through its inspector (n8n started with --inspect on
  * loopback), so each measured run starts from the same small heap and its peak RSS is its own,

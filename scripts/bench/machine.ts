@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /** What the figures were measured on, for the report's header. */
 import { readFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * `npm run bench`: this package against what users would use without it, side by side, in real
  * n8n 2.41.1 (the package installed from its `npm pack` tarball) against the sandbox on loopback.

@@ -1,5 +1,7 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /** Benchmarks that need no n8n: signature verification (d) and the cost of loading the node (e). */
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 import type {
@@ -42,8 +44,8 @@ function throughput(work: () => boolean, ms: number): number {
  * the key decoded once. Rounds alternate between the two so drift hits both alike.
  */
 export function benchSignature(distDir: string, rounds = 3, roundMs = 1000): SignatureResult {
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the built file, as shipped
-	const { secretKey, verifyDelivery } = require(
+	// The built file, as shipped.
+	const { secretKey, verifyDelivery } = createRequire(__filename)(
 		join(distDir, 'nodes', 'Svc', 'trigger', 'signature.js'),
 	) as { secretKey: typeof SecretKey; verifyDelivery: typeof VerifyDelivery };
 	const keyBytes = randomBytes(32);

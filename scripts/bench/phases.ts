@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * The benchmark's phases, each timed with how much CPU other processes on the machine took
  * meanwhile: on 2 cores, anything else running skews every figure, so the report says so.

@@ -1,5 +1,5 @@
-import { connect, createServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 /**
  * A TCP pass-through on loopback that counts client connections. Pointing a client at it

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * The benchmark's "raw client": a child process (forked by raw.ts) that upserts leads with
  * node:http and a keep-alive agent at a fixed concurrency. It runs outside the benchmark's own

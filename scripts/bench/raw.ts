@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- tooling that runs in Node.js beside n8n, never inside it */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** Resident set size of one process in KB (VmRSS), or undefined once it is gone. */

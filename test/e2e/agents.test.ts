@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 /**
  * The Svc node as an AI tool in a real n8n: an AI Agent driven by a scripted chat model, and
  * n8n's MCP Server Trigger called by the official MCP client. One n8n per major.
@@ -11,8 +12,7 @@ import {
 	AGENT_EXAMPLE_FILE,
 	qualifyLeadScript,
 	SCRIPTED_MODEL_CREDENTIAL_ID,
-	SCRIPTED_MODEL_CREDENTIAL_NAME,
-	scriptedModelCredentialData,
+	scriptedModelCredential,
 } from '../../harness/agent-example';
 import type { Environment } from '../../harness/environment';
 import { FULL_KEY, startEnvironment } from '../../harness/environment';
@@ -20,7 +20,7 @@ import { loadExample, withCredential } from '../../harness/example-workflows';
 import { nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import type { McpConnection } from '../../harness/mcp-client';
-import { connectMcp, resultText } from '../../harness/mcp-client';
+import { connectMcp, resultText, toolFailure } from '../../harness/mcp-client';
 import type { CredentialRef, WorkflowNodeInput, WorkflowRecord } from '../../harness/n8n/api';
 import {
 	activate,
@@ -93,17 +93,16 @@ function errorText(result: ToolResult): string {
 }
 
 /**
- * The text of an MCP error result for a failure the tool threw: n8n's MCP Server Trigger writes
- * `<error name>: <message>` (2.41, MessageFormatter.formatError) or `Error: <message>` (1.123), and
- * the message holds the cause, then the fix after "Details:". Returns the cause and the fix.
+ * The cause and the fix of a failure the tool threw, from an MCP error result: n8n's MCP Server
+ * Trigger names the error (2.41: the class; 1.123: `Error`), and the message holds the cause, then
+ * the fix after "Details:".
  */
 function mcpFailure(result: CallToolResult, version: string): { cause: string; fix: string } {
 	expect(result.isError).toBe(true);
-	const text = resultText(result);
-	const prefix = version === 'v2' ? 'NodeOperationError: ' : 'Error: ';
-	expect(text.startsWith(prefix)).toBe(true);
-	expect(text).toMatch(/^[^\n]+\n\nDetails: [^\n]+$/);
-	const [cause, fix] = text.slice(prefix.length).split('\n\nDetails: ');
+	const { errorName, message } = toolFailure(result);
+	expect(errorName).toBe(version === 'v2' ? 'NodeOperationError' : 'Error');
+	expect(message).toMatch(/^[^\n]+\n\nDetails: [^\n]+$/);
+	const [cause, fix] = message.split('\n\nDetails: ');
 	return { cause, fix };
 }
 
@@ -126,13 +125,13 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			model = await startScriptedModel();
 			env = await startEnvironment({ version });
 			// 1.x ignores a given id: the example's reference is re-pointed (withCredential) there.
-			modelCredential = await importCredential(env.n8n, {
-				id: version === 'v2' ? SCRIPTED_MODEL_CREDENTIAL_ID : undefined,
-				name: SCRIPTED_MODEL_CREDENTIAL_NAME,
-				type: 'openAiApi',
-				// No "Allowed HTTP Request Domains" fields on this type in 1.x.
-				data: scriptedModelCredentialData(model.url),
-			});
+			modelCredential = await importCredential(
+				env.n8n,
+				scriptedModelCredential(
+					model.url,
+					version === 'v2' ? SCRIPTED_MODEL_CREDENTIAL_ID : undefined,
+				),
+			);
 			readOnly = await importCredential(env.n8n, {
 				name: 'Svc read only',
 				type: 'svcApi',

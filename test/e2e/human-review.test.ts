@@ -1,13 +1,11 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * n8n's own human review in front of the Svc tool: an AI Agent (scripted model) whose Campaign
  * Dispatch tool is wired through n8n's Email Send human-review tool. The reviewer's mailbox is a
  * local SMTP server; the test approves or refuses through the links n8n put in the email, as the
  * person would. n8n 2.x generates human-review tools; 1.123 has none (asserted).
  */
-import {
-	SCRIPTED_MODEL_CREDENTIAL_NAME,
-	scriptedModelCredentialData,
-} from '../../harness/agent-example';
+import { scriptedModelCredential } from '../../harness/agent-example';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import type {
@@ -34,7 +32,7 @@ import {
 	toolResults,
 } from '../../harness/scripted-model';
 import type { SmtpSink } from '../../harness/smtp-sink';
-import { startSmtpSink } from '../../harness/smtp-sink';
+import { mailboxCredential, startSmtpSink } from '../../harness/smtp-sink';
 import { reviewedDispatchAgent } from '../../harness/svc-tools';
 import { logTail } from '../../harness/log-tail';
 import { until } from '../../harness/wait';
@@ -64,23 +62,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			model = await startScriptedModel();
 			mailbox = await startSmtpSink();
 			env = await startEnvironment({ version });
-			modelCredential = await importCredential(env.n8n, {
-				name: SCRIPTED_MODEL_CREDENTIAL_NAME,
-				type: 'openAiApi',
-				data: scriptedModelCredentialData(model.url),
-			});
-			smtp = await importCredential(env.n8n, {
-				name: 'Reviewer mailbox',
-				type: 'smtp',
-				data: {
-					user: '',
-					password: '',
-					host: '127.0.0.1',
-					port: mailbox.port,
-					secure: false,
-					disableStartTls: true,
-				},
-			});
+			modelCredential = await importCredential(env.n8n, scriptedModelCredential(model.url));
+			smtp = await importCredential(env.n8n, mailboxCredential(mailbox.port));
 		}, 15 * 60_000);
 		afterAll(async () => {
 			await env?.stop();

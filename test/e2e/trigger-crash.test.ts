@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * A 2xx to the service is a promise that the event will run, once. Each receiver here takes a
  * burst of 600 distinct signed events, 16 at a time; n8n's main is killed (SIGKILL, its whole

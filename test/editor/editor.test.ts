@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 /**
  * `npm run test:editor`: n8n's real editor in a real Chromium, set up as `npm run dev` does (the
  * sandbox, n8n 2.41.1 with the UI over https, the packed package, the "Svc sandbox" credential,
@@ -20,8 +22,7 @@ import type { RecordedRequest } from '../../sandbox';
 import {
 	qualifyLeadScript,
 	SCRIPTED_MODEL_CREDENTIAL_ID,
-	SCRIPTED_MODEL_CREDENTIAL_NAME,
-	scriptedModelCredentialData,
+	scriptedModelCredential,
 } from '../../harness/agent-example';
 import { launchBrowser } from '../../harness/browser';
 import { devExamples } from '../../harness/dev-examples';
@@ -39,6 +40,7 @@ import { loadExample } from '../../harness/example-workflows';
 import { nodeOutput } from '../../harness/n8n/node-results';
 import type { ScriptedModel } from '../../harness/scripted-model';
 import { startScriptedModel } from '../../harness/scripted-model';
+import { mailboxCredential } from '../../harness/smtp-sink';
 import { AGENT, DISPATCH_REVIEW, reviewedDispatchAgent } from '../../harness/svc-tools';
 import { until } from '../../harness/wait';
 import type { PickerEntry } from '../../harness/editor/n8n-editor';
@@ -89,12 +91,10 @@ beforeAll(async () => {
 	await rm(SCREENSHOTS, { recursive: true, force: true });
 	env = await startEnvironment({ ui: true });
 	model = await startScriptedModel({ turns: qualifyLeadScript() });
-	modelCredential = await importCredential(env.n8n, {
-		id: SCRIPTED_MODEL_CREDENTIAL_ID,
-		name: SCRIPTED_MODEL_CREDENTIAL_NAME,
-		type: 'openAiApi',
-		data: scriptedModelCredentialData(model.url),
-	});
+	modelCredential = await importCredential(
+		env.n8n,
+		scriptedModelCredential(model.url, SCRIPTED_MODEL_CREDENTIAL_ID),
+	);
 	for (const file of devExamples(false))
 		examples.set(file, await importWorkflow(env.n8n, loadExample(file, env.credential)));
 	browser = await launchBrowser();
@@ -701,18 +701,7 @@ describe('n8n editor in a real browser', () => {
 		'09-human-review',
 		"a Dispatch tool behind n8n's Email Send human review: the tool feeds the review node, the review node the agent's Tool input, and nothing is marked as an issue",
 		async () => {
-			const smtp = await importCredential(env.n8n, {
-				name: 'Reviewer mailbox',
-				type: 'smtp',
-				data: {
-					user: '',
-					password: '',
-					host: '127.0.0.1',
-					port: 2525,
-					secure: false,
-					disableStartTls: true,
-				},
-			});
+			const smtp = await importCredential(env.n8n, mailboxCredential(2525));
 			const workflow = await importWorkflow(
 				env.n8n,
 				reviewedDispatchAgent({

@@ -1,3 +1,5 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 /**
  * The credential's "Test" as n8n runs it: SvcApi has no declarative `test`, so n8n calls the Svc
  * node's `methods.credentialTest` named by its `testedBy` (harness/engine/credential-test.ts

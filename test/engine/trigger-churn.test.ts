@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 import { shutdownEngine } from '../../harness/engine';
 import { createSvcTrigger, useSandbox } from '../../harness/engine/svc';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * The Svc node as an AI tool in n8n's queue mode: n8n's MCP Server Trigger called by the official
  * MCP client at a webhook processor, and an AI Agent (scripted model) whose workflow a worker runs.
@@ -7,13 +8,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	SCRIPTED_MODEL_CREDENTIAL_NAME,
-	scriptedModelCredentialData,
-} from '../../harness/agent-example';
+import { scriptedModelCredential } from '../../harness/agent-example';
 import { FULL_KEY } from '../../harness/environment';
 import type { McpConnection } from '../../harness/mcp-client';
-import { connectMcp, resultText } from '../../harness/mcp-client';
+import { connectMcp, resultText, toolFailure } from '../../harness/mcp-client';
 import type { CredentialRef, WorkflowRecord } from '../../harness/n8n/api';
 import { activate, importCredential, importWorkflow, listExecutions } from '../../harness/n8n/api';
 import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
@@ -41,19 +39,6 @@ jest.setTimeout(180_000);
 
 const MCP_TOOLS = ['Get Lead', 'Save Lead', 'Dispatch Campaign'];
 
-/**
- * The message of a failure an MCP client was sent: a single main writes `<error name>: <message>`;
- * relayed from a worker (2.41 queue mode) it is `{"error":{"message","name"}}` as JSON.
- */
-function failureMessage(text: string): string {
-	try {
-		const relayed = JSON.parse(text) as { error?: { message?: string } };
-		if (typeof relayed.error?.message === 'string') return relayed.error.message;
-	} catch {
-		// Not JSON: the single-main form.
-	}
-	return text.replace(/^\w*Error: /, '');
-}
 const allFigures: Record<string, IDataObject> = {};
 
 afterAll(async () => {
@@ -91,11 +76,10 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 		beforeAll(async () => {
 			model = await startScriptedModel();
 			queue = await startQueueEnvironment(version, { workers: 1, webhookProcessors: 2 });
-			modelCredential = await importCredential(queue.topology.main, {
-				name: SCRIPTED_MODEL_CREDENTIAL_NAME,
-				type: 'openAiApi',
-				data: scriptedModelCredentialData(model.url),
-			});
+			modelCredential = await importCredential(
+				queue.topology.main,
+				scriptedModelCredential(model.url),
+			);
 		}, 15 * 60_000);
 		afterAll(async () => {
 			await queue?.stop();
@@ -161,8 +145,8 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 				expect(resultText(missing)).toMatch(/The resource was not found \(404\)/);
 				expect(resultText(missing)).toMatch(/check the ID/);
 				expect(refused.isError).toBe(true);
-				expect(failureMessage(resultText(refused))).toMatch(REFUSAL);
-				expect(failureMessage(resultText(refused))).toMatch(
+				expect(toolFailure(refused).message).toMatch(REFUSAL);
+				expect(toolFailure(refused).message).toMatch(
 					/\n\nDetails: .*switches on 'Allow Use by AI'\.$/,
 				);
 				expect(routes()).toEqual(['GET /v1/leads/{lead_id}']);

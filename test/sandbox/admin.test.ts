@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 import type { ApiErrorBody } from '../../nodes/Svc/contract';
 import { ERROR_CODES } from '../../nodes/Svc/contract';
 import type { AdminEndpoint } from '../../sandbox/admin';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 import { AxiosError } from 'axios';
 import { randomUUID } from 'node:crypto';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 import { checkApiKey, checkBaseUrl, isLegacyApiKey } from '../../nodes/Svc/transport/apiKey';
 
 const secret = 'Ab3dEf6hIj9kLm2n';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- tooling that runs in Node.js beside n8n, never inside it */
 import { runBounded } from '../../nodes/Svc/shared/pool';
 import { RequestGate } from '../../nodes/Svc/transport';
 

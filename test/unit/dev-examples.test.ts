@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 import { readdirSync } from 'node:fs';
 
 import { devExamples } from '../../harness/dev-examples';

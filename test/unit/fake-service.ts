@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 import type { IDataObject, IHttpRequestOptions, INode, Logger } from 'n8n-workflow';
 
 import type { SvcContext } from '../../nodes/Svc/transport';

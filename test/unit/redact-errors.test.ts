@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 import type { INode } from 'n8n-workflow';
 
 import { ENDPOINTS } from '../../nodes/Svc/contract';

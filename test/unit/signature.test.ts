@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 import { Webhook } from 'standardwebhooks';
 
 import { secretKey, verifyDelivery } from '../../nodes/Svc/trigger/signature';

@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * The run loop of the action-node scenarios (a), (b), (c) and (k): one workflow run (or raw client
  * job) against a freshly reset sandbox, timed, with what the sandbox saw afterwards.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * The action-node scenarios' setting: one n8n over http with the package and the floor fixture,
  * its inspector on loopback (for a full GC before each run), a counting proxy and the raw client,

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * One burst into one receiver, and its figures: how fast deliveries were accepted and answered,
  * what the service had to retry, which events started executions (lost, doubled), and what it

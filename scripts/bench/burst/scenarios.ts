@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * (f) the burst into each receiver on one n8n (a fresh one per receiver, so memory and database
  * start alike), and (f-queue) the same in queue mode: main + 2 workers, first 1 then 2 webhook

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/icon-validation, @n8n/community-nodes/node-usable-as-tool, @n8n/community-nodes/require-node-description-fields -- a fixture loaded only by tests or benchmarks, never published */
 import { randomUUID } from 'node:crypto';
 
 import type {
@@ -8,6 +9,7 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { runBounded } from '../../../nodes/Svc/shared/pool';
 
@@ -27,8 +29,8 @@ export class BenchFloor implements INodeType {
 		version: 1,
 		description: "Benchmark fixture: posts each item to /v1/leads through n8n's request helper",
 		defaults: { name: 'Bench Floor' },
-		inputs: ['main'],
-		outputs: ['main'],
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'svcApi', required: true }],
 		properties: [
 			{ displayName: 'Concurrency', name: 'concurrency', type: 'number', default: 16 },

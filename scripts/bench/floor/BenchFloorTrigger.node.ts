@@ -1,9 +1,11 @@
+/* eslint-disable @n8n/community-nodes/icon-validation, @n8n/community-nodes/require-node-description-fields, @n8n/community-nodes/webhook-lifecycle-complete -- a fixture loaded only by tests or benchmarks, never published */
 import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 /**
  * Bench-only fixture, never shipped (outside `nodes/`, like BenchFloor): the floor for the Svc
@@ -24,7 +26,7 @@ export class BenchFloorTrigger implements INodeType {
 		description: "Benchmark fixture: starts the workflow with each delivery's body, unchecked",
 		defaults: { name: 'Bench Floor Trigger' },
 		inputs: [],
-		outputs: ['main'],
+		outputs: [NodeConnectionTypes.Main],
 		webhooks: [
 			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
 		],

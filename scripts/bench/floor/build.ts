@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Compiles the floor fixtures (BenchFloor.node.ts for the action node, BenchFloorTrigger.node.ts and
  * BenchFloorTriggerWhenDone.node.ts for the trigger) into a folder of their own that n8n loads

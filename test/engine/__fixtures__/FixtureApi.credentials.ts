@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/icon-validation, @n8n/community-nodes/cred-class-field-icon-missing -- a fixture loaded only by tests or benchmarks, never published */
 import type { ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 /** Generic Bearer auth, the declarative way most community credentials do it. */

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/icon-validation, @n8n/community-nodes/node-usable-as-tool, @n8n/community-nodes/require-node-description-fields, @n8n/community-nodes/no-credential-reuse, @n8n/community-nodes/valid-credential-references -- a fixture loaded only by tests or benchmarks, never published */
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 import type {
 	IExecuteFunctions,
