@@ -31,6 +31,12 @@ export interface KillMidBurstOptions {
 	 * retried once, and the counts of what ran include those retries.
 	 */
 	retry?: (executionId: string) => Promise<void>;
+	/**
+	 * Queue mode: the ids of the executions that have a job in n8n's queue. An execution still
+	 * `new` without one was stored by a process killed before it queued the run, and nothing will
+	 * start it (n8n 2.41 leaves it `new` for good): it is counted as `orphaned`, not waited for.
+	 */
+	queuedExecutionIds?: () => Promise<Set<string>>;
 }
 
 /** The result with each list of events as its length, for a figures file. */
@@ -52,7 +58,7 @@ export function lossesOf(
 export const NO_LOSSES = { lost: [], ranTwice: [], stranded: [], details: [] };
 
 export function countsOf(result: KillMidBurstResult): Record<string, number | string[]> {
-	const { details, unfinished, ...figures } = result;
+	const { details, unfinished, orphaned, ...figures } = result;
 	return {
 		...Object.fromEntries(
 			Object.entries(figures).map(([name, value]) => [
@@ -62,6 +68,7 @@ export function countsOf(result: KillMidBurstResult): Record<string, number | st
 		),
 		...(details.length > 0 ? { details } : {}),
 		...(unfinished.length > 0 ? { unfinished } : {}),
+		...(orphaned.length > 0 ? { orphaned } : {}),
 	};
 }
 
@@ -92,6 +99,8 @@ export interface KillMidBurstResult {
 	recoverySeconds: number;
 	/** Executions still not ended when the harness stopped waiting (`id status`): why recovery took its full wait. */
 	unfinished: string[];
+	/** Executions left `new` with no job in n8n's queue: stored by the killed process, never queued, never run. */
+	orphaned: string[];
 	/** Sending rounds after the restart until every event was answered 2xx. */
 	resendRounds: number;
 	/** For each lost, stranded or never-run event: the service's attempts and the executions that hold it. */
@@ -233,6 +242,19 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	}
 
 	const answered = acknowledged();
+	/** Of these executions, the ids of those stored but never queued (see `queuedExecutionIds`). */
+	const orphansAmong = async (executions: ExecutionRecord[]): Promise<Set<string>> => {
+		const waiting = executions.filter((execution) => execution.status === 'new');
+		if (!options.queuedExecutionIds || waiting.length === 0) return new Set();
+		const queued = await options.queuedExecutionIds();
+		return new Set(waiting.map(({ id }) => id).filter((id) => !queued.has(id)));
+	};
+	const stillToEnd = async (executions: ExecutionRecord[]): Promise<ExecutionRecord[]> => {
+		const orphans = await orphansAmong(executions);
+		return executions.filter(
+			(execution) => UNFINISHED.includes(execution.status) && !orphans.has(execution.id),
+		);
+	};
 	let executions: ExecutionRecord[] = [];
 	// Waits for what must hold, or for n8n to have ended as many runs without their data as events
 	// are missing (n8n 2.x, a dead worker); if neither comes, the figures below say which events and why.
@@ -240,7 +262,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		'every acknowledged event is in a finished execution',
 		async () => {
 			executions = await options.executions();
-			if (executions.some((execution) => UNFINISHED.includes(execution.status))) return false;
+			if ((await stillToEnd(executions)).length > 0) return false;
 			const { stored, dataReplaced } = storedEvents(withEventIds(executions));
 			return [...answered].filter((id) => !stored.has(id)).length <= dataReplaced;
 		},
@@ -266,8 +288,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 			async () => {
 				const now = await options.executions();
 				return (
-					now.length >= executions.length + toRetry.length &&
-					!now.some((execution) => UNFINISHED.includes(execution.status))
+					now.length >= executions.length + toRetry.length && (await stillToEnd(now)).length === 0
 				);
 			},
 			{ everyMs: 500, timeoutMs: options.settleTimeoutMs ?? 180_000 },
@@ -307,9 +328,10 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		failedWithDataReplaced: dataReplaced,
 		executions: executions.length,
 		recoverySeconds: Math.round(recoverySeconds * 10) / 10,
-		unfinished: executions
-			.filter((execution) => UNFINISHED.includes(execution.status))
-			.map((execution) => `${execution.id} ${execution.status}`),
+		unfinished: (await stillToEnd(executions)).map(
+			(execution) => `${execution.id} ${execution.status}`,
+		),
+		orphaned: [...(await orphansAmong(executions))],
 		resendRounds,
 		details,
 	};

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * `npm run test:queue`: the package in n8n's queue mode on loopback (PostgreSQL and Redis from
  * Debian's packages, a main, two workers, two webhook processors), against the sandbox, on each
@@ -559,6 +560,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				kill: async () => await target.kill(),
 				restart: async () => await target.restart(),
 				executions: async () => await storedExecutions(workflow.id, { includeData: true }),
+				queuedExecutionIds: async () => await topology.services.queuedExecutionIds(),
 				retry: async (executionId) => {
 					const retry = await topology.main.rest('POST', `/executions/${executionId}/retry`, {
 						loadWorkflow: false,
