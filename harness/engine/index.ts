@@ -8,13 +8,8 @@ export type { RunWorkflowOptions } from './run-workflow';
 export { runCredentialTest } from './credential-test';
 export type { CredentialTestOptions } from './credential-test';
 export { createTriggerHarness } from './trigger';
-export type {
-	Delivery,
-	DeliveryResult,
-	RecordedResponse,
-	TriggerHarness,
-	TriggerHarnessOptions,
-} from './trigger';
+export type { DeliveryResult, TriggerHarness, TriggerHarnessOptions } from './trigger';
+export type { Delivery, RecordedResponse } from './webhook-http';
 export { START_NODE_TYPE, aiToolNodeType, startNode, chain } from './node-types';
 export type { NodeTypeMap } from './node-types';
 export { activeExpressionEngine, capturedLogs, clearCapturedLogs, shutdownEngine } from './runtime';

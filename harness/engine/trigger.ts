@@ -1,5 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
-import type { Request, Response } from 'express';
 import { HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import {
 	createRunExecutionData,
@@ -34,6 +32,8 @@ import { HarnessCredentialsHelper } from './credentials';
 import { HarnessNodeTypes, placedVersion } from './node-types';
 import type { NodeTypeMap } from './node-types';
 import { ensureEngine } from './runtime';
+import { recordingResponse, webhookRequest } from './webhook-http';
+import type { Delivery, RecordedResponse } from './webhook-http';
 
 export interface TriggerHarnessOptions {
 	/** The trigger's type name (INode.type), looked up in `nodeTypes`. */
@@ -53,24 +53,6 @@ export interface TriggerHarnessOptions {
 	mode?: WorkflowExecuteMode;
 	/** Default a new id per harness, so that no two harnesses share n8n's processed-data row. */
 	workflowId?: string;
-}
-
-export interface Delivery {
-	method?: IHttpRequestMethods;
-	/** Names are lower-cased, as Node's HTTP server gives them. */
-	headers?: Record<string, string | string[]>;
-	rawBody?: Buffer | string;
-	query?: IDataObject;
-	/** Called once the delivery is answered, which for an execution's answer is before it ends. */
-	onAnswer?: (response: RecordedResponse) => void;
-	/** The execution's id; n8n 1.x re-runs the job of a dead worker under the id it had. */
-	executionId?: string;
-}
-
-export interface RecordedResponse {
-	statusCode: number;
-	headers: Record<string, string | number | string[]>;
-	body: unknown;
 }
 
 export interface DeliveryResult {
@@ -323,80 +305,4 @@ async function runExecution(
 	const error = errorOf(run, node.name);
 	if (error) throw error;
 	return outputOf(run, node.name);
-}
-
-/** The members of express's Request that n8n's WebhookContext and trigger nodes read. */
-function webhookRequest(webhookData: IWebhookData, delivery: Delivery): Request {
-	const rawBody = Buffer.from(delivery.rawBody ?? '');
-	const headers = Object.fromEntries(
-		Object.entries(delivery.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-	);
-	let body: unknown = {};
-	try {
-		body = rawBody.length > 0 ? JSON.parse(rawBody.toString('utf8')) : {};
-	} catch {
-		// n8n hands non-JSON bodies to the node unparsed; the raw bytes stay in rawBody.
-	}
-	const request = {
-		method: delivery.method ?? webhookData.httpMethod,
-		url: `/webhook/${webhookData.path}`,
-		headers,
-		body,
-		rawBody,
-		query: delivery.query ?? {},
-		params: {},
-		get: (name: string) => headers[name.toLowerCase()],
-		header: (name: string) => headers[name.toLowerCase()],
-	};
-	// Only a real express app builds a full Request; this one has what nodes use.
-	return request as unknown as Request;
-}
-
-function recordingResponse(): { response: Response; recorded: () => RecordedResponse | undefined } {
-	const state: RecordedResponse = { statusCode: 200, headers: {}, body: undefined };
-	let ended = false;
-	const response = {
-		get headersSent() {
-			return ended;
-		},
-		get statusCode() {
-			return state.statusCode;
-		},
-		status(code: number) {
-			state.statusCode = code;
-			return response;
-		},
-		sendStatus(code: number) {
-			state.statusCode = code;
-			ended = true;
-			return response;
-		},
-		setHeader(name: string, value: string | number | string[]) {
-			state.headers[name.toLowerCase()] = value;
-			return response;
-		},
-		set(name: string, value: string | string[]) {
-			return response.setHeader(name, value);
-		},
-		getHeader(name: string) {
-			return state.headers[name.toLowerCase()];
-		},
-		json(body: unknown) {
-			state.headers['content-type'] ??= 'application/json; charset=utf-8';
-			state.body = body;
-			ended = true;
-			return response;
-		},
-		send(body?: unknown) {
-			state.body = body;
-			ended = true;
-			return response;
-		},
-		end(body?: unknown) {
-			if (body !== undefined) state.body = body;
-			ended = true;
-			return response;
-		},
-	};
-	return { response: response as unknown as Response, recorded: () => (ended ? state : undefined) };
 }

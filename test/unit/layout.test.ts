@@ -59,6 +59,16 @@ describe('the project layout', () => {
 		expect(nodeModules).toEqual([]);
 	});
 
+	it('has no file outside test/ over 400 lines', () => {
+		const long = Object.keys(MAY_IMPORT)
+			.filter((folder) => folder !== 'test')
+			.flatMap((folder) => typeScriptFiles(join(PROJECT_DIR, folder)))
+			.map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
+			.filter(({ lines }) => lines > 400)
+			.map(({ file, lines }) => `${relative(PROJECT_DIR, file)}: ${lines} lines`);
+		expect(long).toEqual([]);
+	});
+
 	it('finds the imports it checks (the scan itself works)', () => {
 		const queueSuite = readFileSync(
 			join(PROJECT_DIR, 'test', 'queue', 'queue-mode.test.ts'),

@@ -1,4 +1,4 @@
-/** The action-node scenarios: what runs, in which order, how often. Their tables are in tables.ts. */
+/** The action-node scenarios: what runs, in which order, how often. Their tables are in tables.ts and footprint-tables.ts. */
 import type { Sandbox } from '../../../sandbox';
 import {
 	LEADS_ROUTE,

@@ -1,0 +1,101 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/** A delivery to a trigger's webhook as express would hand it to n8n, and the answer n8n writes back, recorded. */
+import type { Request, Response } from 'express';
+import type { IDataObject, IHttpRequestMethods, IWebhookData } from 'n8n-workflow';
+
+export interface Delivery {
+	method?: IHttpRequestMethods;
+	/** Names are lower-cased, as Node's HTTP server gives them. */
+	headers?: Record<string, string | string[]>;
+	rawBody?: Buffer | string;
+	query?: IDataObject;
+	/** Called once the delivery is answered, which for an execution's answer is before it ends. */
+	onAnswer?: (response: RecordedResponse) => void;
+	/** The execution's id; n8n 1.x re-runs the job of a dead worker under the id it had. */
+	executionId?: string;
+}
+
+export interface RecordedResponse {
+	statusCode: number;
+	headers: Record<string, string | number | string[]>;
+	body: unknown;
+}
+
+/** The members of express's Request that n8n's WebhookContext and trigger nodes read. */
+export function webhookRequest(webhookData: IWebhookData, delivery: Delivery): Request {
+	const rawBody = Buffer.from(delivery.rawBody ?? '');
+	const headers = Object.fromEntries(
+		Object.entries(delivery.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+	);
+	let body: unknown = {};
+	try {
+		body = rawBody.length > 0 ? JSON.parse(rawBody.toString('utf8')) : {};
+	} catch {
+		// n8n hands non-JSON bodies to the node unparsed; the raw bytes stay in rawBody.
+	}
+	const request = {
+		method: delivery.method ?? webhookData.httpMethod,
+		url: `/webhook/${webhookData.path}`,
+		headers,
+		body,
+		rawBody,
+		query: delivery.query ?? {},
+		params: {},
+		get: (name: string) => headers[name.toLowerCase()],
+		header: (name: string) => headers[name.toLowerCase()],
+	};
+	// Only a real express app builds a full Request; this one has what nodes use.
+	return request as unknown as Request;
+}
+
+export function recordingResponse(): {
+	response: Response;
+	recorded: () => RecordedResponse | undefined;
+} {
+	const state: RecordedResponse = { statusCode: 200, headers: {}, body: undefined };
+	let ended = false;
+	const response = {
+		get headersSent() {
+			return ended;
+		},
+		get statusCode() {
+			return state.statusCode;
+		},
+		status(code: number) {
+			state.statusCode = code;
+			return response;
+		},
+		sendStatus(code: number) {
+			state.statusCode = code;
+			ended = true;
+			return response;
+		},
+		setHeader(name: string, value: string | number | string[]) {
+			state.headers[name.toLowerCase()] = value;
+			return response;
+		},
+		set(name: string, value: string | string[]) {
+			return response.setHeader(name, value);
+		},
+		getHeader(name: string) {
+			return state.headers[name.toLowerCase()];
+		},
+		json(body: unknown) {
+			state.headers['content-type'] ??= 'application/json; charset=utf-8';
+			state.body = body;
+			ended = true;
+			return response;
+		},
+		send(body?: unknown) {
+			state.body = body;
+			ended = true;
+			return response;
+		},
+		end(body?: unknown) {
+			if (body !== undefined) state.body = body;
+			ended = true;
+			return response;
+		},
+	};
+	return { response: response as unknown as Response, recorded: () => (ended ? state : undefined) };
+}
