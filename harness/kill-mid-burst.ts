@@ -6,6 +6,7 @@
  */
 import type { ExecutionRecord, WorkflowInput } from './n8n/api';
 import { UNFINISHED } from './n8n/api';
+import { SANDBOX_CREDENTIAL_ID } from './example-workflows';
 import type { SandboxState } from '../sandbox/state';
 import { until } from './wait';
 
@@ -154,7 +155,7 @@ export const SVC_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
 	// As the editor gives every webhook node: without one, n8n 1.x puts the node's name in the path.
 	webhookId: '3b8e6c2d-9f41-4a7e-b5d0-7c1e2a9f6b83',
 	parameters: { events: ['lead.created'] },
-	credentials: { svcApi: { id: 'svcSandbox', name: 'Svc sandbox' } },
+	credentials: { svcApi: { id: SANDBOX_CREDENTIAL_ID, name: 'Svc sandbox' } },
 };
 
 /** How many times each event reached the node after the receiver, as the sandbox recorded it. */
@@ -242,18 +243,27 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	}
 
 	const answered = acknowledged();
-	/** Of these executions, the ids of those stored but never queued (see `queuedExecutionIds`). */
-	const orphansAmong = async (executions: ExecutionRecord[]): Promise<Set<string>> => {
-		const waiting = executions.filter((execution) => execution.status === 'new');
-		if (!options.queuedExecutionIds || waiting.length === 0) return new Set();
-		const queued = await options.queuedExecutionIds();
-		return new Set(waiting.map(({ id }) => id).filter((id) => !queued.has(id)));
-	};
-	const stillToEnd = async (executions: ExecutionRecord[]): Promise<ExecutionRecord[]> => {
-		const orphans = await orphansAmong(executions);
-		return executions.filter(
-			(execution) => UNFINISHED.includes(execution.status) && !orphans.has(execution.id),
+	/**
+	 * Of these executions, those not ended yet (`waiting`) and those stored but never queued, which
+	 * nothing will start (`orphans`, see `queuedExecutionIds`).
+	 */
+	const unended = async (
+		executions: ExecutionRecord[],
+	): Promise<{ waiting: ExecutionRecord[]; orphans: Set<string> }> => {
+		const stored = executions.filter((execution) => execution.status === 'new');
+		const queued =
+			options.queuedExecutionIds && stored.length > 0
+				? await options.queuedExecutionIds()
+				: undefined;
+		const orphans = new Set(
+			queued ? stored.map(({ id }) => id).filter((id) => !queued.has(id)) : [],
 		);
+		return {
+			waiting: executions.filter(
+				(execution) => UNFINISHED.includes(execution.status) && !orphans.has(execution.id),
+			),
+			orphans,
+		};
 	};
 	let executions: ExecutionRecord[] = [];
 	// Waits for what must hold, or for n8n to have ended as many runs without their data as events
@@ -262,7 +272,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		'every acknowledged event is in a finished execution',
 		async () => {
 			executions = await options.executions();
-			if ((await stillToEnd(executions)).length > 0) return false;
+			if ((await unended(executions)).waiting.length > 0) return false;
 			const { stored, dataReplaced } = storedEvents(withEventIds(executions));
 			return [...answered].filter((id) => !stored.has(id)).length <= dataReplaced;
 		},
@@ -288,13 +298,15 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 			async () => {
 				const now = await options.executions();
 				return (
-					now.length >= executions.length + toRetry.length && (await stillToEnd(now)).length === 0
+					now.length >= executions.length + toRetry.length &&
+					(await unended(now)).waiting.length === 0
 				);
 			},
 			{ everyMs: 500, timeoutMs: options.settleTimeoutMs ?? 180_000 },
 		).catch(() => undefined);
 	}
 	const runs = ranPastTrigger(state);
+	const settled = await unended(executions);
 	const lost = ids.filter((id) => answered.has(id) && !stored.has(id));
 	const stranded = ids.filter(
 		(id) => !runsBeforeRetry.has(id) && !retryable.has(id) && stored.has(id),
@@ -328,10 +340,8 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		failedWithDataReplaced: dataReplaced,
 		executions: executions.length,
 		recoverySeconds: Math.round(recoverySeconds * 10) / 10,
-		unfinished: (await stillToEnd(executions)).map(
-			(execution) => `${execution.id} ${execution.status}`,
-		),
-		orphaned: [...(await orphansAmong(executions))],
+		unfinished: settled.waiting.map((execution) => `${execution.id} ${execution.status}`),
+		orphaned: [...settled.orphans],
 		resendRounds,
 		details,
 	};
