@@ -55,7 +55,7 @@ export const sendDuringEvaluationsOption: INodeProperties = {
 	noDataExpression: true,
 	default: false,
 	description:
-		'Whether to call the service when n8n runs this workflow as an evaluation. Off: the node sends nothing there and returns what it would have sent, so an evaluation never messages real leads. Set here by a person: an expression counts as off.',
+		'Whether to call the service when n8n runs this workflow as an evaluation. Off: the node sends nothing there and returns a note saying so, so an evaluation never messages real leads. Set here by a person: an expression counts as off.',
 };
 
 export const idempotencyKeyOption: INodeProperties = {
