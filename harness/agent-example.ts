@@ -73,6 +73,14 @@ function foundLead(request: ChatRequest): LeadRecord | undefined {
 	return firstRecord(lastToolResult(request));
 }
 
+/** A turn after Find_Lead: hand the lead it found (`none` when it found none) to the assistant. */
+export function handOverFoundLead(note: string): Turn {
+	return callTool('Hand_To_Assistant', (request) => ({
+		leadId: foundLead(request)?.id ?? 'none',
+		note,
+	}));
+}
+
 /**
  * What the example's model does: look the lead up by the email in the prompt; hand it to the
  * assistant when its consent is granted (else answer that it was left alone); then answer,

@@ -14,7 +14,7 @@ import { DEMO_KEYS, startSandbox } from '../sandbox';
 import { SANDBOX_CREDENTIAL_ID } from './example-workflows';
 import type { LocalCa } from './local-ca';
 import { makeLocalCa } from './local-ca';
-import type { CredentialRef } from './n8n/api';
+import type { CredentialInput, CredentialRef } from './n8n/api';
 import { importCredential } from './n8n/api';
 import type { N8nInstance } from './n8n/instance';
 import { startN8n } from './n8n/process';
@@ -49,6 +49,24 @@ export function credentialData(version: RuntimeVersion, data: IDataObject): IDat
 	return version === 'v1' ? { allowedHttpRequestDomains: 'all', ...data } : data;
 }
 
+/**
+ * The "Svc sandbox" credential for the sandbox at `baseUrl`, as n8n `version` takes it: id
+ * `svcSandbox` on 2.x; 1.x ignores a given id (importCredential would throw), so workflows get the
+ * one it made (see withCredential).
+ */
+export function sandboxCredential(
+	version: RuntimeVersion,
+	baseUrl: string,
+	apiKey = FULL_KEY,
+): CredentialInput {
+	return {
+		...(version === 'v1' ? {} : { id: SANDBOX_CREDENTIAL_ID }),
+		name: 'Svc sandbox',
+		type: 'svcApi',
+		data: credentialData(version, { apiKey, baseUrl }),
+	};
+}
+
 /** The sandbox and a real n8n over https with the packed package and a "Svc sandbox" credential. */
 export async function startEnvironment(
 	options: { version?: RuntimeVersion; protocol?: 'https' | 'http'; ui?: boolean } = {},
@@ -81,14 +99,7 @@ export async function startEnvironment(
 	}
 	let credential: CredentialRef;
 	try {
-		// 1.x ignores a given credential id (importCredential would throw): workflows get the one it made, see withCredential.
-		const id = runtime.version === 'v1' ? undefined : SANDBOX_CREDENTIAL_ID;
-		credential = await importCredential(n8n, {
-			id,
-			name: 'Svc sandbox',
-			type: 'svcApi',
-			data: credentialData(runtime.version, { apiKey: FULL_KEY, baseUrl: sandbox.url }),
-		});
+		credential = await importCredential(n8n, sandboxCredential(runtime.version, sandbox.url));
 	} catch (error) {
 		await n8n.stop();
 		await sandbox.close();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import type { Sandbox } from '../sandbox';
 import { startSandbox } from '../sandbox';
-import { credentialData, FULL_KEY } from './environment';
+import { sandboxCredential } from './environment';
 import { makeLocalCa } from './local-ca';
 import type { LocalCa } from './local-ca';
 import type { CredentialRef } from './n8n/api';
@@ -53,13 +53,7 @@ export async function startQueueEnvironment(
 		expectNodeTypes: PACKAGE_NODE_TYPES,
 	});
 	const startSeconds = Math.round((Date.now() - started) / 100) / 10;
-	// 1.x ignores a given credential id: workflows refer to the one it made.
-	const credential = await importCredential(topology.main, {
-		id: version === 'v1' ? undefined : 'svcSandbox',
-		name: 'Svc sandbox',
-		type: 'svcApi',
-		data: credentialData(version, { apiKey: FULL_KEY, baseUrl: sandbox.url }),
-	});
+	const credential = await importCredential(topology.main, sandboxCredential(version, sandbox.url));
 	return {
 		topology,
 		sandbox,

@@ -36,6 +36,7 @@ import type { WorkflowInput } from '../harness/n8n/api';
 import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD, startN8n } from '../harness/n8n/process';
 import { importCredential, importWorkflow } from '../harness/n8n/api';
 import { makeLocalCa } from '../harness/local-ca';
+import { sandboxCredential } from '../harness/environment';
 import type { QueueTopology } from '../harness/n8n/queue';
 import { prepareEventsDatabase, startQueueTopology } from '../harness/n8n/queue';
 import { ensureN8nRuntime } from '../harness/n8n-runtime/install';
@@ -108,12 +109,10 @@ async function main(): Promise<void> {
 	}
 
 	const [demoKey] = DEMO_KEYS;
-	const svcCredential = await importCredential(n8n, {
-		id: 'svcSandbox',
-		name: 'Svc sandbox',
-		type: 'svcApi',
-		data: { apiKey: demoKey.key, baseUrl: sandbox.url },
-	});
+	const svcCredential = await importCredential(
+		n8n,
+		sandboxCredential(runtime.version, sandbox.url, demoKey.key),
+	);
 	await importCredential(n8n, scriptedModelCredential(model.url, SCRIPTED_MODEL_CREDENTIAL_ID));
 	const examples = devExamples(QUEUE_MODE);
 	const imported: string[] = [];

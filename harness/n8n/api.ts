@@ -9,13 +9,25 @@ import type {
 	IRunExecutionData,
 	IWorkflowSettings,
 } from 'n8n-workflow';
-import type { HttpResult } from '../http';
+import type { HttpMethod, HttpResult } from '../http';
 import { poll, type PollOptions } from '../wait';
 import type { N8nInstance } from './instance';
 
 function fail(what: string, result: HttpResult): never {
 	const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
 	throw new Error(`${what} answered HTTP ${result.status}: ${body}`);
+}
+
+/** A call to n8n's REST API (the editor's): its `data`, or an error with n8n's answer unless 200. */
+export async function restData<T>(
+	n8n: N8nInstance,
+	method: HttpMethod,
+	path: string,
+	body?: unknown,
+): Promise<T> {
+	const result = await n8n.rest<{ data: T }>(method, path, body);
+	if (result.status !== 200) fail(`${method} /rest${path}`, result);
+	return result.body.data;
 }
 
 export interface CredentialInput {
@@ -261,13 +273,13 @@ export async function executeWorkflow(
 	if (!triggerNode)
 		throw new Error(`Workflow ${workflowId} has no Manual Trigger: pass options.triggerNode`);
 	// 2.x runs the stored workflow and ignores workflowData; 1.x requires it.
-	const result = await n8n.rest<{ data: { executionId?: string; waitingForWebhook?: boolean } }>(
-		'POST',
-		`/workflows/${workflowId}/run`,
-		{ workflowData: workflow, triggerToStartFrom: { name: triggerNode } },
-	);
-	if (result.status !== 200) fail(`POST /rest/workflows/${workflowId}/run`, result);
-	const { executionId, waitingForWebhook } = result.body.data;
+	const { executionId, waitingForWebhook } = await restData<{
+		executionId?: string;
+		waitingForWebhook?: boolean;
+	}>(n8n, 'POST', `/workflows/${workflowId}/run`, {
+		workflowData: workflow,
+		triggerToStartFrom: { name: triggerNode },
+	});
 	if (!executionId)
 		throw new Error(
 			`Workflow ${workflowId} did not start (waitingForWebhook: ${String(waitingForWebhook)}): start it from a non-webhook trigger`,
@@ -292,16 +304,21 @@ export async function startTestListen(
 	triggerNode: string,
 ): Promise<void> {
 	const workflow = await getWorkflow(n8n, workflowId);
-	const result = await n8n.rest<{ data: { waitingForWebhook?: boolean } }>(
+	const started = await restData<{ waitingForWebhook?: boolean }>(
+		n8n,
 		'POST',
 		`/workflows/${workflowId}/run`,
 		{ workflowData: workflow, triggerToStartFrom: { name: triggerNode } },
 	);
-	if (result.status !== 200) fail(`POST /rest/workflows/${workflowId}/run`, result);
-	if (result.body.data.waitingForWebhook !== true)
+	if (started.waitingForWebhook !== true)
 		throw new Error(
-			`Workflow ${workflowId}: "${triggerNode}" did not start listening (${JSON.stringify(result.body.data)})`,
+			`Workflow ${workflowId}: "${triggerNode}" did not start listening (${JSON.stringify(started)})`,
 		);
+}
+
+/** n8n's Retry of an execution, as a person does it from the executions list (with the stored workflow). */
+export async function retryExecution(n8n: N8nInstance, executionId: string): Promise<void> {
+	await restData(n8n, 'POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
 }
 
 /** The editor's "Stop listening": n8n removes the workflow's test webhooks. */
@@ -340,17 +357,14 @@ export async function testCredential(
 	target: string | (Omit<CredentialInput, 'id' | 'name'> & { name?: string }),
 ): Promise<CredentialTestResult> {
 	if (typeof target === 'string') {
-		const stored = await n8n.rest<{ data: CredentialRef & { data: IDataObject } }>(
+		const { id, name, type, data } = await restData<CredentialRef & { data: IDataObject }>(
+			n8n,
 			'GET',
 			`/credentials/${target}?includeData=true`,
 		);
-		if (stored.status !== 200) fail(`GET /rest/credentials/${target}?includeData=true`, stored);
-		const { id, name, type, data } = stored.body.data;
-		const result = await n8n.rest<{ data: CredentialTestResult }>('POST', '/credentials/test', {
+		return await restData<CredentialTestResult>(n8n, 'POST', '/credentials/test', {
 			credentials: { id, name, type, data },
 		});
-		if (result.status !== 200) fail('POST /rest/credentials/test', result);
-		return result.body.data;
 	}
 	const temporary = await importCredential(n8n, {
 		name: target.name ?? `credential test ${randomUUID()}`,

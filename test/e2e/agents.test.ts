@@ -10,6 +10,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
 	AGENT_EXAMPLE_AGENT,
 	AGENT_EXAMPLE_FILE,
+	handOverFoundLead,
 	qualifyLeadScript,
 	SCRIPTED_MODEL_CREDENTIAL_ID,
 	scriptedModelCredential,
@@ -220,10 +221,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 					'Find the lead agent.lead@example.com and hand it to the assistant.',
 					[
 						callTool('Find_Lead', { email: 'agent.lead@example.com' }),
-						callTool('Hand_To_Assistant', (request) => ({
-							leadId: /"id":"(lead_[^"]+)"/.exec(lastToolResult(request))?.[1] ?? 'none',
-							note: 'Asked to by the user',
-						})),
+						handOverFoundLead('Asked to by the user'),
 						answer((request) => `Done: ${lastToolResult(request)}`),
 					],
 				);
@@ -401,10 +399,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				model.clear();
 				model.play([
 					callTool('Find_Lead', { email: 'stream.lead@example.com' }),
-					callTool('Hand_To_Assistant', (request) => ({
-						leadId: /"id":"(lead_[^"]+)"/.exec(lastToolResult(request))?.[1] ?? 'none',
-						note: 'Asked to by the user',
-					})),
+					handOverFoundLead('Asked to by the user'),
 					callTool('Dispatch_Campaign', { campaignId: 'cmp_0002', confirm: true }),
 					answer((request) => `Handed over. The dispatch answered: ${lastToolResult(request)}`),
 				]);

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import type { WorkflowInput } from '../../harness/n8n/api';
-import { importWorkflow, listExecutions } from '../../harness/n8n/api';
+import { importWorkflow, listExecutions, restData } from '../../harness/n8n/api';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { until } from '../../harness/wait';
 
@@ -36,16 +36,6 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		afterAll(async () => {
 			await env?.stop();
 		});
-
-		/** A REST call as the editor makes it; fails with n8n's answer when it is not 2xx. */
-		async function rest<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-			const result = await env.n8n.rest<{ data: T }>(method, path, body);
-			if (result.status < 200 || result.status > 299)
-				throw new Error(
-					`${method} /rest${path} answered ${result.status}: ${JSON.stringify(result.body)}`,
-				);
-			return result.body.data;
-		}
 
 		function evaluatedWorkflow(dataTableId: string): WorkflowInput {
 			return {
@@ -104,12 +94,17 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		}
 
 		it('runs every row in evaluation mode: the takeover is held back for each (metric 1), the service gets none', async () => {
-			const project = await rest<{ id: string }>('GET', '/projects/personal');
-			const table = await rest<{ id: string }>('POST', `/projects/${project.id}/data-tables`, {
-				name: `evaluation leads ${version}`,
-				columns: [{ name: 'lead_id', type: 'string' }],
-			});
-			await rest('POST', `/projects/${project.id}/data-tables/${table.id}/insert`, {
+			const project = await restData<{ id: string }>(env.n8n, 'GET', '/projects/personal');
+			const table = await restData<{ id: string }>(
+				env.n8n,
+				'POST',
+				`/projects/${project.id}/data-tables`,
+				{
+					name: `evaluation leads ${version}`,
+					columns: [{ name: 'lead_id', type: 'string' }],
+				},
+			);
+			await restData(env.n8n, 'POST', `/projects/${project.id}/data-tables/${table.id}/insert`, {
 				data: LEADS.map((lead_id) => ({ lead_id })),
 				returnType: 'count',
 			});
@@ -126,7 +121,11 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			await until(
 				'the evaluation ended',
 				async () => {
-					const runs = await rest<TestRun[]>('GET', `/workflows/${workflow.id}/test-runs`);
+					const runs = await restData<TestRun[]>(
+						env.n8n,
+						'GET',
+						`/workflows/${workflow.id}/test-runs`,
+					);
 					expect(runs).toHaveLength(1);
 					run = runs[0];
 					if (started.body.testRunId) expect(run.id).toBe(started.body.testRunId);
@@ -135,7 +134,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				{ timeoutMs: 120_000, everyMs: 500 },
 			);
 			expect(run).toMatchObject({ status: 'completed', metrics: { held_back: 1 } });
-			const cases = await rest<Array<{ status: string; metrics?: Record<string, number> }>>(
+			const cases = await restData<Array<{ status: string; metrics?: Record<string, number> }>>(
+				env.n8n,
 				'GET',
 				`/workflows/${workflow.id}/test-runs/${run?.id ?? ''}/test-cases`,
 			);

@@ -10,7 +10,13 @@ import { join } from 'node:path';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { activate, deactivate, importWorkflow, listExecutions } from '../../harness/n8n/api';
+import {
+	activate,
+	deactivate,
+	importWorkflow,
+	listExecutions,
+	retryExecution,
+} from '../../harness/n8n/api';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import { withCredential } from '../../harness/example-workflows';
@@ -61,12 +67,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			return await killMidBurst({
 				settleTimeoutMs: options.settleTimeoutMs,
 				retry: options.retry
-					? async (executionId) => {
-							const retry = await env.n8n.rest('POST', `/executions/${executionId}/retry`, {
-								loadWorkflow: false,
-							});
-							expect(retry.status).toBe(200);
-						}
+					? async (executionId) => await retryExecution(env.n8n, executionId)
 					: undefined,
 				state: env.sandbox.state,
 				...OPERATOR_BURST,

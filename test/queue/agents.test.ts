@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
-import { scriptedModelCredential } from '../../harness/agent-example';
+import { handOverFoundLead, scriptedModelCredential } from '../../harness/agent-example';
 import { FULL_KEY } from '../../harness/environment';
 import type { McpConnection } from '../../harness/mcp-client';
 import { connectMcp, resultText, toolFailure } from '../../harness/mcp-client';
@@ -230,10 +230,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 				model.clear();
 				model.play([
 					callTool('Find_Lead', { email: 'queue.agent@example.com' }),
-					callTool('Hand_To_Assistant', (request) => ({
-						leadId: /"id":"(lead_[^"]+)"/.exec(lastToolResult(request))?.[1] ?? 'none',
-						note: 'Asked to by the user',
-					})),
+					handOverFoundLead('Asked to by the user'),
 					callTool('Dispatch_Campaign', { campaignId: 'cmp_0002', confirm: true }),
 					answer((request) => `Handed over; dispatch said: ${lastToolResult(request)}`),
 				]);

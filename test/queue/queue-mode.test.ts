@@ -27,6 +27,7 @@ import {
 	getExecution,
 	importWorkflow,
 	listExecutions,
+	retryExecution,
 	UNFINISHED,
 	waitForExecutions,
 } from '../../harness/n8n/api';
@@ -561,12 +562,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				restart: async () => await target.restart(),
 				executions: async () => await storedExecutions(workflow.id, { includeData: true }),
 				queuedExecutionIds: async () => await topology.services.queuedExecutionIds(),
-				retry: async (executionId) => {
-					const retry = await topology.main.rest('POST', `/executions/${executionId}/retry`, {
-						loadWorkflow: false,
-					});
-					expect(retry.status).toBe(200);
-				},
+				retry: async (executionId) => await retryExecution(topology.main, executionId),
 			});
 			crashFigures[target.name] = countsOf(result);
 			return result;
