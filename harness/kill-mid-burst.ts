@@ -33,14 +33,16 @@ export interface KillMidBurstOptions {
 	 */
 	retry?: (executionId: string) => Promise<void>;
 	/**
-	 * Queue mode: the ids of the executions that have a job in n8n's queue. An execution still
-	 * `new` without one was stored by a process killed before it queued the run, and nothing will
-	 * start it (n8n 2.41 leaves it `new` for good): it is counted as `orphaned`, not waited for.
+	 * Queue mode: the ids of the executions that have a job in n8n's queue. Give it only when the
+	 * killed process is one that stores and queues runs (a webhook processor): an execution still
+	 * `new` without a job was stored by it before it queued the run, and nothing will start it
+	 * (n8n 2.41 leaves it `new` for good), so it is counted as `orphaned`, not waited for. With a
+	 * worker killed, a `new` run without a job is one the dead worker had taken; the process that
+	 * queued it fails it after its grace window (30 s on n8n 2.41), so it is waited for.
 	 */
 	queuedExecutionIds?: () => Promise<Set<string>>;
 }
 
-/** The result with each list of events as its length, for a figures file. */
 /**
  * What must be empty after a kill where n8n keeps every run's data: events answered 2xx without an
  * execution, run twice, or stranded, with each event's attempts and executions (one value, so a
@@ -58,6 +60,7 @@ export function lossesOf(
 }
 export const NO_LOSSES = { lost: [], ranTwice: [], stranded: [], details: [] };
 
+/** The result with each list of events as its length, for a figures file. */
 export function countsOf(result: KillMidBurstResult): Record<string, number | string[]> {
 	const { details, unfinished, orphaned, ...figures } = result;
 	return {
@@ -106,6 +109,13 @@ export interface KillMidBurstResult {
 	resendRounds: number;
 	/** For each lost, stranded or never-run event: the service's attempts and the executions that hold it. */
 	details: string[];
+}
+
+/** One read of the receiving workflow's executions; `waiting` and `orphans` as `killMidBurst` counts them. */
+interface ExecutionsLook {
+	executions: ExecutionRecord[];
+	waiting: ExecutionRecord[];
+	orphans: Set<string>;
 }
 
 const EVENT_ID = /evt_[0-9a-f]{16}/g;
@@ -157,6 +167,26 @@ export const SVC_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
 	parameters: { events: ['lead.created'] },
 	credentials: { svcApi: { id: SANDBOX_CREDENTIAL_ID, name: 'Svc sandbox' } },
 };
+
+/** One execution in a line: id, status, start, what it retried, the nodes it ran (with their runs) and its error. */
+function describeExecution(execution: ExecutionRecord): string {
+	const resultData = execution.data?.resultData;
+	const nodesRun = Object.entries(resultData?.runData ?? {})
+		.map(([name, runs]) => `${name}×${runs.length}`)
+		.join('+');
+	return [
+		`${execution.id} ${execution.status} from ${execution.startedAt?.slice(11, 23)}`,
+		...(execution.retryOf ? [`retry of ${execution.retryOf}`] : []),
+		`nodes run: ${nodesRun || 'none'}`,
+		`stack: ${execution.data?.executionData?.nodeExecutionStack.map(({ node }) => node.name).join('+') || 'empty'}`,
+		...(resultData?.error ? [`error: ${resultData.error.message.slice(0, 160)}`] : []),
+	].join(', ');
+}
+
+/** The details line of each of these events, so that a failed assertion on them says why. */
+export function detailsOf(result: KillMidBurstResult, eventIds: string[]): string[] {
+	return result.details.filter((line) => eventIds.some((id) => line.startsWith(`${id}:`)));
+}
 
 /** How many times each event reached the node after the receiver, as the sandbox recorded it. */
 function ranPastTrigger(state: SandboxState): Map<string, number> {
@@ -244,40 +274,42 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 
 	const answered = acknowledged();
 	/**
-	 * Of these executions, those not ended yet (`waiting`) and those stored but never queued, which
-	 * nothing will start (`orphans`, see `queuedExecutionIds`).
+	 * The executions, with those not ended yet (`waiting`) and those stored but never queued, which
+	 * nothing will start (`orphans`, see `queuedExecutionIds`). n8n's queue is read first, so a run
+	 * whose job ends and leaves the queue between the two reads shows as ended, never as an orphan.
 	 */
-	const unended = async (
-		executions: ExecutionRecord[],
-	): Promise<{ waiting: ExecutionRecord[]; orphans: Set<string> }> => {
-		const stored = executions.filter((execution) => execution.status === 'new');
-		const queued =
-			options.queuedExecutionIds && stored.length > 0
-				? await options.queuedExecutionIds()
-				: undefined;
+	const look = async (): Promise<ExecutionsLook> => {
+		const queued = await options.queuedExecutionIds?.();
+		const executions = await options.executions();
 		const orphans = new Set(
-			queued ? stored.map(({ id }) => id).filter((id) => !queued.has(id)) : [],
+			queued
+				? executions
+						.filter((execution) => execution.status === 'new' && !queued.has(execution.id))
+						.map(({ id }) => id)
+				: [],
 		);
 		return {
+			executions,
 			waiting: executions.filter(
 				(execution) => UNFINISHED.includes(execution.status) && !orphans.has(execution.id),
 			),
 			orphans,
 		};
 	};
-	let executions: ExecutionRecord[] = [];
+	let settled: ExecutionsLook = { executions: [], waiting: [], orphans: new Set() };
 	// Waits for what must hold, or for n8n to have ended as many runs without their data as events
 	// are missing (n8n 2.x, a dead worker); if neither comes, the figures below say which events and why.
 	await until(
 		'every acknowledged event is in a finished execution',
 		async () => {
-			executions = await options.executions();
-			if ((await unended(executions)).waiting.length > 0) return false;
-			const { stored, dataReplaced } = storedEvents(withEventIds(executions));
+			settled = await look();
+			if (settled.waiting.length > 0) return false;
+			const { stored, dataReplaced } = storedEvents(withEventIds(settled.executions));
 			return [...answered].filter((id) => !stored.has(id)).length <= dataReplaced;
 		},
 		{ everyMs: 500, timeoutMs: options.settleTimeoutMs ?? 180_000 },
 	).catch(() => undefined);
+	const { executions } = settled;
 	const recoverySeconds = (Date.now() - killedAt) / 1000;
 
 	const held = withEventIds(executions);
@@ -290,23 +322,22 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	const toRetry = failedHolding.filter(({ eventIds }) =>
 		[...eventIds].some((id) => inBurst.has(id) && !runsBeforeRetry.has(id)),
 	);
+	// The executions after the retries, for the details: a retry's own outcome shows beside the run it retried.
+	let afterRetry = executions;
 	if (options.retry) {
 		for (const { execution } of toRetry) await options.retry(execution.id);
 		// As above: if they do not end, the figures below say which events did not run.
 		await until(
 			'every retried execution has ended',
 			async () => {
-				const now = await options.executions();
-				return (
-					now.length >= executions.length + toRetry.length &&
-					(await unended(now)).waiting.length === 0
-				);
+				const now = await look();
+				afterRetry = now.executions;
+				return afterRetry.length >= executions.length + toRetry.length && now.waiting.length === 0;
 			},
 			{ everyMs: 500, timeoutMs: options.settleTimeoutMs ?? 180_000 },
 		).catch(() => undefined);
 	}
 	const runs = ranPastTrigger(state);
-	const settled = await unended(executions);
 	const lost = ids.filter((id) => answered.has(id) && !stored.has(id));
 	const stranded = ids.filter(
 		(id) => !runsBeforeRetry.has(id) && !retryable.has(id) && stored.has(id),
@@ -318,12 +349,9 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		const attempts = state.deliveries
 			.attempts({ eventId: id })
 			.map((attempt) => `${attempt.status ?? attempt.error} at ${attempt.startedAt.slice(11, 23)}`);
-		const holding = held
+		const holding = withEventIds(afterRetry)
 			.filter(({ eventIds }) => eventIds.has(id))
-			.map(
-				({ execution }) =>
-					`${execution.id} ${execution.status} from ${execution.startedAt?.slice(11, 23)}, nodes run: ${Object.keys(execution.data?.resultData.runData ?? {}).join('+') || 'none'}`,
-			);
+			.map(({ execution }) => describeExecution(execution));
 		return `${id}: attempts [${attempts.join(', ')}], executions [${holding.join(', ')}]`;
 	});
 	return {
