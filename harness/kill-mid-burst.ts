@@ -188,6 +188,20 @@ export function detailsOf(result: KillMidBurstResult, eventIds: string[]): strin
 	return result.details.filter((line) => eventIds.some((id) => line.startsWith(`${id}:`)));
 }
 
+/**
+ * n8n's own Webhook node answering as soon as the request arrives ("Respond: Immediately"): the
+ * receiver a user builds without this package, measured beside the Svc Trigger.
+ */
+export function webhookNodeReceiver(path: string): WorkflowInput['nodes'][number] {
+	return {
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: '6f0d6a1e-5c3b-4a8e-9d7f-2b1c0e9a8f34',
+		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+	};
+}
+
 /** How many times each event reached the node after the receiver, as the sandbox recorded it. */
 function ranPastTrigger(state: SandboxState): Map<string, number> {
 	const runs = new Map<string, number>();

@@ -31,6 +31,7 @@ import {
 	OPERATOR_BURST,
 	receiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
+	webhookNodeReceiver,
 } from '../../harness/kill-mid-burst';
 import { TMP_DIR } from '../../harness/project';
 import { createSubscription } from '../../sandbox/operations';
@@ -109,17 +110,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			const path = 'crash-peer';
 			const workflow = await importWorkflow(
 				env.n8n,
-				receiverWorkflow(
-					'crash: Webhook node',
-					{
-						name: 'Webhook',
-						type: 'n8n-nodes-base.webhook',
-						typeVersion: 2,
-						webhookId: '6f0d6a1e-5c3b-4a8e-9d7f-2b1c0e9a8f34',
-						parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-					},
-					env.sandbox.url,
-				),
+				receiverWorkflow('crash: Webhook node', webhookNodeReceiver(path), env.sandbox.url),
 			);
 			await activate(env.n8n, workflow.id);
 			const subscription = createSubscription(env.sandbox.state, {

@@ -12,7 +12,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
 import type { Sandbox } from '../../sandbox';
-import { touchCampaign, upsertLead } from '../../sandbox/operations';
+import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/operations';
 import type {
 	CredentialRef,
 	ExecutionRecord,
@@ -50,6 +50,7 @@ import {
 	OPERATOR_BURST,
 	receiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
+	webhookNodeReceiver,
 } from '../../harness/kill-mid-burst';
 import { logTail } from '../../harness/log-tail';
 import { sleep, until } from '../../harness/wait';
@@ -556,32 +557,40 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			);
 			await activate(topology.main, workflow.id);
 		});
-		afterAll(async () => {
-			await deactivate(topology.main, workflow.id);
-		});
 
-		async function burstAndKill(target: N8nRoleProcess): Promise<KillMidBurstResult> {
-			const result = await killMidBurst({
+		/**
+		 * `retry`: retry each failed run that held an event not yet run, as a person would.
+		 * `settleTimeoutMs`: a receiver that loses events may never satisfy the harness's wait.
+		 */
+		async function burstAndKill(
+			target: N8nRoleProcess,
+			workflowId: string,
+			options: { retry?: boolean; settleTimeoutMs?: number } = {},
+		): Promise<KillMidBurstResult> {
+			return await killMidBurst({
 				state: sandbox.state,
 				...OPERATOR_BURST,
+				settleTimeoutMs: options.settleTimeoutMs,
 				kill: async () => await target.kill(),
 				restart: async () => await target.restart(),
-				executions: async () => await storedExecutions(workflow.id, { includeData: true }),
+				executions: async () => await storedExecutions(workflowId, { includeData: true }),
 				// Only a webhook processor stores and queues runs: see the option.
 				queuedExecutionIds:
 					target.role === 'webhook'
 						? async () => await topology.services.queuedExecutionIds()
 						: undefined,
-				retry: async (executionId) => await retryExecution(topology.main, executionId),
+				retry: options.retry
+					? async (executionId) => await retryExecution(topology.main, executionId)
+					: undefined,
 			});
-			crashFigures[target.name] = countsOf(result);
-			return result;
 		}
 
 		it(
 			'the webhook processor that receives the deliveries: every event answered 2xx has an execution, none runs twice past the trigger',
 			async () => {
-				const result = await burstAndKill(topology.webhookProcessors[0]);
+				const target = topology.webhookProcessors[0];
+				const result = await burstAndKill(target, workflow.id, { retry: true });
+				crashFigures[target.name] = countsOf(result);
 				expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
 					OPERATOR_BURST.killAfterAcknowledged,
 				);
@@ -593,7 +602,9 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 		it(
 			"a worker: none runs twice past the trigger, n8n's Retry runs each stopped event once; an answered event is lost only where n8n replaced its dead run's data",
 			async () => {
-				const result = await burstAndKill(topology.workers[0]);
+				const target = topology.workers[0];
+				const result = await burstAndKill(target, workflow.id, { retry: true });
+				crashFigures[target.name] = countsOf(result);
 				expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
 					OPERATOR_BURST.killAfterAcknowledged,
 				);
@@ -606,6 +617,37 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				expect(result.acknowledgedWithoutExecution.length).toBeLessThanOrEqual(
 					result.failedWithDataReplaced,
 				);
+			},
+			KILL_TEST_TIMEOUT_MS,
+		);
+
+		it(
+			"measured beside it: n8n's own Webhook node answering immediately, a worker killed in the same burst",
+			async () => {
+				// The Svc Trigger's workflow stops first, so that the burst reaches only the Webhook node.
+				await deactivate(topology.main, workflow.id);
+				await until('Svc Trigger subscription deleted', () => subscriptions().length === 0);
+				const path = 'queue-crash-peer';
+				const peer = await importWorkflow(
+					topology.main,
+					receiverWorkflow('queue crash: Webhook node', webhookNodeReceiver(path), sandbox.url),
+				);
+				await activate(topology.main, peer.id);
+				const subscription = createSubscription(sandbox.state, {
+					url: `${topology.webhookProcessors[0].webhookBaseUrl}/${path}`,
+					events: ['lead.created'],
+				});
+				try {
+					const target = topology.workers[0];
+					const result = await burstAndKill(target, peer.id, { settleTimeoutMs: 60_000 });
+					crashFigures.webhookNode = { [target.name]: countsOf(result) };
+					expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
+						OPERATOR_BURST.killAfterAcknowledged,
+					);
+				} finally {
+					sandbox.state.store.subscriptions.delete(subscription.id);
+					await deactivate(topology.main, peer.id);
+				}
 			},
 			KILL_TEST_TIMEOUT_MS,
 		);
