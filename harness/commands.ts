@@ -3,6 +3,8 @@
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 
+import { lastLines } from './log-tail';
+
 export interface CommandResult {
 	code: number;
 	stdout: string;
@@ -66,4 +68,17 @@ export async function runCommand(
 			});
 		});
 	});
+}
+
+/** `runCommand`, failing unless it exits 0: the error names `what` and shows the output's last 30 lines. */
+export async function runChecked(
+	what: string,
+	cmd: string,
+	args: string[],
+	options: CommandOptions = {},
+): Promise<CommandResult> {
+	const result = await runCommand(cmd, args, options);
+	if (result.code !== 0)
+		throw new Error(`${what} failed (exit ${result.code}):\n${lastLines(result.output, 30)}`);
+	return result;
 }

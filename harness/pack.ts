@@ -2,8 +2,7 @@
 /** `npm pack` of a project, as users install it: the one tarball the tools and tests share. */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runCommand } from './commands';
-import { lastLines } from './log-tail';
+import { runChecked } from './commands';
 import { PROJECT_DIR, TMP_DIR } from './project';
 
 /** Packs `projectDir` (default: this project) into an emptied `dest`; returns the tarball's path. */
@@ -11,11 +10,9 @@ export async function packTarball(dest: string, projectDir = PROJECT_DIR): Promi
 	await rm(dest, { recursive: true, force: true });
 	await mkdir(dest, { recursive: true });
 	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	const pack = await runCommand(npm, ['pack', '--pack-destination', dest, '--loglevel=warn'], {
+	await runChecked('npm pack', npm, ['pack', '--pack-destination', dest, '--loglevel=warn'], {
 		cwd: projectDir,
 	});
-	if (pack.code !== 0)
-		throw new Error(`npm pack failed (exit ${pack.code}):\n${lastLines(pack.output, 30)}`);
 	const tarballs = (await readdir(dest)).filter((file) => file.endsWith('.tgz'));
 	if (tarballs.length !== 1)
 		throw new Error(`npm pack left ${tarballs.length} tarballs in ${dest}`);
@@ -32,13 +29,12 @@ export function packedTarball(): Promise<string> {
 /** The paths `npm pack` would put in the tarball of `projectDir`, sorted, without packing it. */
 export async function packedFileList(projectDir = PROJECT_DIR): Promise<string[]> {
 	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	const pack = await runCommand(npm, ['pack', '--dry-run', '--json', '--loglevel=error'], {
-		cwd: projectDir,
-	});
-	if (pack.code !== 0)
-		throw new Error(
-			`npm pack --dry-run failed (exit ${pack.code}):\n${lastLines(pack.output, 30)}`,
-		);
+	const pack = await runChecked(
+		'npm pack --dry-run',
+		npm,
+		['pack', '--dry-run', '--json', '--loglevel=error'],
+		{ cwd: projectDir },
+	);
 	const [manifest] = JSON.parse(pack.stdout) as Array<{ files: Array<{ path: string }> }>;
 	return manifest.files.map((file) => file.path).sort();
 }

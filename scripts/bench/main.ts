@@ -33,8 +33,7 @@ import { DEMO_KEYS, startSandbox } from '../../sandbox';
 import { makeLocalCa } from '../../harness/local-ca';
 import { ensureN8nRuntime } from '../../harness/n8n-runtime/install';
 import { packTarball } from '../../harness/pack';
-import { runCommand } from '../../harness/commands';
-import { lastLines } from '../../harness/log-tail';
+import { runChecked } from '../../harness/commands';
 import { PROJECT_DIR, TMP_DIR } from '../../harness/project';
 import { runActionScenarios, type ActionResults } from './action/session';
 import { tableD, tableE, tableK } from './action/footprint-tables';
@@ -63,9 +62,7 @@ const ACTION_SCENARIOS: ScenarioId[] = ['a', 'b', 'c', 'k'];
 async function buildAndPack(build: boolean): Promise<string> {
 	if (build) {
 		console.log('Building (npm run build)…');
-		const built = await runCommand('npm', ['run', 'build', '--silent'], { cwd: PROJECT_DIR });
-		if (built.code !== 0)
-			throw new Error(`npm run build failed (exit ${built.code}):\n${lastLines(built.output, 30)}`);
+		await runChecked('npm run build', 'npm', ['run', 'build', '--silent'], { cwd: PROJECT_DIR });
 	}
 	// Our own folder: the e2e suite empties its pack folder whenever it packs.
 	return await packTarball(join(TMP_DIR, 'bench', 'pack'));

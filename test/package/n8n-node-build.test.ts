@@ -8,21 +8,12 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCommand } from '../../harness/commands';
-import { lastLines } from '../../harness/log-tail';
+import { runChecked } from '../../harness/commands';
 import { packedFileList } from '../../harness/pack';
 import { PROJECT_DIR } from '../../harness/project';
 import { copyWorkTree } from '../../harness/work-tree';
 
 const BUILD_TIMEOUT_MS = 240_000;
-
-async function build(dir: string, command: string, args: string[]): Promise<void> {
-	const result = await runCommand(command, args, { cwd: dir });
-	if (result.code !== 0)
-		throw new Error(
-			`${command} ${args.join(' ')} failed (exit ${result.code}):\n${lastLines(result.output, 30)}`,
-		);
-}
 
 describe("the package n8n's own build makes", () => {
 	let dir: string;
@@ -36,10 +27,12 @@ describe("the package n8n's own build makes", () => {
 	it(
 		'npx n8n-node build and npm run build pack the same files: compiled nodes, icons and codex, no docs images',
 		async () => {
-			await build(dir, 'npm', ['run', 'build', '--silent']);
+			await runChecked('npm run build', 'npm', ['run', 'build', '--silent'], { cwd: dir });
 			const ours = await packedFileList(dir);
 
-			await build(dir, 'npx', ['--no-install', 'n8n-node', 'build']);
+			await runChecked('npx n8n-node build', 'npx', ['--no-install', 'n8n-node', 'build'], {
+				cwd: dir,
+			});
 			const theirs = await packedFileList(dir);
 			// n8n-node copies every png and svg in the tree into dist, the README's screenshots too;
 			// package.json's `files` is what keeps them out of the tarball.

@@ -9,8 +9,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { PROJECT_DIR } from '../../../harness/project';
-import { runCommand } from '../../../harness/commands';
-import { lastLines } from '../../../harness/log-tail';
+import { runChecked } from '../../../harness/commands';
 
 export const FLOOR_NODE_TYPE = 'CUSTOM.benchFloor';
 export const FLOOR_TRIGGER_TYPE = 'CUSTOM.benchFloorTrigger';
@@ -44,10 +43,6 @@ export async function buildFloorExtension(outDir: string): Promise<string> {
 		'node',
 		'--rewriteRelativeImportExtensions',
 	];
-	const result = await runCommand(process.execPath, args, { cwd: PROJECT_DIR });
-	if (result.code !== 0)
-		throw new Error(
-			`Compiling the floor fixture failed (exit ${result.code}):\n${lastLines(result.output, 30)}`,
-		);
+	await runChecked('Compiling the floor fixture', process.execPath, args, { cwd: PROJECT_DIR });
 	return outDir;
 }
