@@ -4,9 +4,9 @@
  * started again, and every event not yet answered 2xx sent again until it is, as the service does.
  * The sandbox's delivery log is the service's side of the count; the workflow's executions are n8n's.
  */
-import type { ExecutionRecord, WorkflowInput } from './n8n/api';
+import type { ExecutionRecord } from './n8n/api';
 import { UNFINISHED } from './n8n/api';
-import { SANDBOX_CREDENTIAL_ID } from './example-workflows';
+import { EVENT_ID, ranPastTrigger } from './crash-receivers';
 import type { SandboxState } from '../sandbox/state';
 import { until } from './wait';
 
@@ -118,56 +118,6 @@ interface ExecutionsLook {
 	orphans: Set<string>;
 }
 
-const EVENT_ID = /evt_[0-9a-f]{16}/g;
-
-/** Where the node after the receiver reports each event that ran past it: the sandbox records the request. */
-const RAN_PATH = '/__ran';
-
-/**
- * The receiver, then a node that posts every item it passes on to the sandbox: the service's side
- * counts what ran, which a kill cannot tear as it can n8n's own record of a run (n8n 1.x writes an
- * execution's status and its data in two statements).
- */
-export function receiverWorkflow(
-	name: string,
-	receiver: WorkflowInput['nodes'][number],
-	sandboxUrl: string,
-): WorkflowInput {
-	return {
-		name,
-		nodes: [
-			{ ...receiver, position: [0, 0] },
-			{
-				name: 'Ran',
-				type: 'n8n-nodes-base.httpRequest',
-				typeVersion: 4.2,
-				position: [240, 0],
-				parameters: {
-					method: 'POST',
-					url: `${sandboxUrl}${RAN_PATH}`,
-					sendBody: true,
-					specifyBody: 'json',
-					jsonBody: '={{ JSON.stringify($json) }}',
-					options: { response: { response: { neverError: true } } },
-				},
-			},
-		],
-		connections: { [receiver.name]: { main: [[{ node: 'Ran', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-	};
-}
-
-/** The Svc Trigger on lead.created with the sandbox credential of the examples. */
-export const SVC_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
-	name: 'On Lead Created',
-	type: 'n8n-nodes-svc.svcTrigger',
-	typeVersion: 1.1,
-	// As the editor gives every webhook node: without one, n8n 1.x puts the node's name in the path.
-	webhookId: '3b8e6c2d-9f41-4a7e-b5d0-7c1e2a9f6b83',
-	parameters: { events: ['lead.created'] },
-	credentials: { svcApi: { id: SANDBOX_CREDENTIAL_ID, name: 'Svc sandbox' } },
-};
-
 /** One execution in a line: id, status, start, what it retried, the nodes it ran (with their runs) and its error. */
 function describeExecution(execution: ExecutionRecord): string {
 	const resultData = execution.data?.resultData;
@@ -186,31 +136,6 @@ function describeExecution(execution: ExecutionRecord): string {
 /** The details line of each of these events, so that a failed assertion on them says why. */
 export function detailsOf(result: KillMidBurstResult, eventIds: string[]): string[] {
 	return result.details.filter((line) => eventIds.some((id) => line.startsWith(`${id}:`)));
-}
-
-/**
- * n8n's own Webhook node answering as soon as the request arrives ("Respond: Immediately"): the
- * receiver a user builds without this package, measured beside the Svc Trigger.
- */
-export function webhookNodeReceiver(path: string): WorkflowInput['nodes'][number] {
-	return {
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		webhookId: '6f0d6a1e-5c3b-4a8e-9d7f-2b1c0e9a8f34',
-		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-	};
-}
-
-/** How many times each event reached the node after the receiver, as the sandbox recorded it. */
-function ranPastTrigger(state: SandboxState): Map<string, number> {
-	const runs = new Map<string, number>();
-	for (const request of state.requests.all()) {
-		if (request.path !== RAN_PATH) continue;
-		for (const id of new Set(request.rawBody.match(EVENT_ID) ?? []))
-			runs.set(id, (runs.get(id) ?? 0) + 1);
-	}
-	return runs;
 }
 
 /** The executions with the events each holds, read from its data once. */
@@ -337,9 +262,10 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		[...eventIds].some((id) => inBurst.has(id) && !runsBeforeRetry.has(id)),
 	);
 	// The executions after the retries, for the details: a retry's own outcome shows beside the run it retried.
-	let afterRetry = executions;
+	let heldAfterRetry = held;
 	if (options.retry) {
 		for (const { execution } of toRetry) await options.retry(execution.id);
+		let afterRetry = executions;
 		// As above: if they do not end, the figures below say which events did not run.
 		await until(
 			'every retried execution has ended',
@@ -350,6 +276,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 			},
 			{ everyMs: 500, timeoutMs: options.settleTimeoutMs ?? 180_000 },
 		).catch(() => undefined);
+		heldAfterRetry = withEventIds(afterRetry);
 	}
 	const runs = ranPastTrigger(state);
 	const lost = ids.filter((id) => answered.has(id) && !stored.has(id));
@@ -363,7 +290,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		const attempts = state.deliveries
 			.attempts({ eventId: id })
 			.map((attempt) => `${attempt.status ?? attempt.error} at ${attempt.startedAt.slice(11, 23)}`);
-		const holding = withEventIds(afterRetry)
+		const holding = heldAfterRetry
 			.filter(({ eventIds }) => eventIds.has(id))
 			.map(({ execution }) => describeExecution(execution));
 		return `${id}: attempts [${attempts.join(', ')}], executions [${holding.join(', ')}]`;

@@ -29,12 +29,13 @@ import {
 	lossesOf,
 	NO_LOSSES,
 	OPERATOR_BURST,
+} from '../../harness/kill-mid-burst';
+import {
 	receiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
-	webhookNodeReceiver,
-} from '../../harness/kill-mid-burst';
+	withWebhookNodeReceiver,
+} from '../../harness/crash-receivers';
 import { TMP_DIR } from '../../harness/project';
-import { createSubscription } from '../../sandbox/operations';
 import { until } from '../../harness/wait';
 
 jest.setTimeout(600_000);
@@ -107,26 +108,22 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		});
 
 		it("measured beside it: n8n's own Webhook node answering immediately", async () => {
-			const path = 'crash-peer';
-			const workflow = await importWorkflow(
-				env.n8n,
-				receiverWorkflow('crash: Webhook node', webhookNodeReceiver(path), env.sandbox.url),
+			await withWebhookNodeReceiver(
+				{
+					n8n: () => env.n8n,
+					webhookBaseUrl: env.n8n.webhookBaseUrl,
+					state: env.sandbox.state,
+					sandboxUrl: env.sandbox.url,
+				},
+				{ name: 'crash: Webhook node', path: 'crash-peer' },
+				async (workflowId) => {
+					const result = await burstAndKill(workflowId, { settleTimeoutMs: 60_000 });
+					figures[version].webhookNode = countsOf(result);
+					expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
+						OPERATOR_BURST.killAfterAcknowledged,
+					);
+				},
 			);
-			await activate(env.n8n, workflow.id);
-			const subscription = createSubscription(env.sandbox.state, {
-				url: `${env.n8n.webhookBaseUrl}/${path}`,
-				events: ['lead.created'],
-			});
-			try {
-				const result = await burstAndKill(workflow.id, { settleTimeoutMs: 60_000 });
-				figures[version].webhookNode = countsOf(result);
-				expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
-					OPERATOR_BURST.killAfterAcknowledged,
-				);
-			} finally {
-				env.sandbox.state.store.subscriptions.delete(subscription.id);
-				await deactivate(env.n8n, workflow.id);
-			}
 		});
 	},
 );

@@ -12,7 +12,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
 import type { Sandbox } from '../../sandbox';
-import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/operations';
+import { touchCampaign, upsertLead } from '../../sandbox/operations';
 import type {
 	CredentialRef,
 	ExecutionRecord,
@@ -48,10 +48,12 @@ import {
 	lossesOf,
 	NO_LOSSES,
 	OPERATOR_BURST,
+} from '../../harness/kill-mid-burst';
+import {
 	receiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
-	webhookNodeReceiver,
-} from '../../harness/kill-mid-burst';
+	withWebhookNodeReceiver,
+} from '../../harness/crash-receivers';
 import { logTail } from '../../harness/log-tail';
 import { sleep, until } from '../../harness/wait';
 
@@ -561,13 +563,14 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 		/**
 		 * `retry`: retry each failed run that held an event not yet run, as a person would.
 		 * `settleTimeoutMs`: a receiver that loses events may never satisfy the harness's wait.
+		 * The counts go to the figures under `figuresName` (default: the killed process's name).
 		 */
 		async function burstAndKill(
 			target: N8nRoleProcess,
 			workflowId: string,
-			options: { retry?: boolean; settleTimeoutMs?: number } = {},
+			options: { retry?: boolean; settleTimeoutMs?: number; figuresName?: string } = {},
 		): Promise<KillMidBurstResult> {
-			return await killMidBurst({
+			const result = await killMidBurst({
 				state: sandbox.state,
 				...OPERATOR_BURST,
 				settleTimeoutMs: options.settleTimeoutMs,
@@ -583,6 +586,8 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 					? async (executionId) => await retryExecution(topology.main, executionId)
 					: undefined,
 			});
+			crashFigures[options.figuresName ?? target.name] = countsOf(result);
+			return result;
 		}
 
 		it(
@@ -590,7 +595,6 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			async () => {
 				const target = topology.webhookProcessors[0];
 				const result = await burstAndKill(target, workflow.id, { retry: true });
-				crashFigures[target.name] = countsOf(result);
 				expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
 					OPERATOR_BURST.killAfterAcknowledged,
 				);
@@ -604,7 +608,6 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			async () => {
 				const target = topology.workers[0];
 				const result = await burstAndKill(target, workflow.id, { retry: true });
-				crashFigures[target.name] = countsOf(result);
 				expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
 					OPERATOR_BURST.killAfterAcknowledged,
 				);
@@ -627,27 +630,25 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				// The Svc Trigger's workflow stops first, so that the burst reaches only the Webhook node.
 				await deactivate(topology.main, workflow.id);
 				await until('Svc Trigger subscription deleted', () => subscriptions().length === 0);
-				const path = 'queue-crash-peer';
-				const peer = await importWorkflow(
-					topology.main,
-					receiverWorkflow('queue crash: Webhook node', webhookNodeReceiver(path), sandbox.url),
+				const target = topology.workers[0];
+				await withWebhookNodeReceiver(
+					{
+						n8n: () => topology.main,
+						webhookBaseUrl: topology.webhookProcessors[0].webhookBaseUrl,
+						state: sandbox.state,
+						sandboxUrl: sandbox.url,
+					},
+					{ name: 'queue crash: Webhook node', path: 'queue-crash-peer' },
+					async (workflowId) => {
+						const result = await burstAndKill(target, workflowId, {
+							settleTimeoutMs: 60_000,
+							figuresName: `webhookNode ${target.name}`,
+						});
+						expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
+							OPERATOR_BURST.killAfterAcknowledged,
+						);
+					},
 				);
-				await activate(topology.main, peer.id);
-				const subscription = createSubscription(sandbox.state, {
-					url: `${topology.webhookProcessors[0].webhookBaseUrl}/${path}`,
-					events: ['lead.created'],
-				});
-				try {
-					const target = topology.workers[0];
-					const result = await burstAndKill(target, peer.id, { settleTimeoutMs: 60_000 });
-					crashFigures.webhookNode = { [target.name]: countsOf(result) };
-					expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
-						OPERATOR_BURST.killAfterAcknowledged,
-					);
-				} finally {
-					sandbox.state.store.subscriptions.delete(subscription.id);
-					await deactivate(topology.main, peer.id);
-				}
 			},
 			KILL_TEST_TIMEOUT_MS,
 		);

@@ -1,0 +1,113 @@
+/**
+ * The receivers the crash test kills n8n under: each a workflow whose receiver passes every event
+ * on to a node that reports it to the sandbox, so the service's side counts what ran past it.
+ */
+import type { WorkflowInput } from './n8n/api';
+import { activate, deactivate, importWorkflow } from './n8n/api';
+import type { N8nInstance } from './n8n/instance';
+import { SANDBOX_CREDENTIAL_ID } from './example-workflows';
+import { createSubscription } from '../sandbox/operations';
+import type { SandboxState } from '../sandbox/state';
+
+/** An event id as the service makes them. */
+export const EVENT_ID = /evt_[0-9a-f]{16}/g;
+
+/** Where the node after the receiver reports each event that ran past it: the sandbox records the request. */
+const RAN_PATH = '/__ran';
+
+/**
+ * The receiver, then a node that posts every item it passes on to the sandbox: the service's side
+ * counts what ran, which a kill cannot tear as it can n8n's own record of a run (n8n 1.x writes an
+ * execution's status and its data in two statements).
+ */
+export function receiverWorkflow(
+	name: string,
+	receiver: WorkflowInput['nodes'][number],
+	sandboxUrl: string,
+): WorkflowInput {
+	return {
+		name,
+		nodes: [
+			{ ...receiver, position: [0, 0] },
+			{
+				name: 'Ran',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [240, 0],
+				parameters: {
+					method: 'POST',
+					url: `${sandboxUrl}${RAN_PATH}`,
+					sendBody: true,
+					specifyBody: 'json',
+					jsonBody: '={{ JSON.stringify($json) }}',
+					options: { response: { response: { neverError: true } } },
+				},
+			},
+		],
+		connections: { [receiver.name]: { main: [[{ node: 'Ran', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/** The Svc Trigger on lead.created with the sandbox credential of the examples. */
+export const SVC_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
+	name: 'On Lead Created',
+	type: 'n8n-nodes-svc.svcTrigger',
+	typeVersion: 1.1,
+	// As the editor gives every webhook node: without one, n8n 1.x puts the node's name in the path.
+	webhookId: '3b8e6c2d-9f41-4a7e-b5d0-7c1e2a9f6b83',
+	parameters: { events: ['lead.created'] },
+	credentials: { svcApi: { id: SANDBOX_CREDENTIAL_ID, name: 'Svc sandbox' } },
+};
+
+/**
+ * n8n's own Webhook node answering as soon as the request arrives ("Respond: Immediately"), the
+ * receiver a user builds without this package, measured beside the Svc Trigger: `measure` runs
+ * with its workflow (`name`, at `path`) imported, published and subscribed to lead.created at
+ * `webhookBaseUrl`; the subscription is removed and the workflow unpublished afterwards. `n8n` is
+ * read at each call, since a test that restarts n8n may replace it.
+ */
+export async function withWebhookNodeReceiver<T>(
+	at: { n8n: () => N8nInstance; webhookBaseUrl: string; state: SandboxState; sandboxUrl: string },
+	workflow: { name: string; path: string },
+	measure: (workflowId: string) => Promise<T>,
+): Promise<T> {
+	const receiver: WorkflowInput['nodes'][number] = {
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: '6f0d6a1e-5c3b-4a8e-9d7f-2b1c0e9a8f34',
+		parameters: {
+			httpMethod: 'POST',
+			path: workflow.path,
+			responseMode: 'onReceived',
+			options: {},
+		},
+	};
+	const imported = await importWorkflow(
+		at.n8n(),
+		receiverWorkflow(workflow.name, receiver, at.sandboxUrl),
+	);
+	await activate(at.n8n(), imported.id);
+	const subscription = createSubscription(at.state, {
+		url: `${at.webhookBaseUrl}/${workflow.path}`,
+		events: ['lead.created'],
+	});
+	try {
+		return await measure(imported.id);
+	} finally {
+		at.state.store.subscriptions.delete(subscription.id);
+		await deactivate(at.n8n(), imported.id);
+	}
+}
+
+/** How many times each event reached the node after the receiver, as the sandbox recorded it. */
+export function ranPastTrigger(state: SandboxState): Map<string, number> {
+	const runs = new Map<string, number>();
+	for (const request of state.requests.all()) {
+		if (request.path !== RAN_PATH) continue;
+		for (const id of new Set(request.rawBody.match(EVENT_ID) ?? []))
+			runs.set(id, (runs.get(id) ?? 0) + 1);
+	}
+	return runs;
+}
