@@ -5,6 +5,7 @@ import { ERROR_CODES } from '../nodes/Svc/contract';
 import type { JsonResponse } from './body';
 import { errorResponse, parseJsonObject, readBody, sendJson } from './body';
 import { ApiError, asApiError, badRequest, methodNotAllowed } from './errors';
+import type { EventListSettings } from './event-log';
 import { checkFaultRules } from './faults';
 import { newId } from './ids';
 import { isPlainObject } from './json';
@@ -58,6 +59,18 @@ function ok(body: unknown, status = 200): JsonResponse {
 }
 
 const DONE = { ok: true };
+
+function checkEventListSettings(body: Record<string, unknown>): Partial<EventListSettings> {
+	const { enabled, retentionMs } = body;
+	if (enabled !== undefined && typeof enabled !== 'boolean')
+		throw badRequest('enabled must be true or false');
+	if (retentionMs !== undefined && !(Number.isInteger(retentionMs) && (retentionMs as number) > 0))
+		throw badRequest('retentionMs must be a whole number of milliseconds above 0');
+	return {
+		...(enabled === undefined ? {} : { enabled }),
+		...(retentionMs === undefined ? {} : { retentionMs: retentionMs as number }),
+	};
+}
 
 const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
 	{
@@ -177,15 +190,36 @@ const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
 		handle: ({ state }) => ok({ data: state.deliveries.listEvents() }),
 	},
 	{
+		method: 'GET',
+		path: 'event-list',
+		description: 'The event list\'s settings: { "enabled", "retentionMs" }',
+		handle: ({ state }) => ok(state.eventLog.current),
+	},
+	{
+		method: 'PUT',
+		path: 'event-list',
+		description:
+			'Change the event list: { "enabled": false } answers GET /v1/events with 404 (a service without it); { "retentionMs": n } keeps events n ms',
+		handle: ({ state, body }) => ok(state.eventLog.configure(checkEventListSettings(body))),
+	},
+	{
 		method: 'POST',
 		path: 'events/emit',
-		description: 'Emit an event to its subscribers: { "type": "lead.created", "data": {...} }',
+		description:
+			'Emit an event to its subscribers: { "type": "lead.created", "data": {...}, "count"? }; with count, that many events (data gets "n": 1..count) and the answer lists their ids',
 		handle: ({ state, body }) => {
-			const { type, data = {} } = body;
+			const { type, data = {}, count } = body;
 			if (typeof type !== 'string' || type.trim() === '')
 				throw badRequest('type must be an event name, e.g. "lead.created"');
 			if (!isPlainObject(data)) throw badRequest('data must be an object');
-			return ok(state.deliveries.emit(type, data), 202);
+			if (count === undefined) return ok(state.deliveries.emit(type, data), 202);
+			if (!Number.isInteger(count) || (count as number) < 1 || (count as number) > 10_000)
+				throw badRequest('count must be a whole number from 1 to 10000');
+			const ids = Array.from(
+				{ length: count as number },
+				(_, index) => state.deliveries.emit(type, { ...data, n: index + 1 }).event.id,
+			);
+			return ok({ ids }, 202);
 		},
 	},
 	{

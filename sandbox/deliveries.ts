@@ -8,6 +8,7 @@ import type { EventEnvelope } from '../nodes/Svc/contract';
 import { EVENT_SIGNATURE } from '../nodes/Svc/contract';
 import type { Collection } from './collection';
 import { notFound } from './errors';
+import type { EventLog } from './event-log';
 import { newId } from './ids';
 import { Slots } from './slots';
 import type { StoredSubscription } from './store';
@@ -66,6 +67,7 @@ export class Deliveries {
 		private readonly options: DeliveryOptions,
 		private readonly subscriptions: Collection<StoredSubscription>,
 		private readonly clock: () => number,
+		private readonly eventLog: EventLog,
 	) {
 		// Without keep-alive, so closing leaves no idle socket behind.
 		this.agent = new Agent({
@@ -87,6 +89,7 @@ export class Deliveries {
 		};
 		const event = { envelope, payload: JSON.stringify(envelope) };
 		this.events.set(envelope.id, event);
+		this.eventLog.add(envelope);
 		return { event: envelope, deliveries: this.deliverToSubscribers(event, false) };
 	}
 
@@ -124,6 +127,7 @@ export class Deliveries {
 		this.stopAll();
 		this.slots.setLimit(undefined);
 		this.events.clear();
+		this.eventLog.clear();
 		this.attemptLog = [];
 	}
 

@@ -1,5 +1,6 @@
 import { EVENT_SIGNATURE, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from '../nodes/Svc/contract';
 import { Deliveries } from './deliveries';
+import { EventLog } from './event-log';
 import { FaultInjector } from './faults';
 import { IdempotencyStore } from './idempotency';
 import type { SandboxKey } from './keys';
@@ -56,6 +57,8 @@ export class SandboxState {
 	readonly requests = new RequestLog();
 	readonly stats = new Stats();
 	readonly deliveries: Deliveries;
+	/** What `GET /v1/events` lists; the deliveries add every event they create. */
+	readonly eventLog: EventLog;
 	/** Injected latency, cancelled on close. */
 	readonly timers = new Timers();
 	private readonly seed: boolean;
@@ -68,6 +71,7 @@ export class SandboxState {
 		this.keys = new KeyRing(options.keys ?? DEMO_KEYS);
 		this.rateLimiter = new RateLimiter(options.monotonicClock);
 		this.idempotency = new IdempotencyStore(this.clock);
+		this.eventLog = new EventLog(this.clock);
 		this.deliveries = new Deliveries(
 			{
 				timeoutMs: options.delivery?.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
@@ -76,6 +80,7 @@ export class SandboxState {
 			},
 			this.store.subscriptions,
 			this.clock,
+			this.eventLog,
 		);
 		if (this.seed) seedStore(this.store);
 	}

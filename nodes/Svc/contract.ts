@@ -185,6 +185,14 @@ export const ENDPOINTS = {
 		idempotency: 'none',
 		label: 'assumed',
 	},
+	/** Needs the read scope of each kind asked for (EVENT_KIND_READ_SCOPES), not one scope. */
+	listEvents: {
+		method: 'GET',
+		path: '/v1/events',
+		scope: null,
+		idempotency: 'none',
+		label: 'assumed',
+	},
 } as const satisfies Record<string, EndpointContract>;
 
 export type EndpointName = keyof typeof ENDPOINTS;
@@ -360,6 +368,8 @@ export const ERROR_CODES = {
 	validationFailed: 'validation_failed',
 	rateLimited: 'rate_limited',
 	serverError: 'server_error',
+	/** 410 from the event list: `after` names an event the service no longer keeps (assumed). */
+	eventExpired: 'event_expired',
 } as const;
 
 /** Statuses worth retrying with the same idempotency key; everything else fails at once. */
@@ -395,3 +405,36 @@ export const EVENT_SIGNATURE = {
 export function signedPrefix(id: string, timestamp: string): string {
 	return `${id}.${timestamp}.`;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Event list (assumed: pull delivery for consumers the service cannot reach)
+// ---------------------------------------------------------------------------------------------
+
+/** `GET /v1/events` query parameters. `created_after` is ignored when `after` is given. */
+export const EVENT_LIST_QUERY = {
+	types: 'types',
+	after: 'after',
+	createdAfter: 'created_after',
+	limit: 'limit',
+} as const;
+
+/** Events oldest first, in the order the service created them; the same envelopes as deliveries. */
+export interface EventPage {
+	data: EventEnvelope[];
+	has_more: boolean;
+}
+
+/** The read scope each kind's prefix needs; a kind with another prefix passes through as it is. */
+export const EVENT_KIND_READ_SCOPES: Readonly<Record<string, Scope>> = {
+	lead: 'leads:read',
+	campaign: 'campaigns:read',
+};
+
+/** The scope needed to read events of `kind` from the list, if the contract knows one. */
+export function eventKindReadScope(kind: string): Scope | undefined {
+	return EVENT_KIND_READ_SCOPES[kind.split('.')[0]];
+}
+
+/** How long the service keeps events in the list (assumed); an older `after` is answered 410. */
+export const EVENT_RETENTION_DAYS = 30;
+export const EVENT_EXPIRED_STATUS = 410;

@@ -74,8 +74,8 @@ export interface RequestSpec {
 	/** For writes the contract marks; a fresh random key is used when none is given. */
 	idempotencyKey?: string;
 	itemIndex?: number;
-	/** Answer a 404 as a response (status 404) instead of an error, e.g. for deletes. */
-	notFoundIsAnswer?: boolean;
+	/** Statuses returned as a response (with their body) instead of failing, e.g. 404 for a delete. */
+	answerStatuses?: readonly number[];
 }
 
 export interface SvcResponse<T> {
@@ -253,7 +253,7 @@ export class SvcClient {
 			const body = isRedirect(status)
 				? undefined
 				: this.parseBody(response.body, name, status, spec.itemIndex);
-			if ((status >= 200 && status < 300) || (status === 404 && spec.notFoundIsAnswer === true)) {
+			if ((status >= 200 && status < 300) || spec.answerStatuses?.includes(status) === true) {
 				return {
 					status,
 					body: body as T,

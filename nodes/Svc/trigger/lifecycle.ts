@@ -89,7 +89,7 @@ export function isOtherEndpointOfTrigger(candidate: string, url: string): boolea
 async function deleteIfPresent(client: SvcClient, id: string): Promise<void> {
 	await client.request('deleteSubscription', {
 		pathParams: { subscription_id: id },
-		notFoundIsAnswer: true,
+		answerStatuses: [404],
 	});
 }
 
