@@ -6,6 +6,7 @@ import type { WorkflowInput } from './n8n/api';
 import { activate, deactivate, importWorkflow } from './n8n/api';
 import type { N8nInstance } from './n8n/instance';
 import { SANDBOX_CREDENTIAL_ID } from './example-workflows';
+import { SVC_PULL_TRIGGER_TYPE } from './project';
 import { createSubscription } from '../sandbox/operations';
 import type { SandboxState } from '../sandbox/state';
 
@@ -57,6 +58,15 @@ export const SVC_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
 	// As the editor gives every webhook node: without one, n8n 1.x puts the node's name in the path.
 	webhookId: '3b8e6c2d-9f41-4a7e-b5d0-7c1e2a9f6b83',
 	parameters: { events: ['lead.created'] },
+	credentials: { svcApi: { id: SANDBOX_CREDENTIAL_ID, name: 'Svc sandbox' } },
+};
+
+/** Svc Pull Trigger on lead.created, polling every minute, with the sandbox credential of the examples. */
+export const SVC_PULL_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
+	name: 'On Lead Created (pull)',
+	type: SVC_PULL_TRIGGER_TYPE,
+	typeVersion: 1,
+	parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events: ['lead.created'] },
 	credentials: { svcApi: { id: SANDBOX_CREDENTIAL_ID, name: 'Svc sandbox' } },
 };
 

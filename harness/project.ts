@@ -11,4 +11,5 @@ export const PACKAGE_NAME = 'n8n-nodes-svc';
 /** The node types this package registers, as n8n names them. */
 export const SVC_NODE_TYPE = `${PACKAGE_NAME}.svc`;
 export const SVC_TRIGGER_TYPE = `${PACKAGE_NAME}.svcTrigger`;
-export const PACKAGE_NODE_TYPES = [SVC_NODE_TYPE, SVC_TRIGGER_TYPE];
+export const SVC_PULL_TRIGGER_TYPE = `${PACKAGE_NAME}.svcPullTrigger`;
+export const PACKAGE_NODE_TYPES = [SVC_NODE_TYPE, SVC_TRIGGER_TYPE, SVC_PULL_TRIGGER_TYPE];

@@ -10,7 +10,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { svcApiTest } from './methods/credentialTest';
-import { EVENT_KIND_OPTIONS, eventKindProperties } from './shared/subscription';
+import { EVENT_KINDS_SUBTITLE, eventKindProperties } from './shared/subscription';
 import { receiveDelivery, runDelivery } from './trigger/delivery';
 import { checkExists, create, remove } from './trigger/lifecycle';
 
@@ -27,8 +27,7 @@ export class SvcTrigger implements INodeType {
 		// costs a V8 isolate per delivery. Workflows saved with 1 keep working.
 		version: [1, 1.1],
 		defaultVersion: 1.1,
-		// The chosen events by the names the list shows ("Lead Created +1"), short enough for the canvas.
-		subtitle: `={{ ((names) => names.length > 1 ? names[0] + " +" + (names.length - 1) : names[0] || "")([].concat($parameter["events"] || [], String($parameter["otherEvents"] || "").split(",")).map((kind) => String(kind).trim()).filter((kind) => kind !== "").map((kind) => (${JSON.stringify(Object.fromEntries(EVENT_KIND_OPTIONS.map((option) => [option.value, option.name])))})[kind] || kind)) }}`,
+		subtitle: EVENT_KINDS_SUBTITLE,
 		description:
 			'Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event such as lead.created',
 		defaults: { name: 'Svc Trigger' },

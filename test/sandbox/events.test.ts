@@ -64,19 +64,17 @@ describe("GET /v1/events (the contract's event list)", () => {
 	});
 
 	it("needs each kind's read scope: 403 naming it when asked for, left out when not", async () => {
-		sandbox.state.keys.add({ key: 'svc_test_LeadsReaderOnly00000001', scopes: ['leads:read'] });
+		const leadsReader = `svc_test_${'LeadsReader'.padEnd(24, '0')}`;
+		sandbox.state.keys.add({ key: leadsReader, scopes: ['leads:read'] });
 		emit('campaign.updated', 1);
 		const leads = emit('lead.created', 1);
-		const refused = await list(
-			{ types: 'lead.created,campaign.updated' },
-			'svc_test_LeadsReaderOnly00000001',
-		);
+		const refused = await list({ types: 'lead.created,campaign.updated' }, leadsReader);
 		expect(refused.status).toBe(403);
 		expect(refused.data.error).toMatchObject({
 			code: ERROR_CODES.missingScope,
 			required_scope: 'campaigns:read',
 		});
-		const readable = await list({}, 'svc_test_LeadsReaderOnly00000001');
+		const readable = await list({}, leadsReader);
 		expect(readable.data.data.map((event) => event.id)).toEqual(leads);
 	});
 

@@ -30,6 +30,9 @@ export const EVENT_KIND_OPTIONS: INodePropertyOptions[] = KNOWN_EVENT_KINDS.map(
 	value,
 }));
 
+/** A trigger's subtitle: the chosen events by the names the list shows ("Lead Created +1"), short enough for the canvas. */
+export const EVENT_KINDS_SUBTITLE = `={{ ((names) => names.length > 1 ? names[0] + " +" + (names.length - 1) : names[0] || "")([].concat($parameter["events"] || [], String($parameter["otherEvents"] || "").split(",")).map((kind) => String(kind).trim()).filter((kind) => kind !== "").map((kind) => (${JSON.stringify(Object.fromEntries(EVENT_KIND_OPTIONS.map((option) => [option.value, option.name])))})[kind] || kind)) }}`;
+
 /**
  * The two fields that choose a subscription's events, read together with mergeEventKinds: the
  * known kinds from the list (named "Events", so n8n's node panel offers a trigger one entry per

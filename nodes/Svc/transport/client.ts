@@ -272,6 +272,7 @@ export class SvcClient {
 						attempts: attempt,
 						baseUrl: this.baseUrl,
 						itemIndex: spec.itemIndex,
+						retryAfterMs: retryAfterMs(response.headers),
 					},
 					this.redactor,
 				);

@@ -1,4 +1,4 @@
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { Failure, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ApiErrorBody, EndpointContract } from '../contract';
@@ -21,6 +21,8 @@ export interface FailureDetails {
 	attempts: number;
 	baseUrl: string;
 	itemIndex?: number;
+	/** The wait the service asked for in its last answer (Retry-After). */
+	retryAfterMs?: number;
 }
 
 function errorBody(body: unknown): Partial<ApiErrorBody['error']> {
@@ -194,6 +196,15 @@ export function describeFailure(details: FailureDetails): { message: string; des
 	}
 }
 
+/** Why a request failed, in n8n's terms (n8n-workflow's Failure): whether waiting can help. */
+function failureCause({ status, retryAfterMs }: FailureDetails): Failure {
+	if (status === undefined || status >= 500 || status === 409)
+		return { cause: 'temporarily-unavailable', retryAfterMs };
+	if (status === 429) return { cause: 'rate-limited', retryAfterMs };
+	if (status === 401) return { cause: 'credential-invalid' };
+	return { cause: 'configuration-invalid' };
+}
+
 /**
  * The error a node shows. It is built from a small, redacted summary, never from the raw HTTP
  * error (whose request config would carry the Authorization header).
@@ -220,6 +231,8 @@ export function toNodeApiError(
 		httpCode: details.status === undefined ? undefined : String(details.status),
 		itemIndex: details.itemIndex,
 	});
+	// Set as a field: n8n 1.x's NodeApiError takes no such option. n8n 2.41's poll scheduler reads it.
+	error.failure = failureCause(details);
 	// NodeApiError swaps a message that mentions a network code (ECONNRESET, ...) for a generic
 	// one; ours already says what happened and where.
 	error.message = redactor.text(message);

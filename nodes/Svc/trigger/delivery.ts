@@ -11,8 +11,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../contract';
 import { EVENT_SIGNATURE } from '../contract';
-import type { ClaimOutcome, ProcessedRecord } from './eventClaims';
-import { CLAIMED_EVENTS_MAX_ENTRIES, eventClaims } from './eventClaims';
+import { claimEvents, claimScope } from './claimRecord';
+import type { ClaimOutcome } from './eventClaims';
+import { eventClaims } from './eventClaims';
 import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
 import { openedKeys } from './sealedSecret';
@@ -67,11 +68,6 @@ function warnAtMostEveryMinute(
 	message: () => string,
 ): void {
 	if (warnings.due(key, now)) ctx.logger.warn(message());
-}
-
-/** Claims are per trigger node of a workflow: the row n8n keeps for the node. */
-function claimScope(ctx: IWebhookFunctions | IExecuteFunctions): string {
-	return `${ctx.getWorkflow().id} ${ctx.getNode().id}`;
 }
 
 /**
@@ -167,6 +163,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		created_at: event.created_at,
 		data: event.data,
 		meta: {
+			delivery: 'webhook',
 			verified: true,
 			webhook_id: delivery.id,
 			webhook_timestamp: Number(delivery.timestamp),
@@ -180,19 +177,6 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	return { workflowData: [[{ json: output }]] };
 }
 
-/** The trigger's row in n8n's record of processed values (node scope), through this execution. */
-function processedRecord(ctx: IExecuteFunctions): ProcessedRecord {
-	return {
-		async checkAndRecord(values) {
-			const { processed } = await ctx.helpers.checkProcessedAndRecord(values, 'node', {
-				mode: 'entries',
-				maxEntries: CLAIMED_EVENTS_MAX_ENTRIES,
-			});
-			return new Set(processed.map(String));
-		},
-	};
-}
-
 /**
  * The trigger's step inside the execution n8n stored for a delivery: only now is the event safe to
  * acknowledge, because a crash from here on leaves an execution that n8n marks crashed and can
@@ -204,31 +188,19 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 	const items = this.getInputData();
 	await this.sendResponse({ statusCode: 200, headers: {}, body: { received: true } });
 	if (this.getMode() !== 'webhook') return [items];
-	const scope = claimScope(this);
-	const record = processedRecord(this);
-	const first: INodeExecutionData[] = [];
-	const rerun: string[] = [];
-	for (const item of items) {
-		const eventId = typeof item.json.id === 'string' ? item.json.id : undefined;
-		let outcome: ClaimOutcome = 'first';
-		try {
-			if (eventId !== undefined)
-				outcome = await eventClaims.claim(
-					scope,
-					eventId,
-					this.getExecutionId(),
-					record,
-					Date.now(),
-				);
-		} catch (error) {
-			throw new NodeOperationError(this.getNode(), error as Error, {
-				description:
-					'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',
-			});
-		}
-		if (outcome === 'first') first.push(item);
-		else if (outcome === 'rerun' && eventId !== undefined) rerun.push(eventId);
+	// receiveDelivery lets through only events with an id.
+	const eventIds = items.map((item) => String(item.json.id));
+	let outcomes: ClaimOutcome[];
+	try {
+		outcomes = await claimEvents(this, eventIds, this.getExecutionId());
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), error as Error, {
+			description:
+				'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',
+		});
 	}
+	const first = items.filter((_, index) => outcomes[index] === 'first');
+	const rerun = eventIds.filter((_, index) => outcomes[index] === 'rerun');
 	if (rerun.length > 0) {
 		// Failing keeps the event in this execution for a person's Retry; running it could run twice.
 		throw new NodeOperationError(

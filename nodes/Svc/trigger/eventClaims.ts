@@ -1,9 +1,9 @@
 import { sleep } from 'n8n-workflow';
 
 /**
- * n8n's record of processed values for one trigger node: a row in n8n's database
- * (`helpers.checkProcessedAndRecord`, node scope), which every n8n process of a deployment shares
- * and which outlives a restart.
+ * n8n's record of processed values for one workflow: a row in n8n's database
+ * (`helpers.checkProcessedAndRecord`, workflow scope), which every n8n process of a deployment
+ * shares and which outlives a restart.
  */
 export interface ProcessedRecord {
 	/** Records every value and returns those that were recorded before. */
@@ -11,9 +11,9 @@ export interface ProcessedRecord {
 }
 
 /**
- * 'first': this execution runs the event. 'repeat': another execution has it. 'rerun': this
- * execution had claimed it in an earlier run that a dead process cut short (n8n 1.x in queue mode
- * runs a stalled job again under the same id), so the event may already have run past the trigger.
+ * 'first': this claimant runs the event. 'repeat': another has it. 'rerun': this claimant had
+ * claimed it in an earlier run that a dead process cut short (n8n 1.x in queue mode runs a stalled
+ * job again under the same id), so the event may already have run past the trigger.
  */
 export type ClaimOutcome = 'first' | 'repeat' | 'rerun';
 
@@ -118,14 +118,14 @@ export class EventClaims {
 	}
 
 	/**
-	 * `executionId` makes the claim this execution's own: when n8n runs the same execution again
-	 * (queue mode on n8n 1.x re-runs a job whose worker died), it finds its own claim from the
-	 * earlier run and answers 'rerun', because nothing tells whether that run got past the trigger.
+	 * `claimant` makes the claim its own: when n8n runs the same execution again (queue mode on
+	 * n8n 1.x re-runs a job whose worker died), it finds its own claim from the earlier run and
+	 * answers 'rerun', because nothing tells whether that run got past the trigger.
 	 */
 	async claim(
 		scope: string,
 		eventId: string,
-		executionId: string,
+		claimant: string,
 		record: ProcessedRecord,
 		now: number,
 	): Promise<ClaimOutcome> {
@@ -142,7 +142,7 @@ export class EventClaims {
 			const outcome = await this.settle(
 				this.recorderFor(scope),
 				eventId,
-				`claim ${eventId} ${executionId}`,
+				`claim ${eventId} ${claimant}`,
 				record,
 			);
 			decided = true;

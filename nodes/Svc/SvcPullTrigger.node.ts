@@ -1,0 +1,86 @@
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { EVENT_RETENTION_DAYS } from './contract';
+import { svcApiTest } from './methods/credentialTest';
+import { EVENT_KINDS_SUBTITLE, eventKindProperties } from './shared/subscription';
+import { pollEvents, runPulledEvents } from './trigger/pull';
+
+export class SvcPullTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Svc Pull Trigger',
+		name: 'svcPullTrigger',
+		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: EVENT_KINDS_SUBTITLE,
+		description:
+			'Start a workflow on Svc events such as lead.created, fetched on a schedule: needs no public URL. With a public https address, Svc Trigger starts it within a second',
+		defaults: { name: 'Svc Pull Trigger' },
+		// n8n adds the Poll Times setting (every minute at the most often).
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'svcApi', required: true, testedBy: 'svcApiTest' }],
+		triggerPanel: {
+			header: 'Reads new Svc events on a schedule; the service needs no way to reach this n8n',
+			executionsHelp: {
+				inactive:
+					'<b>While building your workflow</b>, click <i>Fetch test event</i>: the newest event of the chosen kinds shows here.<br /><br /><b>Once you are happy with it</b>, publish the workflow. It then reads the events created since, at every poll, and runs once per page of new events.',
+				active:
+					'<b>While building your workflow</b>, click <i>Fetch test event</i>: the newest event of the chosen kinds shows here.<br /><br /><b>Your workflow is published</b>: at every poll it reads the events created since the last one and runs for them. These executions show in the Executions list, not here.',
+			},
+			activationHint:
+				'Once you have finished building your workflow, publish it to read new events at every poll.',
+		},
+		properties: [
+			...eventKindProperties({ description: 'The events that start the workflow', required: true }),
+			{
+				displayName: 'Start From',
+				name: 'startFrom',
+				type: 'options',
+				options: [
+					{
+						name: 'When First Published',
+						value: 'now',
+						description: 'Events created after the workflow is first published',
+					},
+					{
+						name: 'A Chosen Time',
+						value: 'time',
+						description: `Events created after a time, up to ${EVENT_RETENTION_DAYS} days back`,
+					},
+				],
+				default: 'now',
+				description:
+					'Where the first poll starts. Later polls go on where the last one stopped, also after n8n was down or the workflow unpublished, as long as the service keeps the events.',
+			},
+			{
+				displayName: 'Start Time',
+				name: 'startTime',
+				type: 'dateTime',
+				default: '',
+				required: true,
+				displayOptions: { show: { startFrom: ['time'] } },
+				description: 'Events created after this time start the workflow, oldest first',
+			},
+		],
+	};
+
+	methods = { credentialTest: { svcApiTest } };
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		return await pollEvents.call(this);
+	}
+
+	// n8n runs a poll node's execute() inside the execution, with what the poll emitted.
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await runPulledEvents.call(this);
+	}
+}

@@ -1,0 +1,296 @@
+import { randomUUID } from 'node:crypto';
+
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IExecuteResponsePromiseData,
+	INodeExecutionData,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+
+import type { EventEnvelope, EventPage } from '../contract';
+import {
+	EVENT_EXPIRED_STATUS,
+	EVENT_LIST_QUERY,
+	EVENT_RETENTION_DAYS,
+	LIST_LIMIT_MAX,
+} from '../contract';
+import type { SvcContext } from '../transport';
+import { SvcClient, userError } from '../transport';
+import { claimEvents } from './claimRecord';
+import type { ClaimOutcome } from './eventClaims';
+import { desiredEvents } from './lifecycle';
+import type { PullPosition } from './pullPosition';
+import { advancePast, currentPosition, positionQuery, resumeFromTime } from './pullPosition';
+
+/** n8n 2.41 gives a poll a budget; n8n 1.x none. A poll drains at most this long, within it. */
+export const MAX_DRAIN_MS = 45_000;
+/**
+ * The first poll of an activation is n8n's test poll, which publishing waits for: it reads and
+ * runs for this long at most, and leaves the rest of a backlog to the next poll.
+ */
+export const FIRST_POLL_DRAIN_MS = 5_000;
+/** Fewer retries than an action: the next poll tries again anyway. */
+const POLL_CLIENT = { timeoutMs: 20_000, retry: { maxAttempts: 4, maxRetryAfterMs: 30_000 } };
+
+/** Per trigger in this process: a poll under way (a tick meanwhile reads nothing), and a wait the service asked for. */
+const pollsUnderWay = new Set<string>();
+const quietUntil = new Map<string, number>();
+/** n8n keeps one poll context per activation: the first poll on one is the activation's test poll. */
+const contextsPolled = new WeakSet<object>();
+
+function startSetting(ctx: IPollFunctions): string {
+	if (ctx.getNodeParameter('startFrom', 'now') !== 'time') return 'now';
+	const time = String(ctx.getNodeParameter('startTime', ''));
+	if (Number.isNaN(Date.parse(time)))
+		throw userError(ctx.getNode(), 'Start Time is not a date and time', {
+			description: 'Pick the time from which the first run after publishing reads events.',
+		});
+	return new Date(time).toISOString();
+}
+
+/** The event as Svc Trigger outputs it, with `meta` saying it came by pull. */
+function toItem(event: EventEnvelope, meta: IDataObject): INodeExecutionData {
+	return {
+		json: {
+			id: event.id,
+			type: event.type,
+			created_at: event.created_at,
+			data: event.data as IDataObject,
+			meta: { delivery: 'pull', ...meta },
+		},
+	};
+}
+
+const NO_EVENT_LIST = {
+	message:
+		'The service has no event list (GET /v1/events answered 404), which Svc Pull Trigger reads',
+	description:
+		"Use Svc Trigger instead: the service then sends each event to n8n, which needs n8n reachable at a public https address (WEBHOOK_URL). Check the credential's Base URL too.",
+};
+
+type PageRead =
+	| { kind: 'page'; page: EventPage }
+	| { kind: 'expired' }
+	/** A passing failure (429, 5xx, no answer) after the client's retries, and the wait it asks for. */
+	| { kind: 'unavailable'; error: NodeApiError; waitMs: number };
+
+async function readPage(client: SvcClient, ctx: SvcContext, query: IDataObject): Promise<PageRead> {
+	// The client's errors are n8n's already (NodeApiError, NodeOperationError): kept as they are.
+	const response = await client
+		.request<EventPage>('listEvents', {
+			qs: { [EVENT_LIST_QUERY.limit]: LIST_LIMIT_MAX, ...query },
+			answerStatuses: [404, EVENT_EXPIRED_STATUS],
+		})
+		.catch((error: unknown) => error as Error);
+	if (response instanceof Error) {
+		const waitMs = transientWaitMs(response);
+		if (waitMs === undefined) throw response;
+		return { kind: 'unavailable', error: response as NodeApiError, waitMs };
+	}
+	if (response.status === 404) throw userError(ctx.getNode(), NO_EVENT_LIST.message, NO_EVENT_LIST);
+	if (response.status === EVENT_EXPIRED_STATUS) return { kind: 'expired' };
+	if (!Array.isArray(response.body?.data))
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'The service answered GET /v1/events without a data list',
+		);
+	return { kind: 'page', page: response.body };
+}
+
+/** The wait a passing failure (429, 5xx, no answer) asks for; undefined for any other error. */
+function transientWaitMs(error: unknown): number | undefined {
+	const failure = error instanceof NodeApiError ? error.failure : undefined;
+	if (failure?.cause !== 'rate-limited' && failure?.cause !== 'temporarily-unavailable')
+		return undefined;
+	return failure.retryAfterMs ?? 0;
+}
+
+/**
+ * How many of the executions, from the first on, said they claimed their event by `deadline`:
+ * the position may move past that many events.
+ */
+async function claimedInOrder(
+	confirmations: Array<Promise<IExecuteResponsePromiseData>>,
+	deadline: number,
+): Promise<number> {
+	const claimed: Array<boolean | undefined> = confirmations.map(() => undefined);
+	confirmations.forEach((confirmation, index) =>
+		confirmation.then(
+			(response) => (claimed[index] = (response.body as IDataObject | undefined)?.claimed === true),
+			() => (claimed[index] = false),
+		),
+	);
+	while (claimed.includes(undefined) && Date.now() < deadline) await sleep(50);
+	const firstUnclaimed = claimed.findIndex((outcome) => outcome !== true);
+	return firstUnclaimed < 0 ? claimed.length : firstUnclaimed;
+}
+
+/**
+ * Reads the event list on from the stored position, a page at a time, and starts one execution
+ * per event. The position moves past an event only once its execution, stored by n8n, has
+ * claimed it (runPulledEvents answers this poll from inside it); an event not confirmed in time
+ * is read again at the next poll, and the claims stop what already ran. Always returns null: the
+ * executions are started here, not by n8n from the return value.
+ */
+export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const key = `${this.getWorkflow().id} ${this.getNode().id}`;
+	const testPoll = !contextsPolled.has(this);
+	contextsPolled.add(this);
+	if (pollsUnderWay.has(key) || Date.now() < (quietUntil.get(key) ?? 0)) return null;
+	pollsUnderWay.add(key);
+	try {
+		await drain(this, key, testPoll);
+	} finally {
+		pollsUnderWay.delete(key);
+	}
+	return null;
+}
+
+async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promise<void> {
+	const started = Date.now();
+	const budget = testPoll
+		? FIRST_POLL_DRAIN_MS
+		: // n8n 1.x has no getPollBudgetMs.
+			Math.min(MAX_DRAIN_MS, ctx.getPollBudgetMs?.() ?? MAX_DRAIN_MS);
+	const deadline = started + budget;
+	const client = await SvcClient.connect(ctx, POLL_CLIENT);
+	const staticData = ctx.getWorkflowStaticData('node');
+	let position: PullPosition = currentPosition(staticData, startSetting(ctx), started);
+	const types = desiredEvents(ctx).join(',');
+	for (;;) {
+		const read = await readPage(client, ctx, {
+			[EVENT_LIST_QUERY.types]: types,
+			...positionQuery(position),
+		});
+		if (read.kind === 'unavailable') {
+			quietUntil.set(key, Date.now() + read.waitMs);
+			// Publishing must not fail on a passing answer: the next poll reads again.
+			if (!testPoll) throw read.error;
+			ctx.logger.warn(
+				`Svc Pull Trigger "${ctx.getNode().name}" in workflow "${ctx.getWorkflow().name ?? ''}" (${ctx.getWorkflow().id ?? ''}) could not read the service while publishing (${read.error.message}); the next poll reads again`,
+			);
+			return;
+		}
+		if (read.kind === 'expired') {
+			warnGap(ctx, position);
+			position = resumeFromTime(staticData, position);
+			continue;
+		}
+		const { data, has_more: hasMore } = read.page;
+		if (data.length === 0) return;
+		// One execution per event, as Svc Trigger runs them, each named by its own pull id.
+		const confirmations = data.map((event) => {
+			const confirmation = ctx.helpers.createDeferredPromise<IExecuteResponsePromiseData>();
+			ctx.__emit([[toItem(event, { pull_id: randomUUID() })]], confirmation);
+			return confirmation.promise;
+		});
+		const claimed = await claimedInOrder(confirmations, deadline);
+		if (claimed > 0) position = advancePast(staticData, position, data[claimed - 1]);
+		if (claimed < data.length) {
+			ctx.logger.debug(
+				`Svc Pull Trigger ${key}: ${data.length - claimed} events were not claimed within the poll; the next poll reads them again`,
+			);
+			return;
+		}
+		if (!hasMore || Date.now() >= deadline) return;
+	}
+}
+
+/** A 410: the position is older than the service keeps. Said loudly, with the span that may be missing. */
+function warnGap(ctx: IPollFunctions, position: PullPosition): void {
+	const workflow = ctx.getWorkflow();
+	ctx.logger.warn(
+		`Svc Pull Trigger "${ctx.getNode().name}" in workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}): the service no longer keeps event ${position.after ?? ''}, the last one this trigger ran (created ${position.afterCreatedAt ?? 'at an unknown time'}). Events created from then until ${EVENT_RETENTION_DAYS} days ago may be missing; reading on from ${position.afterCreatedAt ?? 'the oldest event kept'}.`,
+	);
+}
+
+/** "Fetch test event": the newest event of the chosen kinds, looking back an hour, a day, then 30 days. */
+async function newestEvent(ctx: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	const client = await SvcClient.connect(ctx, POLL_CLIENT);
+	const kinds = desiredEvents(ctx);
+	const hour = 60 * 60 * 1000;
+	for (const windowMs of [hour, 24 * hour, EVENT_RETENTION_DAYS * 24 * hour]) {
+		let query: IDataObject = {
+			[EVENT_LIST_QUERY.createdAfter]: new Date(Date.now() - windowMs).toISOString(),
+		};
+		let newest: EventEnvelope | undefined;
+		// A busy window is read for 50 pages at most; the newest of those is recent enough for a test.
+		for (let pages = 0; pages < 50; pages++) {
+			const read = await readPage(client, ctx, {
+				[EVENT_LIST_QUERY.types]: kinds.join(','),
+				...query,
+			});
+			if (read.kind === 'unavailable') throw read.error;
+			if (read.kind === 'expired') break;
+			newest = read.page.data[read.page.data.length - 1] ?? newest;
+			if (!read.page.has_more || newest === undefined) break;
+			query = { [EVENT_LIST_QUERY.after]: newest.id };
+		}
+		if (newest) return [toItem(newest, { test: true })];
+	}
+	throw userError(
+		ctx.getNode(),
+		`No ${kinds.join(' or ')} event in the last ${EVENT_RETENTION_DAYS} days to show`,
+		{
+			description:
+				'Make one happen in the service (for lead.created, create a lead), then fetch a test event again.',
+		},
+	);
+}
+
+/**
+ * The trigger's step inside the execution: its event, claimed in n8n's record shared
+ * by the workflow's Svc triggers. A repeat (read again after a crash or a slow poll, or delivered
+ * by webhook too) stops here; the poll hears from here that the event is claimed. A person's Retry
+ * runs the event if this execution had claimed it, and not if another execution ran it.
+ */
+export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const mode = this.getMode();
+	if (mode === 'manual') return [await newestEvent(this)];
+	const items = this.getInputData();
+	if (mode !== 'trigger' && mode !== 'retry') return [items];
+	const pullId = (items[0]?.json.meta as IDataObject | undefined)?.pull_id;
+	const eventIds = items.map((item) => String(item.json.id));
+	let outcomes: ClaimOutcome[] = [];
+	let claimed = false;
+	try {
+		outcomes = await claimEvents(
+			this,
+			eventIds,
+			typeof pullId === 'string' ? pullId : this.getExecutionId(),
+		);
+		claimed = true;
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), error as Error, {
+			description:
+				'This execution keeps the events: retry it once the other n8n processes are less busy. The next poll reads them again too.',
+		});
+	} finally {
+		if (mode === 'trigger')
+			await this.sendResponse({ statusCode: 200, headers: {}, body: { claimed } });
+	}
+	const runs = (outcome: ClaimOutcome) =>
+		outcome === 'first' || (mode === 'retry' && outcome === 'rerun');
+	const rerun = eventIds.filter((_, index) => mode === 'trigger' && outcomes[index] === 'rerun');
+	if (rerun.length > 0) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`n8n started this execution again after the process running it stopped, so event ${rerun.join(', ')} may already have run past the trigger`,
+			{
+				description:
+					'Nothing after the trigger ran in this attempt. Check what the nodes after the trigger did for these events; if they did not finish, Retry this execution to run them.',
+			},
+		);
+	}
+	const first = items.filter((_, index) => runs(outcomes[index]));
+	if (first.length < items.length) {
+		this.addExecutionHints({
+			message:
+				'This event already ran in another execution (read again, or delivered by webhook too), so this execution stops at the trigger',
+			location: 'outputPane',
+		});
+	}
+	return [first];
+}

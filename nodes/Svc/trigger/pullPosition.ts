@@ -1,0 +1,79 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { EventEnvelope } from '../contract';
+import { EVENT_LIST_QUERY } from '../contract';
+
+/**
+ * Where Svc Pull Trigger reads the event list from, kept in the node's static data. It moves past
+ * an event only once an execution n8n stored has claimed it, so after a crash the trigger reads
+ * again from an earlier place, never from a later one.
+ */
+export interface PullPosition {
+	/** The last event an execution claimed; the next read starts after it. */
+	after?: string;
+	/** That event's created_at: where to resume if the service no longer keeps it (410). */
+	afterCreatedAt?: string;
+	/** Before any event was claimed: read events created after this time. */
+	createdAfter?: string;
+	/** The start the person chose when this position was made ('now' or a time). */
+	start: string;
+}
+
+const KEY = 'position';
+
+/**
+ * A resumed read starts this much before the last event seen: events created in the same
+ * instant are read again rather than skipped, and their claims drop the repeats.
+ */
+export const RESUME_OVERLAP_MS = 1_000;
+
+/**
+ * The stored position, or a new one from the person's start: `start` is 'now' or an ISO time.
+ * A start changed since the position was made starts over from the new start.
+ */
+export function currentPosition(staticData: IDataObject, start: string, now: number): PullPosition {
+	const stored = staticData[KEY] as PullPosition | undefined;
+	if (stored?.start === start && (stored.after !== undefined || stored.createdAfter !== undefined))
+		return stored;
+	const position: PullPosition = {
+		createdAfter: start === 'now' ? new Date(now).toISOString() : start,
+		start,
+	};
+	staticData[KEY] = position;
+	return position;
+}
+
+/** Past the last of `events`, once an execution claimed them. */
+export function advancePast(
+	staticData: IDataObject,
+	position: PullPosition,
+	last: EventEnvelope,
+): PullPosition {
+	const next: PullPosition = {
+		after: last.id,
+		afterCreatedAt: last.created_at,
+		start: position.start,
+	};
+	staticData[KEY] = next;
+	return next;
+}
+
+/** After a 410: read again from the last event's time, a little before it. */
+export function resumeFromTime(staticData: IDataObject, position: PullPosition): PullPosition {
+	const seen = Date.parse(position.afterCreatedAt ?? '');
+	const next: PullPosition = {
+		createdAfter: Number.isFinite(seen)
+			? new Date(seen - RESUME_OVERLAP_MS).toISOString()
+			: new Date(0).toISOString(),
+		start: position.start,
+	};
+	staticData[KEY] = next;
+	return next;
+}
+
+/** The query that reads on from `position`. */
+export function positionQuery(position: PullPosition): IDataObject {
+	return position.after !== undefined
+		? { [EVENT_LIST_QUERY.after]: position.after }
+		: { [EVENT_LIST_QUERY.createdAfter]: position.createdAfter };
+}
