@@ -139,13 +139,30 @@ export function detailsOf(result: KillMidBurstResult, eventIds: string[]): strin
 }
 
 /** The executions with the events each holds, read from its data once. */
-function withEventIds(
+/** Each execution with the event ids its data holds. */
+export function withEventIds(
 	executions: ExecutionRecord[],
 ): Array<{ execution: ExecutionRecord; eventIds: Set<string> }> {
 	return executions.map((execution) => ({
 		execution,
 		eventIds: new Set(JSON.stringify(execution.data ?? {}).match(EVENT_ID) ?? []),
 	}));
+}
+
+/**
+ * The crashed or failed runs holding one of `events` that has not run past the trigger (`ran`):
+ * the ones a person retries after a crash.
+ */
+export function runsToRetry(
+	held: Array<{ execution: ExecutionRecord; eventIds: Set<string> }>,
+	ran: ReadonlyMap<string, number>,
+	events: ReadonlySet<string>,
+): Array<{ execution: ExecutionRecord; eventIds: Set<string> }> {
+	return held.filter(
+		({ execution, eventIds }) =>
+			(execution.status === 'crashed' || execution.status === 'error') &&
+			[...eventIds].some((id) => events.has(id) && !ran.has(id)),
+	);
 }
 
 /** Every event some execution holds, and the executions n8n ended as `error` holding none (it replaced the run's data with its own error). */
@@ -258,9 +275,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		({ execution }) => execution.status === 'crashed' || execution.status === 'error',
 	);
 	const retryable = new Set(failedHolding.flatMap(({ eventIds }) => [...eventIds]));
-	const toRetry = failedHolding.filter(({ eventIds }) =>
-		[...eventIds].some((id) => inBurst.has(id) && !runsBeforeRetry.has(id)),
-	);
+	const toRetry = runsToRetry(held, runsBeforeRetry, inBurst);
 	// The executions after the retries, for the details: a retry's own outcome shows beside the run it retried.
 	let heldAfterRetry = held;
 	if (options.retry) {

@@ -172,16 +172,19 @@ Try first:
      The signed lead.created delivery runs the workflow in the editor: "Get Lead" shows the new lead.
   3. Publish that workflow (Publish, then give the version a name) and run the same command again:
      now every new lead starts one execution on its own (see Executions).
-  4. Open "Svc: AI agent qualifies a new lead and hands it to the assistant" and publish it. Create a
+  4. Open "Svc: new leads, no public URL" and publish it: its Svc Pull Trigger asks the service for
+     new events every minute, so the service never has to reach this n8n. Create a lead (the
+     command in step 2): at the next poll it starts one execution (see Executions).
+  5. Open "Svc: AI agent qualifies a new lead and hands it to the assistant" and publish it. Create a
      lead with consent:
        ${createConsentingLead}
      The agent looks the lead up with the "Find Lead" tool and hands it over with "Hand To Assistant";
      its answer says in plain words that the assistant took over. A lead without consent (the
      command in step 2) is left alone. The model is scripted (it plays these steps for any lead),
      so this runs offline.
-  5. Point an MCP client (Streamable HTTP) at the MCP server above with its bearer token, and ask
+  6. Point an MCP client (Streamable HTTP) at the MCP server above with its bearer token, and ask
      it to find ada.lovelace@example.com: it calls the "Find Lead" tool of "Svc: MCP server for leads".
-  6. Add a Svc node to any workflow: every resource and operation works against the sandbox.
+  7. Add a Svc node to any workflow: every resource and operation works against the sandbox.
 
 Other demo keys (add them as Svc API credentials to see scopes at work):
 ${DEMO_KEYS.slice(1)

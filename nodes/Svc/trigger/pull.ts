@@ -65,9 +65,9 @@ function toItem(event: EventEnvelope, meta: IDataObject): INodeExecutionData {
 
 const NO_EVENT_LIST = {
 	message:
-		'The service has no event list (GET /v1/events answered 404), which Svc Pull Trigger reads',
+		'The service has no event list (GET /v1/events answered 404), which Svc Pull Trigger reads: use Svc Trigger instead, with n8n at a public https address',
 	description:
-		"Use Svc Trigger instead: the service then sends each event to n8n, which needs n8n reachable at a public https address (WEBHOOK_URL). Check the credential's Base URL too.",
+		"Svc Trigger has the service send each event to n8n, which needs WEBHOOK_URL set to this n8n's public https address. If the service should have the event list, check the credential's Base URL.",
 };
 
 type PageRead =

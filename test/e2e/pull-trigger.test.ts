@@ -1,0 +1,191 @@
+/**
+ * Svc Pull Trigger in a real n8n whose webhook URL is plain http, as on a laptop or behind a
+ * firewall: the service cannot call it, and events still start the workflow, each once, also
+ * after the workflow was unpublished and after n8n was killed in the middle of a backlog.
+ * Figures go to .tmp/pull-figures.json.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	ranPastTrigger,
+	receiverWorkflow,
+	SVC_PULL_TRIGGER_RECEIVER,
+} from '../../harness/crash-receivers';
+import type { Environment } from '../../harness/environment';
+import { startEnvironment } from '../../harness/environment';
+import { withCredential } from '../../harness/example-workflows';
+import type { ExecutionRecord } from '../../harness/n8n/api';
+import {
+	activate,
+	deactivate,
+	executeWorkflow,
+	importWorkflow,
+	listExecutions,
+	retryExecution,
+	UNFINISHED,
+} from '../../harness/n8n/api';
+import { runsToRetry, withEventIds } from '../../harness/kill-mid-burst';
+import { nodeOutput } from '../../harness/n8n/node-results';
+import { TMP_DIR } from '../../harness/project';
+import { runtimeVersions } from '../../harness/runtime-versions';
+import { until } from '../../harness/wait';
+
+jest.setTimeout(15 * 60_000);
+
+const TRIGGER = SVC_PULL_TRIGGER_RECEIVER.name;
+/** n8n polls every minute at the most often, at a random second: two polls and some time for the runs. */
+const TWO_POLLS_MS = 150_000;
+const figures: Record<string, IDataObject> = {};
+
+afterAll(async () => {
+	await mkdir(TMP_DIR, { recursive: true });
+	await writeFile(join(TMP_DIR, 'pull-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
+});
+
+describe.each(runtimeVersions('SVC_E2E_N8N'))(
+	'n8n %s: Svc Pull Trigger with a plain http webhook URL',
+	(version) => {
+		let env: Environment;
+		let workflowId: string;
+		beforeAll(async () => {
+			env = await startEnvironment({ version, protocol: 'http' });
+			figures[version] = {};
+			const imported = await importWorkflow(
+				env.n8n,
+				withCredential(
+					receiverWorkflow(
+						'Svc: new leads, no public URL',
+						SVC_PULL_TRIGGER_RECEIVER,
+						env.sandbox.url,
+					),
+					env.credential,
+				),
+			);
+			workflowId = imported.id;
+		}, 15 * 60_000);
+		afterAll(async () => {
+			await env?.stop();
+		});
+
+		function emit(count: number): string[] {
+			return Array.from(
+				{ length: count },
+				(_, n) =>
+					env.sandbox.state.deliveries.emit('lead.created', { email: `pull-${n}@example.test` })
+						.event.id,
+			);
+		}
+
+		/** Waits until every event ran past the trigger; returns how often each of `ids` ran. */
+		async function waitUntilRan(ids: string[], timeoutMs = TWO_POLLS_MS): Promise<number[]> {
+			await until(
+				`${ids.length} events to run past the trigger`,
+				() => {
+					const ran = ranPastTrigger(env.sandbox.state);
+					return ids.every((id) => ran.has(id));
+				},
+				{ timeoutMs, everyMs: 250 },
+			);
+			const ran = ranPastTrigger(env.sandbox.state);
+			return ids.map((id) => ran.get(id) ?? 0);
+		}
+
+		async function finishedExecutions(): Promise<ExecutionRecord[]> {
+			let executions: ExecutionRecord[] = [];
+			await until(
+				'every execution to finish',
+				async () => {
+					executions = await listExecutions(env.n8n, workflowId);
+					return !executions.some((execution) => UNFINISHED.includes(execution.status));
+				},
+				{ timeoutMs: 60_000 },
+			);
+			return executions;
+		}
+
+		it("publishes with no https URL and runs each event created at the service once, as the Svc Trigger's event marked pull", async () => {
+			await activate(env.n8n, workflowId);
+			const created = Date.now();
+			const ids = emit(3);
+			expect(await waitUntilRan(ids)).toEqual([1, 1, 1]);
+			figures[version].eventToRunMs = Date.now() - created;
+			const [newest] = await listExecutions(env.n8n, workflowId, { includeData: true });
+			const event = nodeOutput(newest, TRIGGER)[0]?.json as IDataObject;
+			expect(event).toMatchObject({
+				id: ids[2],
+				type: 'lead.created',
+				data: { email: 'pull-2@example.test' },
+				meta: { delivery: 'pull' },
+			});
+			expect(Object.keys(event).sort()).toEqual(['created_at', 'data', 'id', 'meta', 'type']);
+		});
+
+		it('runs the events created while the workflow was unpublished once each when it is published again', async () => {
+			await deactivate(env.n8n, workflowId);
+			const ids = emit(200);
+			const published = Date.now();
+			await activate(env.n8n, workflowId);
+			const runs = await waitUntilRan(ids);
+			figures[version].catchUp200Ms = Date.now() - published;
+			expect(runs.filter((count) => count !== 1)).toEqual([]);
+			// Polls that find nothing new start nothing.
+			const executions = await finishedExecutions();
+			expect(executions.filter((execution) => execution.status !== 'success')).toEqual([]);
+		});
+
+		it('SIGKILL in the middle of a backlog: after a restart every event runs, and none twice', async () => {
+			await deactivate(env.n8n, workflowId);
+			const ids = emit(1_000);
+			await activate(env.n8n, workflowId);
+			const ranOf = () => {
+				const ran = ranPastTrigger(env.sandbox.state);
+				return ids.filter((id) => ran.has(id)).length;
+			};
+			await until('a third of the backlog to run', () => ranOf() >= 300, {
+				timeoutMs: TWO_POLLS_MS,
+				everyMs: 100,
+			});
+			const ranBeforeKill = ranOf();
+			await env.n8n.kill();
+			env.n8n = await env.n8n.restart();
+			// A run the kill cut short holds its event: n8n marks it crashed, and a person retries it
+			// when its event did not run past the trigger.
+			const crashed = runsToRetry(
+				withEventIds(await listExecutions(env.n8n, workflowId, { includeData: true })),
+				ranPastTrigger(env.sandbox.state),
+				new Set(ids),
+			);
+			for (const { execution } of crashed) await retryExecution(env.n8n, execution.id);
+			const runs = await waitUntilRan(ids, 2 * TWO_POLLS_MS);
+			figures[version].crash = {
+				backlog: ids.length,
+				ranBeforeKill,
+				crashedRetried: crashed.length,
+				lost: runs.filter((count) => count === 0).length,
+				twice: runs.filter((count) => count > 1).length,
+			};
+			expect(runs.filter((count) => count !== 1)).toEqual([]);
+		});
+
+		it('Fetch test event shows the newest event at once, with nothing claimed', async () => {
+			const [newest] = emit(1);
+			const execution = await executeWorkflow(env.n8n, workflowId, { triggerNode: TRIGGER });
+			expect(nodeOutput(execution, TRIGGER).map((item) => item.json.id)).toEqual([newest]);
+		});
+
+		it('a service without the event list: publishing fails and says to use Svc Trigger with a public https URL', async () => {
+			await deactivate(env.n8n, workflowId);
+			env.sandbox.state.eventLog.configure({ enabled: false });
+			try {
+				await expect(activate(env.n8n, workflowId)).rejects.toThrow(
+					/no event list.*Svc Trigger|Svc Trigger.*https/s,
+				);
+			} finally {
+				env.sandbox.state.eventLog.configure({ enabled: true });
+			}
+		});
+	},
+);

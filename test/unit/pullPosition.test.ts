@@ -1,0 +1,55 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { EventEnvelope } from '../../nodes/Svc/contract';
+import {
+	advancePast,
+	currentPosition,
+	positionQuery,
+	RESUME_OVERLAP_MS,
+	resumeFromTime,
+} from '../../nodes/Svc/trigger/pullPosition';
+
+const NOW = Date.parse('2026-11-26T12:00:00.000Z');
+const event: EventEnvelope = {
+	id: 'evt_0000000000000042',
+	type: 'lead.created',
+	created_at: '2026-11-26T11:59:30.250Z',
+	data: {},
+};
+
+describe('Svc Pull Trigger position', () => {
+	it('starts from now on first publish, or from the chosen time', () => {
+		const staticData: IDataObject = {};
+		expect(positionQuery(currentPosition(staticData, 'now', NOW))).toEqual({
+			created_after: '2026-11-26T12:00:00.000Z',
+		});
+		expect(positionQuery(currentPosition({}, '2026-11-20T00:00:00.000Z', NOW))).toEqual({
+			created_after: '2026-11-20T00:00:00.000Z',
+		});
+	});
+
+	it('keeps the stored position across polls and restarts, and starts over when the start changes', () => {
+		const staticData: IDataObject = {};
+		const first = currentPosition(staticData, 'now', NOW);
+		advancePast(staticData, first, event);
+		// A later poll, or n8n started again with the saved static data.
+		const stored = currentPosition(
+			JSON.parse(JSON.stringify(staticData)) as IDataObject,
+			'now',
+			NOW + 60_000,
+		);
+		expect(positionQuery(stored)).toEqual({ after: event.id });
+		const restarted = currentPosition(staticData, '2026-11-01T00:00:00.000Z', NOW);
+		expect(positionQuery(restarted)).toEqual({ created_after: '2026-11-01T00:00:00.000Z' });
+	});
+
+	it('after a 410 reads again from a little before the last event it ran, never after it', () => {
+		const staticData: IDataObject = {};
+		const past = advancePast(staticData, currentPosition(staticData, 'now', NOW), event);
+		const resumed = resumeFromTime(staticData, past);
+		expect(positionQuery(resumed)).toEqual({
+			created_after: new Date(Date.parse(event.created_at) - RESUME_OVERLAP_MS).toISOString(),
+		});
+		expect(positionQuery(currentPosition(staticData, 'now', NOW))).toEqual(positionQuery(resumed));
+	});
+});
