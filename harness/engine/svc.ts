@@ -12,12 +12,21 @@ import type {
 import { SvcApi } from '../../credentials/SvcApi.credentials';
 // The extension is explicit: beside each node source sits its codex file, Svc.node.json.
 import { Svc } from '../../nodes/Svc/Svc.node.ts';
+import { SvcPullTrigger } from '../../nodes/Svc/SvcPullTrigger.node.ts';
 import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node.ts';
 import type { Sandbox } from '../../sandbox';
 import { DEMO_KEYS, startSandbox } from '../../sandbox';
-import { SVC_NODE_TYPE, SVC_TRIGGER_TYPE } from '../project';
-import type { TriggerHarness } from '.';
-import { chain, createTriggerHarness, errorOf, outputOf, runWorkflow, startNode } from '.';
+import { SVC_NODE_TYPE, SVC_PULL_TRIGGER_TYPE, SVC_TRIGGER_TYPE } from '../project';
+import type { PollHarness, TriggerHarness } from '.';
+import {
+	chain,
+	createPollHarness,
+	createTriggerHarness,
+	errorOf,
+	outputOf,
+	runWorkflow,
+	startNode,
+} from '.';
 
 export const FULL_KEY = DEMO_KEYS[0].key;
 export const READ_ONLY_KEY = DEMO_KEYS[1].key;
@@ -169,5 +178,30 @@ export async function createSvcTrigger(
 		webhookBaseUrl: options.webhookBaseUrl ?? 'https://hooks.example.com/webhook',
 		workflowId: options.workflowId,
 		mode: options.mode,
+	});
+}
+
+/** Svc Pull Trigger driven through n8n's PollContext, against the sandbox. */
+export async function createSvcPullTrigger(
+	sandbox: Sandbox,
+	options: { apiKey?: string; events?: string[]; workflowId: string; parameters?: IDataObject },
+): Promise<PollHarness> {
+	return await createPollHarness({
+		nodeType: SVC_PULL_TRIGGER_TYPE,
+		nodeTypes: { [SVC_PULL_TRIGGER_TYPE]: new SvcPullTrigger() },
+		credentialTypes: [new SvcApi()],
+		credentials: { svcApi: { apiKey: options.apiKey ?? FULL_KEY, baseUrl: sandbox.url } },
+		node: {
+			id: 'harness-pull-trigger',
+			name: 'Svc Pull Trigger',
+			parameters: {
+				events: options.events ?? ['lead.created'],
+				otherEvents: '',
+				startFrom: 'now',
+				...options.parameters,
+			},
+			credentials: { svcApi: { id: '1', name: 'Svc account' } },
+		},
+		workflowId: options.workflowId,
 	});
 }

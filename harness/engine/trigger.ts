@@ -280,7 +280,7 @@ async function deliver(
  * node with those items (n8n-core calls a webhook node's execute() when it has one), and whose
  * `sendResponse` hook answers the waiting request.
  */
-async function runExecution(
+export async function runExecution(
 	workflow: Workflow,
 	node: INode,
 	baseData: IWorkflowExecuteAdditionalData,

@@ -2,6 +2,9 @@
 /** A delivery to a trigger's webhook as express would hand it to n8n, and the answer n8n writes back, recorded. */
 import type { Request, Response } from 'express';
 import type { IDataObject, IHttpRequestMethods, IWebhookData } from 'n8n-workflow';
+import { Webhook } from 'standardwebhooks';
+
+import type { EventEnvelope } from '../../nodes/Svc/contract';
 
 export interface Delivery {
 	method?: IHttpRequestMethods;
@@ -98,4 +101,20 @@ export function recordingResponse(): {
 		},
 	};
 	return { response: response as unknown as Response, recorded: () => (ended ? state : undefined) };
+}
+
+/** `event` delivered as the service sends it: its JSON body, signed now with `secret` (Standard Webhooks). */
+export function signedDelivery(secret: string, event: EventEnvelope): Delivery {
+	const body = JSON.stringify(event);
+	const now = new Date();
+	return {
+		method: 'POST',
+		headers: {
+			'content-type': 'application/json',
+			'webhook-id': event.id,
+			'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+			'webhook-signature': new Webhook(secret).sign(event.id, now, body),
+		},
+		rawBody: body,
+	};
 }

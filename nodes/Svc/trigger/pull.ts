@@ -31,8 +31,11 @@ export const MAX_DRAIN_MS = 45_000;
  * runs for this long at most, and leaves the rest of a backlog to the next poll.
  */
 export const FIRST_POLL_DRAIN_MS = 5_000;
-/** Fewer retries than an action: the next poll tries again anyway. */
-const POLL_CLIENT = { timeoutMs: 20_000, retry: { maxAttempts: 4, maxRetryAfterMs: 30_000 } };
+/**
+ * Fewer retries than an action, and no long waits: the next poll tries again anyway, and a
+ * longer Retry-After is kept between polls instead (quietUntil).
+ */
+const POLL_CLIENT = { timeoutMs: 20_000, retry: { maxAttempts: 4, maxRetryAfterMs: 5_000 } };
 
 /** Per trigger in this process: a poll under way (a tick meanwhile reads nothing), and a wait the service asked for. */
 const pollsUnderWay = new Set<string>();

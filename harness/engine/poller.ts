@@ -1,0 +1,112 @@
+import { PollContext } from 'n8n-core';
+import { deepCopy, Workflow } from 'n8n-workflow';
+import type {
+	IPollFunctions,
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IDataObject,
+	IExecuteResponsePromiseData,
+	INode,
+	INodeExecutionData,
+	WorkflowActivateMode,
+} from 'n8n-workflow';
+
+import { createAdditionalData } from './additional-data';
+import { HarnessCredentialsHelper } from './credentials';
+import { HarnessNodeTypes } from './node-types';
+import type { NodeTypeMap } from './node-types';
+import { nextExecutionId } from './run-workflow';
+import { ensureEngine } from './runtime';
+import { runExecution } from './trigger';
+
+export interface PollHarnessOptions {
+	nodeType: string;
+	nodeTypes: NodeTypeMap;
+	credentialTypes?: ICredentialType[];
+	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	node: Omit<INode, 'type' | 'typeVersion' | 'position'>;
+	/** Share it with another harness to put both triggers in one workflow (one processed-data row). */
+	workflowId: string;
+}
+
+/** What one poll did: what poll() returned, and each execution it started, by what it passed on. */
+export interface PollResult {
+	returned: INodeExecutionData[][] | null;
+	/** Per started execution, in start order: the trigger's output, or the error it ended with. */
+	executions: Array<INodeExecutionData[] | Error>;
+}
+
+export interface PollHarness {
+	readonly staticData: IDataObject;
+	/**
+	 * One poll, as n8n's poller calls it, waiting for every execution it started. `executions:
+	 * 'notStored'` fails each execution before it starts, as n8n does when it cannot store one
+	 * (n8n rejects the poll's answer promise).
+	 */
+	poll(options?: { executions?: 'run' | 'notStored' }): Promise<PollResult>;
+	/** A new activation: n8n builds a new poll context, and its first poll is the test poll. */
+	activate(activation?: WorkflowActivateMode): void;
+}
+
+/**
+ * Drives a poll trigger the way n8n's active-workflow manager does: one PollContext per
+ * activation, reused by every poll, whose `__emit` starts an execution with the trigger as its
+ * first node (its execute() step) and relays that execution's `sendResponse` to the poll.
+ */
+export async function createPollHarness(options: PollHarnessOptions): Promise<PollHarness> {
+	await ensureEngine();
+	const nodeTypes = new HarnessNodeTypes(options.nodeTypes);
+	const node: INode = {
+		...deepCopy(options.node),
+		type: options.nodeType,
+		typeVersion: 1,
+		position: [0, 0],
+	};
+	const workflow = new Workflow({
+		id: options.workflowId,
+		name: 'Harness workflow',
+		nodes: [node],
+		connections: {},
+		active: true,
+		nodeTypes,
+		staticData: {},
+		settings: { executionOrder: 'v1' },
+	});
+	const baseData = createAdditionalData({
+		credentialsHelper: new HarnessCredentialsHelper(
+			options.credentialTypes ?? [],
+			options.credentials ?? {},
+		),
+	});
+	const nodeType = nodeTypes.getByNameAndVersion(options.nodeType, 1);
+	let started: Array<Promise<INodeExecutionData[] | Error>> = [];
+	let store = true;
+	const emit: IPollFunctions['__emit'] = (data, answer) => {
+		if (!store) {
+			answer?.reject(new Error('The execution could not be stored'));
+			return;
+		}
+		started.push(
+			runExecution(workflow, node, baseData, 'trigger', data, nextExecutionId(), (response) =>
+				answer?.resolve(response as IExecuteResponsePromiseData),
+			).catch((error: unknown) => error as Error),
+		);
+	};
+	const newContext = (activation: WorkflowActivateMode) =>
+		new PollContext(workflow, node, baseData, 'trigger', activation, emit, () => undefined);
+	let context = newContext('activate');
+	return {
+		get staticData() {
+			return workflow.getStaticData('node', node);
+		},
+		async poll(pollOptions = {}) {
+			started = [];
+			store = pollOptions.executions !== 'notStored';
+			const returned = (await nodeType.poll?.call(context)) ?? null;
+			return { returned, executions: await Promise.all(started) };
+		},
+		activate(activation = 'activate') {
+			context = newContext(activation);
+		},
+	};
+}

@@ -1,0 +1,192 @@
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { capturedLogs, clearCapturedLogs, shutdownEngine } from '../../harness/engine';
+import type { PollHarness, PollResult } from '../../harness/engine';
+import {
+	createSvcPullTrigger,
+	createSvcTrigger,
+	requestsTo,
+	useSandbox,
+} from '../../harness/engine/svc';
+import { signedDelivery } from '../../harness/engine/webhook-http';
+
+const sandbox = useSandbox();
+let workflowCounter = 0;
+
+afterAll(async () => {
+	await shutdownEngine();
+});
+
+function emit(count: number, type = 'lead.created'): string[] {
+	return Array.from(
+		{ length: count },
+		(_, n) => sandbox().state.deliveries.emit(type, { n }).event.id,
+	);
+}
+
+/** The event ids each execution passed on past the trigger, failing on an execution that ended in error. */
+function passedOn(result: PollResult): string[][] {
+	return result.executions.map((execution) => {
+		if (execution instanceof Error) throw execution;
+		return execution.map((item: INodeExecutionData) => String(item.json.id));
+	});
+}
+
+function eventRequests(): number {
+	return requestsTo(sandbox(), 'GET /v1/events').length;
+}
+
+/** A published pull trigger whose test poll has run: from here on, events created run at the next poll. */
+async function published(
+	options: { events?: string[]; apiKey?: string } = {},
+): Promise<PollHarness> {
+	const trigger = await createSvcPullTrigger(sandbox(), {
+		workflowId: `pull-workflow-${++workflowCounter}`,
+		...options,
+	});
+	expect(passedOn(await trigger.poll())).toEqual([]);
+	return trigger;
+}
+
+describe("Svc Pull Trigger in n8n's engine", () => {
+	it('starts from publishing: earlier events do not run, later ones run once each, one execution per event, in order', async () => {
+		emit(2);
+		const trigger = await published();
+		const ids = emit(3);
+		const result = await trigger.poll();
+		expect(result.returned).toBeNull();
+		expect(passedOn(result)).toEqual(ids.map((id) => [id]));
+		const [first] = result.executions as INodeExecutionData[][];
+		expect(first[0].json).toEqual({
+			...sandbox()
+				.state.deliveries.listEvents()
+				.find((event) => event.id === ids[0]),
+			meta: { delivery: 'pull', pull_id: expect.any(String) as string },
+		});
+		expect(passedOn(await trigger.poll())).toEqual([]);
+	});
+
+	it('an idle poll costs exactly one request and starts nothing', async () => {
+		const trigger = await published();
+		const before = eventRequests();
+		expect((await trigger.poll()).executions).toEqual([]);
+		expect(eventRequests() - before).toBe(1);
+	});
+
+	it('drains a backlog page by page in one poll, oldest first', async () => {
+		const trigger = await published();
+		const ids = emit(250);
+		const before = eventRequests();
+		expect(passedOn(await trigger.poll()).flat()).toEqual(ids);
+		expect(eventRequests() - before).toBe(3);
+	});
+
+	it('the position never moves past an event with no stored execution, and a repeat read stops at the trigger', async () => {
+		const trigger = await published();
+		const ids = emit(3);
+		// n8n could not store the executions: nothing may count as run.
+		expect((await trigger.poll({ executions: 'notStored' })).executions).toEqual([]);
+		const saved = JSON.parse(JSON.stringify(trigger.staticData)) as typeof trigger.staticData;
+		expect(passedOn(await trigger.poll())).toEqual(ids.map((id) => [id]));
+		// n8n restarted with the position it saved before those runs: they are read again and stop.
+		Object.assign(trigger.staticData, saved);
+		trigger.activate('init');
+		const again = await trigger.poll();
+		expect(passedOn(again)).toEqual([[], [], []]);
+	});
+
+	it('an event delivered by Svc Trigger in the same workflow does not run again when pulled, and the other way round', async () => {
+		const pull = await published();
+		const webhook = await createSvcTrigger(sandbox(), {
+			workflowId: `pull-workflow-${workflowCounter}`,
+		});
+		await webhook.activate();
+		// The test delivers itself: the sandbox must not send to the trigger's made-up host.
+		const [subscription] = sandbox().state.store.subscriptions.values();
+		sandbox().state.store.subscriptions.delete(subscription.id);
+		const [delivered] = emit(1);
+		const envelope = (id: string) => {
+			const found = sandbox()
+				.state.deliveries.listEvents()
+				.find((event) => event.id === id);
+			if (!found) throw new Error(`no event ${id}`);
+			return found;
+		};
+		const first = await webhook.deliver(signedDelivery(subscription.secret, envelope(delivered)));
+		expect(first.passedOn?.map((item) => item.json.id)).toEqual([delivered]);
+		expect(passedOn(await pull.poll())).toEqual([[]]);
+		const [pulled] = emit(1);
+		expect(passedOn(await pull.poll())).toEqual([[pulled]]);
+		// This process knows the pull claimed it: answered at once, with no execution.
+		const late = await webhook.deliver(signedDelivery(subscription.secret, envelope(pulled)));
+		expect(late.passedOn).toBeUndefined();
+		expect(late.response).toMatchObject({ statusCode: 200, body: { duplicate: true } });
+	});
+
+	it("410: says loudly which workflow may miss which span, and reads on from the last event's time", async () => {
+		const trigger = await published();
+		emit(1);
+		expect(passedOn(await trigger.poll())).toHaveLength(1);
+		// The service no longer keeps the last event this trigger ran (an id it does not know is the same 410).
+		const position = trigger.staticData.position as IDataObject;
+		position.after = 'evt_forgotten';
+		clearCapturedLogs();
+		const later = emit(2);
+		expect(passedOn(await trigger.poll()).flat()).toEqual(later);
+		const warning = capturedLogs().find((log) => log.level === 'warn')?.message ?? '';
+		expect(warning).toMatch(/no longer keeps event evt_forgotten/);
+		expect(warning).toMatch(/Harness workflow/);
+		expect(warning).toMatch(/may be missing/);
+	});
+
+	it('404: the test poll fails with the advice to use Svc Trigger with a public https URL', async () => {
+		sandbox().state.eventLog.configure({ enabled: false });
+		const trigger = await createSvcPullTrigger(sandbox(), {
+			workflowId: `pull-workflow-${++workflowCounter}`,
+		});
+		await expect(trigger.poll()).rejects.toThrow(
+			/no event list.*use Svc Trigger instead.*public https/,
+		);
+	});
+
+	it('403 names the read scope the key lacks', async () => {
+		const key = `svc_test_${'OnlyLeads'.padEnd(24, '0')}`;
+		sandbox().state.keys.add({ key, scopes: ['leads:read'] });
+		const trigger = await createSvcPullTrigger(sandbox(), {
+			apiKey: key,
+			events: ['campaign.updated'],
+			workflowId: `pull-workflow-${++workflowCounter}`,
+		});
+		await expect(trigger.poll()).rejects.toThrow(/lacks the scope "campaigns:read"/);
+	});
+
+	it("429: publishing does not fail; a later poll fails with n8n's rate-limited cause, and polls within Retry-After send nothing", async () => {
+		const trigger = await createSvcPullTrigger(sandbox(), {
+			workflowId: `pull-workflow-${++workflowCounter}`,
+		});
+		sandbox().state.faults.set([
+			{ route: 'GET /v1/events', rateLimitedRate: 1, retryAfterSeconds: 0 },
+		]);
+		clearCapturedLogs();
+		expect((await trigger.poll()).returned).toBeNull();
+		expect(
+			capturedLogs().some(
+				(log) =>
+					log.level === 'warn' && /could not read the service while publishing/.test(log.message),
+			),
+		).toBe(true);
+		sandbox().state.faults.set([
+			{ route: 'GET /v1/events', rateLimitedRate: 1, retryAfterSeconds: 30 },
+		]);
+		const failure = await trigger.poll().catch((error: unknown) => error);
+		expect(failure).toBeInstanceOf(NodeApiError);
+		expect((failure as NodeApiError).failure).toEqual({
+			cause: 'rate-limited',
+			retryAfterMs: 30_000,
+		});
+		const before = eventRequests();
+		expect((await trigger.poll()).returned).toBeNull();
+		expect(eventRequests()).toBe(before);
+	});
+});
