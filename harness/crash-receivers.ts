@@ -17,19 +17,23 @@ export const EVENT_ID = /evt_[0-9a-f]{16}/g;
 const RAN_PATH = '/__ran';
 
 /**
- * The receiver, then a node that posts every item it passes on to the sandbox: the service's side
+ * The receiver (or several, each into the same node), then a node that posts every item it passes on to the sandbox: the service's side
  * counts what ran, which a kill cannot tear as it can n8n's own record of a run (n8n 1.x writes an
  * execution's status and its data in two statements).
  */
 export function receiverWorkflow(
 	name: string,
-	receiver: WorkflowInput['nodes'][number],
+	receiver: WorkflowInput['nodes'][number] | Array<WorkflowInput['nodes'][number]>,
 	sandboxUrl: string,
 ): WorkflowInput {
+	const receivers = Array.isArray(receiver) ? receiver : [receiver];
 	return {
 		name,
 		nodes: [
-			{ ...receiver, position: [0, 0] },
+			...receivers.map((node, index) => ({
+				...node,
+				position: [0, index * 200] as [number, number],
+			})),
 			{
 				name: 'Ran',
 				type: 'n8n-nodes-base.httpRequest',
@@ -45,7 +49,9 @@ export function receiverWorkflow(
 				},
 			},
 		],
-		connections: { [receiver.name]: { main: [[{ node: 'Ran', type: 'main', index: 0 }]] } },
+		connections: Object.fromEntries(
+			receivers.map((node) => [node.name, { main: [[{ node: 'Ran', type: 'main', index: 0 }]] }]),
+		),
 		settings: { executionOrder: 'v1' },
 	};
 }

@@ -18,7 +18,13 @@ import { byTestId } from './selectors';
 
 export type { CanvasEdge } from './canvas';
 export type { NodeCredentialField, ParameterControls } from './node-details';
-export { type PickerEntry, SVC_NAME, SVC_TOOL_NAME, SVC_TRIGGER_NAME } from './node-picker';
+export {
+	type PickerEntry,
+	SVC_NAME,
+	SVC_PULL_TRIGGER_NAME,
+	SVC_TOOL_NAME,
+	SVC_TRIGGER_NAME,
+} from './node-picker';
 export { byTestId } from './selectors';
 
 const PUBLISH_BUTTON = byTestId('workflow-open-publish-modal-button');

@@ -17,6 +17,7 @@ import { freePort } from '../free-port';
 
 export interface QueueTopology {
 	services: BackingServices;
+	/** Replace it with what its restart() returns after a kill; stop() stops the one here. */
 	main: N8nInstance;
 	workers: N8nRoleProcess[];
 	/** Production webhook URLs registered by the main point at the first one. */
@@ -113,7 +114,7 @@ export async function startQueueTopology(options: QueueTopologyOptions): Promise
 		throw error;
 	}
 	const workers = started.filter((process) => process.role === 'worker');
-	return {
+	const topology: QueueTopology = {
 		services,
 		main,
 		workers,
@@ -123,8 +124,13 @@ export async function startQueueTopology(options: QueueTopologyOptions): Promise
 			for (const worker of workers) if ((await worker.log()).includes(line)) return worker;
 			return undefined;
 		},
-		stop,
+		// The main in use: a test may have replaced it with a restarted one.
+		async stop() {
+			main = topology.main;
+			await stop();
+		},
 	};
+	return topology;
 }
 
 /** The id examples/exactly-once-with-postgres.json uses for its database credential. */

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Svc Pull Trigger in a real n8n whose webhook URL is plain http, as on a laptop or behind a
  * firewall: the service cannot call it, and events still start the workflow, each once, also
@@ -13,6 +14,7 @@ import {
 	ranPastTrigger,
 	receiverWorkflow,
 	SVC_PULL_TRIGGER_RECEIVER,
+	SVC_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
@@ -143,13 +145,13 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 
 		it('SIGKILL in the middle of a backlog: after a restart every event runs, and none twice', async () => {
 			await deactivate(env.n8n, workflowId);
-			const ids = emit(1_000);
+			const ids = emit(600);
 			await activate(env.n8n, workflowId);
 			const ranOf = () => {
 				const ran = ranPastTrigger(env.sandbox.state);
 				return ids.filter((id) => ran.has(id)).length;
 			};
-			await until('a third of the backlog to run', () => ranOf() >= 300, {
+			await until('a third of the backlog to run', () => ranOf() >= 200, {
 				timeoutMs: TWO_POLLS_MS,
 				everyMs: 100,
 			});
@@ -191,6 +193,63 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			} finally {
 				env.sandbox.state.eventLog.configure({ enabled: true });
 			}
+		});
+	},
+);
+
+describe.each(runtimeVersions('SVC_E2E_N8N'))(
+	'n8n %s: Svc Trigger and Svc Pull Trigger in one workflow, over https',
+	(version) => {
+		let env: Environment;
+		beforeAll(async () => {
+			env = await startEnvironment({ version });
+		}, 15 * 60_000);
+		afterAll(async () => {
+			await env?.stop();
+		});
+
+		it('catch-up: 200 events from while it was unpublished and 50 delivered during the catch-up run once each', async () => {
+			const { id } = await importWorkflow(
+				env.n8n,
+				withCredential(
+					receiverWorkflow(
+						'Svc: webhook with pull catch-up',
+						[SVC_TRIGGER_RECEIVER, SVC_PULL_TRIGGER_RECEIVER],
+						env.sandbox.url,
+					),
+					env.credential,
+				),
+			);
+			await activate(env.n8n, id);
+			await deactivate(env.n8n, id);
+			const emit = (count: number) =>
+				Array.from(
+					{ length: count },
+					() => env.sandbox.state.deliveries.emit('lead.created', {}).event.id,
+				);
+			const missed = emit(200);
+			await activate(env.n8n, id);
+			const delivered = emit(50);
+			const ids = [...missed, ...delivered];
+			await until(
+				'every event to run past a trigger',
+				() => {
+					const ran = ranPastTrigger(env.sandbox.state);
+					return ids.every((event) => ran.has(event));
+				},
+				{ timeoutMs: TWO_POLLS_MS, everyMs: 250 },
+			);
+			const ran = ranPastTrigger(env.sandbox.state);
+			expect(ids.filter((event) => ran.get(event) !== 1)).toEqual([]);
+			// The 50 were delivered while the workflow was published: the webhook had them.
+			const answered = new Set(
+				env.sandbox.state.deliveries
+					.attempts()
+					.filter((attempt) => attempt.ok)
+					.map((attempt) => attempt.eventId),
+			);
+			expect(delivered.filter((event) => !answered.has(event))).toEqual([]);
+			expect(missed.filter((event) => answered.has(event))).toEqual([]);
 		});
 	},
 );

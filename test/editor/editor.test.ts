@@ -50,6 +50,7 @@ import {
 	Editor,
 	SVC_NAME,
 	SVC_TOOL_NAME,
+	SVC_PULL_TRIGGER_NAME,
 	SVC_TRIGGER_NAME,
 } from '../../harness/editor/n8n-editor';
 
@@ -464,6 +465,36 @@ describe('n8n editor in a real browser', () => {
 				() => subscriptionsOf(webhookId).test.length === 0,
 			);
 			expect(subscriptionsOf(webhookId).production).toHaveLength(1);
+			await editor.closeNode();
+		},
+	);
+
+	step(
+		'05-pull-trigger',
+		'Svc Pull Trigger: "svc" lists it beside Svc, saying it needs no public URL; in "Svc: new leads, no public URL" Fetch test event shows the newest lead.created, marked pull',
+		async () => {
+			await editor.newWorkflow();
+			await editor.openNodeCreator();
+			expect(await editor.searchListsSvc('svc', SVC_PULL_TRIGGER_NAME)).toBe(true);
+			expect(await editor.searchListsSvc('svc', SVC_NAME)).toBe(true);
+			expect((await editor.svcEntry(SVC_PULL_TRIGGER_NAME)).description).toMatch(
+				/needs no public URL/,
+			);
+			await editor.screenshot('05-pull-trigger-picker');
+
+			const workflow = example('new-leads-no-public-url.json');
+			await editor.openWorkflow(workflow.id);
+			await editor.openNode('On New Lead');
+			const { lead } = upsertLead(env.sandbox.state, { email: 'editor.pull@example.com' });
+			const event = env.sandbox.state.deliveries
+				.listEvents()
+				.find((candidate) => candidate.type === 'lead.created' && candidate.data.id === lead.id);
+			if (!event) throw new Error('The sandbox emitted no lead.created for the new lead');
+			await editor.executeStep();
+			await editor.waitForOutput(
+				new RegExp(`"id":\\s*"${event.id}"[\\s\\S]*"delivery":\\s*"pull"`),
+			);
+			await editor.screenshot('05-pull-trigger-test-event');
 			await editor.closeNode();
 		},
 	);

@@ -29,7 +29,7 @@ function emit(count: number, type = 'lead.created'): string[] {
 function passedOn(result: PollResult): string[][] {
 	return result.executions.map((execution) => {
 		if (execution instanceof Error) throw execution;
-		return execution.map((item: INodeExecutionData) => String(item.json.id));
+		return execution.map((item: INodeExecutionData) => item.json.id as string);
 	});
 }
 

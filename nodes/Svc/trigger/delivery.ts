@@ -189,7 +189,7 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 	await this.sendResponse({ statusCode: 200, headers: {}, body: { received: true } });
 	if (this.getMode() !== 'webhook') return [items];
 	// receiveDelivery lets through only events with an id.
-	const eventIds = items.map((item) => String(item.json.id));
+	const eventIds = items.map((item) => item.json.id as string);
 	let outcomes: ClaimOutcome[];
 	try {
 		outcomes = await claimEvents(this, eventIds, this.getExecutionId());

@@ -45,7 +45,7 @@ const contextsPolled = new WeakSet<object>();
 
 function startSetting(ctx: IPollFunctions): string {
 	if (ctx.getNodeParameter('startFrom', 'now') !== 'time') return 'now';
-	const time = String(ctx.getNodeParameter('startTime', ''));
+	const time = ctx.getNodeParameter('startTime', '') as string;
 	if (Number.isNaN(Date.parse(time)))
 		throw userError(ctx.getNode(), 'Start Time is not a date and time', {
 			description: 'Pick the time from which the first run after publishing reads events.',
@@ -60,7 +60,7 @@ function toItem(event: EventEnvelope, meta: IDataObject): INodeExecutionData {
 			id: event.id,
 			type: event.type,
 			created_at: event.created_at,
-			data: event.data as IDataObject,
+			data: event.data,
 			meta: { delivery: 'pull', ...meta },
 		},
 	};
@@ -119,12 +119,16 @@ async function claimedInOrder(
 	deadline: number,
 ): Promise<number> {
 	const claimed: Array<boolean | undefined> = confirmations.map(() => undefined);
-	confirmations.forEach((confirmation, index) =>
+	confirmations.forEach((confirmation, index) => {
 		confirmation.then(
-			(response) => (claimed[index] = (response.body as IDataObject | undefined)?.claimed === true),
-			() => (claimed[index] = false),
-		),
-	);
+			(response) => {
+				claimed[index] = (response.body as IDataObject | undefined)?.claimed === true;
+			},
+			() => {
+				claimed[index] = false;
+			},
+		);
+	});
 	while (claimed.includes(undefined) && Date.now() < deadline) await sleep(50);
 	const firstUnclaimed = claimed.findIndex((outcome) => outcome !== true);
 	return firstUnclaimed < 0 ? claimed.length : firstUnclaimed;
@@ -255,7 +259,8 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 	const items = this.getInputData();
 	if (mode !== 'trigger' && mode !== 'retry') return [items];
 	const pullId = (items[0]?.json.meta as IDataObject | undefined)?.pull_id;
-	const eventIds = items.map((item) => String(item.json.id));
+	// Items are events this trigger emitted: each has a string id.
+	const eventIds = items.map((item) => item.json.id as string);
 	let outcomes: ClaimOutcome[] = [];
 	let claimed = false;
 	try {

@@ -1,0 +1,114 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/**
+ * Svc Pull Trigger in queue mode: the main polls, workers run the executions and relay each
+ * execution's answer to the poll through n8n's queue. A backlog runs once per event across the
+ * workers, also when the main (the poller) is killed in the middle of it.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	ranPastTrigger,
+	receiverWorkflow,
+	SVC_PULL_TRIGGER_RECEIVER,
+} from '../../harness/crash-receivers';
+import { withCredential } from '../../harness/example-workflows';
+import { runsToRetry, withEventIds } from '../../harness/kill-mid-burst';
+import {
+	activate,
+	deactivate,
+	importWorkflow,
+	listExecutions,
+	retryExecution,
+} from '../../harness/n8n/api';
+import { TMP_DIR } from '../../harness/project';
+import type { QueueEnvironment } from '../../harness/queue-environment';
+import { startQueueEnvironment } from '../../harness/queue-environment';
+import { runtimeVersions } from '../../harness/runtime-versions';
+import { until } from '../../harness/wait';
+
+jest.setTimeout(15 * 60_000);
+
+/** n8n polls every minute at the most often: a few polls and the runs. */
+const POLLS_MS = 240_000;
+const figures: Record<string, IDataObject> = {};
+
+afterAll(async () => {
+	await mkdir(TMP_DIR, { recursive: true });
+	const file = join(TMP_DIR, 'pull-queue-figures.json');
+	const earlier = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as IDataObject;
+	await writeFile(file, `${JSON.stringify({ ...earlier, ...figures }, null, 2)}\n`);
+});
+
+describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
+	'n8n %s in queue mode: Svc Pull Trigger',
+	(version) => {
+		let queue: QueueEnvironment;
+		beforeAll(async () => {
+			queue = await startQueueEnvironment(version, { workers: 2, webhookProcessors: 1 });
+		}, 15 * 60_000);
+		afterAll(async () => {
+			await queue?.stop();
+		});
+
+		it('a backlog runs once per event on the workers, also when the main that polls is killed in the middle of it', async () => {
+			const { id } = await importWorkflow(
+				queue.topology.main,
+				withCredential(
+					receiverWorkflow('Svc: pull in queue mode', SVC_PULL_TRIGGER_RECEIVER, queue.sandbox.url),
+					queue.credential,
+				),
+			);
+			await activate(queue.topology.main, id);
+			await deactivate(queue.topology.main, id);
+			const ids = Array.from(
+				{ length: 400 },
+				() => queue.sandbox.state.deliveries.emit('lead.created', {}).event.id,
+			);
+			const ranOf = () => {
+				const ran = ranPastTrigger(queue.sandbox.state);
+				return ids.filter((event) => ran.has(event)).length;
+			};
+			const published = Date.now();
+			await activate(queue.topology.main, id);
+			await until('a quarter of the backlog to run', () => ranOf() >= 100, {
+				timeoutMs: POLLS_MS,
+				everyMs: 100,
+			});
+			const ranBeforeKill = ranOf();
+			await queue.topology.main.kill();
+			queue.topology.main = await queue.topology.main.restart();
+			// What the kill cut short and did not run, a person retries.
+			const toRetry = runsToRetry(
+				withEventIds(await listExecutions(queue.topology.main, id, { includeData: true })),
+				ranPastTrigger(queue.sandbox.state),
+				new Set(ids),
+			);
+			for (const { execution } of toRetry) await retryExecution(queue.topology.main, execution.id);
+			await until('every event to run', () => ranOf() === ids.length, {
+				timeoutMs: POLLS_MS,
+				everyMs: 250,
+			});
+			const ran = ranPastTrigger(queue.sandbox.state);
+			const executions = await listExecutions(queue.topology.main, id);
+			const onWorkers = new Set<string>();
+			for (const execution of executions.slice(0, 20)) {
+				const worker = await queue.topology.workerThatRan(execution.id);
+				if (worker) onWorkers.add(worker.name);
+			}
+			figures[version] = {
+				backlog: ids.length,
+				ranBeforeKill,
+				retried: toRetry.length,
+				drainedSeconds: Math.round((Date.now() - published) / 1000),
+				lost: ids.filter((event) => !ran.has(event)).length,
+				twice: ids.filter((event) => (ran.get(event) ?? 0) > 1).length,
+				workers: onWorkers.size,
+			};
+			expect(ids.filter((event) => ran.get(event) !== 1)).toEqual([]);
+			expect(onWorkers.size).toBeGreaterThan(0);
+		});
+	},
+);
