@@ -5,7 +5,8 @@
  * The sandbox's delivery log is the service's side of the count; the workflow's executions are n8n's.
  */
 import type { ExecutionRecord } from './n8n/api';
-import { UNFINISHED } from './n8n/api';
+import { listExecutions, retryExecution, UNFINISHED } from './n8n/api';
+import type { N8nInstance } from './n8n/instance';
 import { EVENT_ID, ranPastTrigger } from './crash-receivers';
 import type { SandboxState } from '../sandbox/state';
 import { until } from './wait';
@@ -163,6 +164,31 @@ export function runsToRetry(
 			(execution.status === 'crashed' || execution.status === 'error') &&
 			[...eventIds].some((id) => events.has(id) && !ran.has(id)),
 	);
+}
+
+/**
+ * After n8n was killed and started again: waits until n8n has ended or marked `crashed` every
+ * run of the workflow (it marks them once it has started), then retries, as a person would, each
+ * cut-short run holding one of `events` that did not run past the trigger. Returns how many.
+ */
+export async function retryCutShortRuns(
+	n8n: N8nInstance,
+	workflowId: string,
+	events: ReadonlySet<string>,
+	state: SandboxState,
+): Promise<number> {
+	let executions: ExecutionRecord[] = [];
+	await until(
+		"n8n to mark the killed process's runs",
+		async () => {
+			executions = await listExecutions(n8n, workflowId, { includeData: true });
+			return !executions.some((execution) => UNFINISHED.includes(execution.status));
+		},
+		{ timeoutMs: 120_000, everyMs: 250 },
+	);
+	const toRetry = runsToRetry(withEventIds(executions), ranPastTrigger(state), events);
+	for (const { execution } of toRetry) await retryExecution(n8n, execution.id);
+	return toRetry.length;
 }
 
 /** Every event some execution holds, and the executions n8n ended as `error` holding none (it replaced the run's data with its own error). */

@@ -15,14 +15,8 @@ import {
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import { withCredential } from '../../harness/example-workflows';
-import { runsToRetry, withEventIds } from '../../harness/kill-mid-burst';
-import {
-	activate,
-	deactivate,
-	importWorkflow,
-	listExecutions,
-	retryExecution,
-} from '../../harness/n8n/api';
+import { retryCutShortRuns } from '../../harness/kill-mid-burst';
+import { activate, deactivate, importWorkflow, listExecutions } from '../../harness/n8n/api';
 import { TMP_DIR } from '../../harness/project';
 import type { QueueEnvironment } from '../../harness/queue-environment';
 import { startQueueEnvironment } from '../../harness/queue-environment';
@@ -81,12 +75,12 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			await queue.topology.main.kill();
 			queue.topology.main = await queue.topology.main.restart();
 			// What the kill cut short and did not run, a person retries.
-			const toRetry = runsToRetry(
-				withEventIds(await listExecutions(queue.topology.main, id, { includeData: true })),
-				ranPastTrigger(queue.sandbox.state),
+			const retried = await retryCutShortRuns(
+				queue.topology.main,
+				id,
 				new Set(ids),
+				queue.sandbox.state,
 			);
-			for (const { execution } of toRetry) await retryExecution(queue.topology.main, execution.id);
 			await until('every event to run', () => ranOf() === ids.length, {
 				timeoutMs: POLLS_MS,
 				everyMs: 250,
@@ -101,7 +95,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			figures[version] = {
 				backlog: ids.length,
 				ranBeforeKill,
-				retried: toRetry.length,
+				retried,
 				drainedSeconds: Math.round((Date.now() - published) / 1000),
 				lost: ids.filter((event) => !ran.has(event)).length,
 				twice: ids.filter((event) => (ran.get(event) ?? 0) > 1).length,
