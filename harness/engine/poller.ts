@@ -46,6 +46,8 @@ export interface PollHarness {
 	poll(options?: { executions?: 'run' | 'notStored' }): Promise<PollResult>;
 	/** A new activation: n8n builds a new poll context, and its first poll is the test poll. */
 	activate(activation?: WorkflowActivateMode): void;
+	/** A person's Retry of an execution that started with `items`: what the trigger passes on. */
+	retry(items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
 }
 
 /**
@@ -107,6 +109,17 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 		},
 		activate(activation = 'activate') {
 			context = newContext(activation);
+		},
+		async retry(items) {
+			return await runExecution(
+				workflow,
+				node,
+				baseData,
+				'retry',
+				[items],
+				nextExecutionId(),
+				() => undefined,
+			);
 		},
 	};
 }

@@ -96,6 +96,17 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		expect(passedOn(again)).toEqual([[], [], []]);
 	});
 
+	it("a person's Retry runs the event its run had claimed, though this process has seen it since, and not one another run claimed", async () => {
+		const trigger = await published();
+		const [id] = emit(1);
+		const [[claimed]] = (await trigger.poll()).executions as INodeExecutionData[][];
+		// The run claimed the event and was cut short after (a crash): Retry runs it with its own pull id.
+		expect((await trigger.retry([claimed])).map((item) => item.json.id)).toEqual([id]);
+		// A copy read again under another pull id stops: the claim is not its own.
+		const copy = { json: { ...claimed.json, meta: { delivery: 'pull', pull_id: 'another' } } };
+		expect(await trigger.retry([copy])).toEqual([]);
+	});
+
 	it('an event delivered by Svc Trigger in the same workflow does not run again when pulled, and the other way round', async () => {
 		const pull = await published();
 		const webhook = await createSvcTrigger(sandbox(), {

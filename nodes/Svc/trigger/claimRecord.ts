@@ -26,7 +26,8 @@ function processedRecord(ctx: IExecuteFunctions): ProcessedRecord {
 
 /**
  * Claims every event at once (one record write for them all, then one settle), in the order
- * given. `claimant` names the claim: an execution id, or a pull's batch id that a Retry carries.
+ * given. `claimant` names the claim: an execution id, or the pull id a Retry carries. A Retry
+ * (`mode` 'retry') is decided by n8n's record alone (see EventClaims.claim).
  */
 export async function claimEvents(
 	ctx: IExecuteFunctions,
@@ -36,7 +37,10 @@ export async function claimEvents(
 	const scope = claimScope(ctx);
 	const record = processedRecord(ctx);
 	const now = Date.now();
+	const askRecord = ctx.getMode() === 'retry';
 	return await Promise.all(
-		eventIds.map(async (eventId) => await eventClaims.claim(scope, eventId, claimant, record, now)),
+		eventIds.map(
+			async (eventId) => await eventClaims.claim(scope, eventId, claimant, record, now, askRecord),
+		),
 	);
 }

@@ -121,6 +121,8 @@ export class EventClaims {
 	 * `claimant` makes the claim its own: when n8n runs the same execution again (queue mode on
 	 * n8n 1.x re-runs a job whose worker died), it finds its own claim from the earlier run and
 	 * answers 'rerun', because nothing tells whether that run got past the trigger.
+	 * `askRecord` skips what this process knows and asks n8n's record: a Retry of a run cut short
+	 * must learn whether the claim there is its own, though this process has seen the event since.
 	 */
 	async claim(
 		scope: string,
@@ -128,9 +130,10 @@ export class EventClaims {
 		claimant: string,
 		record: ProcessedRecord,
 		now: number,
+		askRecord = false,
 	): Promise<ClaimOutcome> {
 		const known = this.knownIn(scope, now);
-		if (known.has(eventId)) return 'repeat';
+		if (known.has(eventId) && !askRecord) return 'repeat';
 		// Insertion order is claim order: the oldest are at the front.
 		for (const oldest of known.keys()) {
 			if (known.size < this.limits.maxCount) break;
