@@ -5,7 +5,7 @@
  * Prints every table with its targets (met or not) and writes it as markdown to
  * .tmp/bench-latest.md, every run to .tmp/bench-latest.json.
  *
- *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,t,f,f-settings,f-queue] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…] [--memory-limit-mb=N] [--receivers=svc,floor,floor-when-done,peer]
+ *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,t,f,f-settings,f-queue,p] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…] [--memory-limit-mb=N] [--receivers=svc,floor,floor-when-done,peer]
  *
  *   (a) 10,000 upserts, no server latency: per-item cost of the Svc node against a floor fixture
  *       (n8n's request helper and nothing else), the HTTP Request node and a raw client
@@ -22,6 +22,8 @@
  *       operator can choose (defaults, pool size 2 and 4, lazy isolates, the legacy engine)
  *   (f-queue) the same kind of burst (2,000 deliveries unless --queue-deliveries) in queue mode,
  *       1 then 2 webhook processors behind nginx
+ *   (p) Svc Pull Trigger: a backlog of 5,000 events drained after a publish (beside (f)'s
+ *       accepted rate when both run), requests per idle poll, event-to-run latency
  *
  * --quick runs small counts once, to check the script itself; its figures mean little.
  */
@@ -44,6 +46,8 @@ import type { BurstRun } from './burst/measure';
 import { scenarioF, scenarioFQueue, scenarioFSettings } from './burst/scenarios';
 import { tableFTargets } from './burst/targets-table';
 import { FLOORS_NOTE, tableBurstRuns, tableF, tableFQueue } from './burst/tables';
+import { scenarioP, type PullRun } from './pull/scenario';
+import { tableP } from './pull/table';
 import { scenarioT, type ToolAnswer } from './tools/answers';
 import { tableT } from './tools/table';
 import { describeMachine, type Machine } from './machine';
@@ -132,6 +136,7 @@ async function main(argv: string[]): Promise<void> {
 	const sandbox = await startSandbox({ allowLoopbackWebhooks: true, trustedCa: tls.caPem });
 	let action: ActionResults | undefined;
 	let toolAnswers: ToolAnswer[] | undefined;
+	let pull: PullRun | undefined;
 	const bursts: { single?: BurstRun[]; settings?: BurstRun[]; queue?: BurstRun[] } = {};
 	try {
 		if (ACTION_SCENARIOS.some((id) => chosen.has(id))) {
@@ -165,6 +170,18 @@ async function main(argv: string[]): Promise<void> {
 			bursts.queue = await phases.run(
 				`(f-queue) burst of ${settings.queueBurst.deliveries} deliveries, queue mode`,
 				async () => await scenarioFQueue(burstContext),
+			);
+		if (chosen.has('p'))
+			pull = await phases.run(
+				`(p) Svc Pull Trigger: a backlog of ${settings.pullBacklog} events`,
+				async () =>
+					await scenarioP({
+						runtime,
+						tarball,
+						sandbox,
+						backlog: settings.pullBacklog,
+						latencySamples: settings.pullLatencySamples,
+					}),
 			);
 	} finally {
 		await sandbox.close();
@@ -200,6 +217,7 @@ async function main(argv: string[]): Promise<void> {
 			tableFQueue(bursts.queue, settings.queueBurst),
 			tableCapacity(bursts.queue, host.cores),
 		);
+	if (pull) tables.push(tableP(pull, bursts.single));
 	const problems =
 		action && action.problems.length > 0
 			? ['#### Problems seen', '', ...action.problems.map((problem) => `- ${problem}`), ''].join(
@@ -221,7 +239,7 @@ async function main(argv: string[]): Promise<void> {
 	const other = phases.otherDuringMeasurements();
 	await writeFile(
 		JSON_OUT,
-		`${JSON.stringify({ settings: { ...settings, only: [...chosen] }, machine: host, otherCpuSeconds: other.seconds, signature, required, phases: phases.list, runs: action?.runs ?? [], toolAnswers, bursts }, null, '\t')}\n`,
+		`${JSON.stringify({ settings: { ...settings, only: [...chosen] }, machine: host, otherCpuSeconds: other.seconds, signature, required, phases: phases.list, runs: action?.runs ?? [], toolAnswers, bursts, pull }, null, '\t')}\n`,
 	);
 	console.log(`Written: ${MARKDOWN_OUT} (every run: ${JSON_OUT})`);
 }

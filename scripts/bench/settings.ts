@@ -6,7 +6,19 @@ import { parseArgs } from 'node:util';
 import { RECEIVER_KINDS, type ReceiverKind } from './burst/receivers';
 
 /** Every scenario, in the order they run and print. */
-export const SCENARIOS = ['a', 'b', 'c', 'd', 'e', 'k', 't', 'f', 'f-settings', 'f-queue'] as const;
+export const SCENARIOS = [
+	'a',
+	'b',
+	'c',
+	'd',
+	'e',
+	'k',
+	't',
+	'f',
+	'f-settings',
+	'f-queue',
+	'p',
+] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
 
 export interface BurstSettings {
@@ -27,6 +39,9 @@ export interface Settings {
 	nB: number;
 	nC: number;
 	nK: number;
+	/** (p): the backlog the pull trigger drains, and how many single events time its latency. */
+	pullBacklog: number;
+	pullLatencySamples: number;
 	latencyMs: number;
 	ratePerSecond: number;
 	/** The HTTP Request runs of (c) take a minute each and always end the same way: fewer repetitions. */
@@ -128,6 +143,8 @@ export function settingsFrom(argv: string[]): Settings {
 		nB: quick ? 100 : 1_000,
 		nC: quick ? 200 : 2_000,
 		nK: quick ? 100 : 1_000,
+		pullBacklog: quick ? 300 : 5_000,
+		pullLatencySamples: quick ? 1 : 3,
 		latencyMs: 20,
 		ratePerSecond: 50,
 		cHttpReps: 1,

@@ -1,0 +1,147 @@
+/**
+ * (p) Svc Pull Trigger in a real n8n with a plain http webhook URL: a backlog drained after a
+ * publish, what an idle poll costs, and how long an event waits for its poll.
+ */
+import type { Sandbox } from '../../../sandbox';
+import {
+	ranPastTrigger,
+	receiverWorkflow,
+	SVC_PULL_TRIGGER_RECEIVER,
+} from '../../../harness/crash-receivers';
+import { sandboxCredential } from '../../../harness/environment';
+import { withCredential } from '../../../harness/example-workflows';
+import { activate, deactivate, importCredential, importWorkflow } from '../../../harness/n8n/api';
+import { startN8n } from '../../../harness/n8n/process';
+import type { N8nRuntime } from '../../../harness/n8n-runtime/install';
+import { PACKAGE_NODE_TYPES } from '../../../harness/project';
+import { until } from '../../../harness/wait';
+
+export interface PullRun {
+	backlog: number;
+	/** From publishing until the last event of the backlog ran past the trigger. */
+	drainMs: number;
+	/** The same, counting only the polls' reading time, not the wait for the next poll. */
+	readingMs: number;
+	polls: number;
+	/** GET /v1/events requests of each poll that found nothing. */
+	idleRequests: number[];
+	/** Event created to run past the trigger, one event at a time. */
+	latenciesMs: number[];
+	lost: number;
+	twice: number;
+}
+
+/** n8n polls at most once a minute. */
+export const POLL_INTERVAL_MS = 60_000;
+const RUN_TIMEOUT_MS = 30 * 60_000;
+
+interface Poll {
+	at: number;
+	last: number;
+	requests: number;
+}
+
+/** The sandbox's event-list requests after `mark`, grouped by poll (a pause of 10 s starts the next). */
+function pollsSince(sandbox: Sandbox, mark: number): Poll[] {
+	const polls: Poll[] = [];
+	for (const request of sandbox.state.requests.all().slice(mark)) {
+		if (request.route !== 'GET /v1/events') continue;
+		const at = Date.parse(request.time);
+		const current = polls.at(-1);
+		if (current && at - current.last <= 10_000) {
+			current.last = at;
+			current.requests++;
+		} else polls.push({ at, last: at, requests: 1 });
+	}
+	return polls;
+}
+
+export async function scenarioP(context: {
+	runtime: N8nRuntime;
+	tarball: string;
+	sandbox: Sandbox;
+	backlog: number;
+	latencySamples: number;
+}): Promise<PullRun> {
+	const { sandbox } = context;
+	const n8n = await startN8n({
+		runtime: context.runtime,
+		packageTarball: context.tarball,
+		protocol: 'http',
+		logLevel: 'warn',
+		expectNodeTypes: PACKAGE_NODE_TYPES,
+	});
+	try {
+		const credential = await importCredential(
+			n8n,
+			sandboxCredential(context.runtime.version, sandbox.url),
+		);
+		const { id } = await importWorkflow(
+			n8n,
+			withCredential(
+				receiverWorkflow('Svc bench: pull', SVC_PULL_TRIGGER_RECEIVER, sandbox.url),
+				credential,
+			),
+		);
+		await activate(n8n, id);
+		await deactivate(n8n, id);
+		const emit = () => sandbox.state.deliveries.emit('lead.created', {}).event.id;
+		const ranOf = (ids: string[]) => {
+			const ran = ranPastTrigger(sandbox.state);
+			return ids.filter((event) => ran.has(event)).length;
+		};
+
+		const backlog = Array.from({ length: context.backlog }, emit);
+		const mark = sandbox.state.requests.all().length;
+		const published = Date.now();
+		await activate(n8n, id);
+		await until('the backlog to run', () => ranOf(backlog) === backlog.length, {
+			timeoutMs: RUN_TIMEOUT_MS,
+			everyMs: 250,
+		});
+		const drainMs = Date.now() - published;
+		const polls = pollsSince(sandbox, mark);
+		const end = published + drainMs;
+		const readingMs = polls.reduce(
+			(sum, poll, index) =>
+				sum + Math.min(POLL_INTERVAL_MS, (polls[index + 1]?.at ?? end) - poll.at),
+			0,
+		);
+
+		const latenciesMs: number[] = [];
+		for (let sample = 0; sample < context.latencySamples; sample++) {
+			const created = Date.now();
+			const event = emit();
+			await until('the event to run', () => ranOf([event]) === 1, {
+				timeoutMs: 3 * POLL_INTERVAL_MS,
+				everyMs: 50,
+			});
+			latenciesMs.push(Date.now() - created);
+		}
+
+		// Nothing new from here: the next polls find nothing.
+		const idleMark = sandbox.state.requests.all().length;
+		let idle: Poll[] = [];
+		await until(
+			'two idle polls',
+			() => {
+				idle = pollsSince(sandbox, idleMark);
+				return idle.length >= 2 && Date.now() - idle[1].last > 10_000;
+			},
+			{ timeoutMs: 4 * POLL_INTERVAL_MS, everyMs: 500 },
+		);
+		const ran = ranPastTrigger(sandbox.state);
+		return {
+			backlog: backlog.length,
+			drainMs,
+			readingMs,
+			polls: polls.length,
+			idleRequests: idle.map((poll) => poll.requests),
+			latenciesMs,
+			lost: backlog.filter((event) => !ran.has(event)).length,
+			twice: backlog.filter((event) => (ran.get(event) ?? 0) > 1).length,
+		};
+	} finally {
+		await n8n.stop();
+	}
+}
