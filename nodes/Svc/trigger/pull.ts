@@ -114,24 +114,35 @@ function transientWaitMs(error: unknown): number | undefined {
  * How many of the executions, from the first on, said they claimed their event by `deadline`:
  * the position may move past that many events.
  */
-async function claimedInOrder(
-	confirmations: Array<Promise<IExecuteResponsePromiseData>>,
-	deadline: number,
-): Promise<number> {
-	const claimed: Array<boolean | undefined> = confirmations.map(() => undefined);
-	confirmations.forEach((confirmation, index) => {
-		confirmation.then(
-			(response) => {
-				claimed[index] = (response.body as IDataObject | undefined)?.claimed === true;
-			},
-			() => {
-				claimed[index] = false;
-			},
-		);
+async function claimedInOrder(claims: Array<Promise<boolean>>, deadline: number): Promise<number> {
+	const claimed: Array<boolean | undefined> = claims.map(() => undefined);
+	claims.forEach((claim, index) => {
+		void claim.then((outcome) => {
+			claimed[index] = outcome;
+		});
 	});
 	while (claimed.includes(undefined) && Date.now() < deadline) await sleep(50);
 	const firstUnclaimed = claimed.findIndex((outcome) => outcome !== true);
 	return firstUnclaimed < 0 ? claimed.length : firstUnclaimed;
+}
+
+/**
+ * The executions this process started for a trigger's events and the position has not passed
+ * yet, by event id: whether each claimed its event, and when it started. A page read again (its
+ * executions were slow to answer) waits for them instead of starting the same events again,
+ * unless one has said nothing for STALE_START_MS (its process may have died: queue mode).
+ */
+const startedHere = new Map<string, Map<string, { claim: Promise<boolean>; at: number }>>();
+const STALE_START_MS = 2 * 60_000;
+
+function startExecution(ctx: IPollFunctions, event: EventEnvelope): Promise<boolean> {
+	const confirmation = ctx.helpers.createDeferredPromise<IExecuteResponsePromiseData>();
+	// One execution per event, as Svc Trigger runs them, each named by its own pull id.
+	ctx.__emit([[toItem(event, { pull_id: randomUUID() })]], confirmation);
+	return confirmation.promise.then(
+		(response) => (response.body as IDataObject | undefined)?.claimed === true,
+		() => false,
+	);
 }
 
 /**
@@ -146,6 +157,8 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 	const testPoll = !contextsPolled.has(this);
 	contextsPolled.add(this);
 	if (pollsUnderWay.has(key) || Date.now() < (quietUntil.get(key) ?? 0)) return null;
+	// A new activation reads from its stored position and starts what it reads.
+	if (testPoll) startedHere.delete(key);
 	pollsUnderWay.add(key);
 	try {
 		await drain(this, key, testPoll);
@@ -156,15 +169,15 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 }
 
 async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promise<void> {
-	const started = Date.now();
+	const now = Date.now();
 	const budget = testPoll
 		? FIRST_POLL_DRAIN_MS
 		: // n8n 1.x has no getPollBudgetMs.
 			Math.min(MAX_DRAIN_MS, ctx.getPollBudgetMs?.() ?? MAX_DRAIN_MS);
-	const deadline = started + budget;
+	const deadline = now + budget;
 	const client = await SvcClient.connect(ctx, POLL_CLIENT);
 	const staticData = ctx.getWorkflowStaticData('node');
-	let position: PullPosition = currentPosition(staticData, startSetting(ctx), started);
+	let position: PullPosition = currentPosition(staticData, startSetting(ctx), now);
 	const types = desiredEvents(ctx).join(',');
 	for (;;) {
 		const read = await readPage(client, ctx, {
@@ -187,13 +200,20 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 		}
 		const { data, has_more: hasMore } = read.page;
 		if (data.length === 0) return;
-		// One execution per event, as Svc Trigger runs them, each named by its own pull id.
-		const confirmations = data.map((event) => {
-			const confirmation = ctx.helpers.createDeferredPromise<IExecuteResponsePromiseData>();
-			ctx.__emit([[toItem(event, { pull_id: randomUUID() })]], confirmation);
-			return confirmation.promise;
+		const started =
+			startedHere.get(key) ?? new Map<string, { claim: Promise<boolean>; at: number }>();
+		startedHere.set(key, started);
+		const claims = data.map((event) => {
+			const earlier = started.get(event.id);
+			if (earlier !== undefined && Date.now() - earlier.at < STALE_START_MS) return earlier.claim;
+			const claim = startExecution(ctx, event);
+			started.set(event.id, { claim, at: Date.now() });
+			// A failed claim is started again at the next read.
+			void claim.then((made) => made || started.delete(event.id));
+			return claim;
 		});
-		const claimed = await claimedInOrder(confirmations, deadline);
+		const claimed = await claimedInOrder(claims, deadline);
+		for (const event of data.slice(0, claimed)) started.delete(event.id);
 		if (claimed > 0) position = advancePast(staticData, position, data[claimed - 1]);
 		if (claimed < data.length) {
 			ctx.logger.debug(
