@@ -15,7 +15,7 @@ import {
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import { withCredential } from '../../harness/example-workflows';
-import { retryCutShortRuns } from '../../harness/kill-mid-burst';
+import { retryCutShortRuns, withEventIds } from '../../harness/kill-mid-burst';
 import { activate, deactivate, importWorkflow, listExecutions } from '../../harness/n8n/api';
 import { TMP_DIR } from '../../harness/project';
 import type { QueueEnvironment } from '../../harness/queue-environment';
@@ -101,7 +101,22 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 				twice: ids.filter((event) => (ran.get(event) ?? 0) > 1).length,
 				workers: onWorkers.size,
 			};
-			expect(ids.filter((event) => ran.get(event) !== 1)).toEqual([]);
+			// Each event not run once, with the executions holding it: status, when, and its pull id.
+			const held = withEventIds(
+				await listExecutions(queue.topology.main, id, { includeData: true }),
+			);
+			const details = ids
+				.filter((event) => ran.get(event) !== 1)
+				.map((event) => {
+					const runs = held
+						.filter(({ eventIds }) => eventIds.has(event))
+						.map(
+							({ execution }) =>
+								`${execution.id} ${execution.status} ${execution.mode} ${execution.startedAt} pull_id ${/"pull_id":"([^"]+)"/.exec(JSON.stringify(execution.data))?.[1] ?? '?'}`,
+						);
+					return `${event} ran ${ran.get(event) ?? 0}: ${runs.join('; ')}`;
+				});
+			expect(details).toEqual([]);
 			expect(onWorkers.size).toBeGreaterThan(0);
 		});
 	},

@@ -33,6 +33,7 @@ export async function claimEvents(
 	ctx: IExecuteFunctions,
 	eventIds: string[],
 	claimant: string,
+	settleMs?: number,
 ): Promise<ClaimOutcome[]> {
 	const scope = claimScope(ctx);
 	const record = processedRecord(ctx);
@@ -40,7 +41,8 @@ export async function claimEvents(
 	const askRecord = ctx.getMode() === 'retry';
 	return await Promise.all(
 		eventIds.map(
-			async (eventId) => await eventClaims.claim(scope, eventId, claimant, record, now, askRecord),
+			async (eventId) =>
+				await eventClaims.claim(scope, eventId, claimant, record, now, { askRecord, settleMs }),
 		),
 	);
 }

@@ -32,6 +32,11 @@ export interface ClaimLimits {
 	maxAgeMs: number;
 }
 
+export interface ClaimOptions {
+	askRecord?: boolean;
+	settleMs?: number;
+}
+
 /** How many of the newest events n8n's record of a trigger keeps. */
 export const CLAIMED_EVENTS_KEPT = 2_000;
 /** Per event the record holds two values: the event and the claim that stood. */
@@ -123,6 +128,7 @@ export class EventClaims {
 	 * answers 'rerun', because nothing tells whether that run got past the trigger.
 	 * `askRecord` skips what this process knows and asks n8n's record: a Retry of a run cut short
 	 * must learn whether the claim there is its own, though this process has seen the event since.
+	 * `settleMs` waits longer than the limits' for a claim that is in no hurry.
 	 */
 	async claim(
 		scope: string,
@@ -130,7 +136,7 @@ export class EventClaims {
 		claimant: string,
 		record: ProcessedRecord,
 		now: number,
-		askRecord = false,
+		{ askRecord = false, settleMs = this.limits.settleMs }: ClaimOptions = {},
 	): Promise<ClaimOutcome> {
 		const known = this.knownIn(scope, now);
 		if (known.has(eventId) && !askRecord) return 'repeat';
@@ -147,6 +153,7 @@ export class EventClaims {
 				eventId,
 				`claim ${eventId} ${claimant}`,
 				record,
+				settleMs,
 			);
 			decided = true;
 			return outcome;
@@ -166,11 +173,12 @@ export class EventClaims {
 		eventId: string,
 		token: string,
 		record: ProcessedRecord,
+		settleMs: number,
 	): Promise<ClaimOutcome> {
 		const event = `event ${eventId}`;
 		// Round 0 writes the claim; a token already there is this execution's own, from an earlier run of it.
 		for (let round = 0; round <= this.limits.maxRounds; round++) {
-			if (round > 0) await this.wait(this.limits.settleMs);
+			if (round > 0) await this.wait(settleMs);
 			const present = await recorder.checkAndRecord(record, [event, token]);
 			if (present.has(token)) return round === 0 ? 'rerun' : 'first';
 			if (present.has(event)) return 'repeat';
