@@ -28,7 +28,6 @@ import {
 	orNotFound,
 	rateLimited,
 } from './errors';
-import { parseEventListQuery } from './event-log';
 import { newId } from './ids';
 import type { Claim } from './idempotency';
 import { fingerprint } from './idempotency';
@@ -173,8 +172,7 @@ const HANDLERS: Record<EndpointName, Handler> = {
 		state.store.subscriptions.delete(id);
 		return ok({ id, deleted: true });
 	},
-	listEvents: ({ state, key, query }) =>
-		ok(state.eventLog.page(parseEventListQuery(query), key.scopes)),
+	listEvents: ({ state, key, query }) => ok(state.eventLog.page(query, key.scopes)),
 };
 
 /** A request that ends without an answer: the socket is destroyed, or left waiting. */

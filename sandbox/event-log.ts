@@ -24,7 +24,7 @@ export const DEFAULT_EVENT_LIST_SETTINGS: EventListSettings = {
 	retentionMs: EVENT_RETENTION_DAYS * DAY_MS,
 };
 
-export interface EventListQuery {
+interface EventListQuery {
 	types?: string[];
 	after?: string;
 	createdAfter?: string;
@@ -57,10 +57,11 @@ export class EventLog {
 		return this.current;
 	}
 
-	/** One page, checked against the key's scopes; throws the contract's 404, 403 or 410. */
-	page(query: EventListQuery, scopes: readonly Scope[]): EventPage {
+	/** One page for a request's query, checked against the key's scopes; throws the contract's 400, 404, 403 or 410. */
+	page(search: URLSearchParams, scopes: readonly Scope[]): EventPage {
 		if (!this.settings.enabled)
 			throw new ApiError(404, ERROR_CODES.notFound, 'There is no endpoint GET /v1/events');
+		const query = parseEventListQuery(search);
 		const cutoff = this.clock() - this.settings.retentionMs;
 		const kept = (index: number) => this.events[index].createdMs > cutoff;
 		let start: number;
@@ -128,7 +129,7 @@ export class EventLog {
 }
 
 /** Reads `types`, `after`, `created_after` and `limit` (1..100, default 100) from a query. */
-export function parseEventListQuery(query: URLSearchParams): EventListQuery {
+function parseEventListQuery(query: URLSearchParams): EventListQuery {
 	const rawLimit = query.get(EVENT_LIST_QUERY.limit);
 	const limit =
 		rawLimit === null ? LIST_LIMIT_MAX : /^\d+$/.test(rawLimit) ? Number(rawLimit) : NaN;

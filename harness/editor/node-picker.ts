@@ -12,7 +12,8 @@ const entryOf = (name: string): string =>
 	`::-p-xpath(//*[@data-test-id="node-creator"]//*[@data-keyboard-nav-type="node"][.//*[@data-test-id="node-creator-item-name"][normalize-space()="${name}"]])`;
 export const SVC_NAME = 'Svc';
 export const SVC_TRIGGER_NAME = 'Svc Trigger';
-export const SVC_PULL_TRIGGER_NAME = 'Svc Pull Trigger';
+/** n8n's node panel drops " Trigger" from a trigger's name: Svc Pull Trigger is listed as "Svc Pull". */
+export const SVC_PULL_TRIGGER_NAME = 'Svc Pull';
 /** The entry of n8n's tool copy of Svc (`n8n-nodes-svc.svcTool`) in an agent's Tools picker. */
 export const SVC_TOOL_NAME = 'Svc Tool';
 /** The entry's details have no test id for their description; its CSS-module class keeps this prefix. */

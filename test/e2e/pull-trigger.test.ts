@@ -1,13 +1,9 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Svc Pull Trigger in a real n8n whose webhook URL is plain http, as on a laptop or behind a
  * firewall: the service cannot call it, and events still start the workflow, each once, also
  * after the workflow was unpublished and after n8n was killed in the middle of a backlog.
  * Figures go to .tmp/pull-figures.json.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-
 import type { IDataObject } from 'n8n-workflow';
 
 import {
@@ -19,6 +15,7 @@ import {
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import { withCredential } from '../../harness/example-workflows';
+import { mergeFigures } from '../../harness/figures';
 import type { ExecutionRecord } from '../../harness/n8n/api';
 import {
 	activate,
@@ -30,7 +27,6 @@ import {
 } from '../../harness/n8n/api';
 import { retryCutShortRuns } from '../../harness/kill-mid-burst';
 import { nodeOutput } from '../../harness/n8n/node-results';
-import { TMP_DIR } from '../../harness/project';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { until } from '../../harness/wait';
 
@@ -42,11 +38,8 @@ const TWO_POLLS_MS = 150_000;
 const figures: Record<string, IDataObject> = {};
 
 afterAll(async () => {
-	await mkdir(TMP_DIR, { recursive: true });
-	// Each major may run in its own jest process: keep the other's figures.
-	const file = join(TMP_DIR, 'pull-figures.json');
-	const earlier = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as IDataObject;
-	await writeFile(file, `${JSON.stringify({ ...earlier, ...figures }, null, 2)}\n`);
+	// Each major may run in its own jest process: the other's figures are kept.
+	await mergeFigures('pull-figures.json', figures);
 });
 
 describe.each(runtimeVersions('SVC_E2E_N8N'))(

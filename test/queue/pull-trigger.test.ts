@@ -1,12 +1,8 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Svc Pull Trigger in queue mode: the main polls, workers run the executions and relay each
  * execution's answer to the poll through n8n's queue. A backlog runs once per event across the
  * workers, also when the main (the poller) is killed in the middle of it.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-
 import type { IDataObject } from 'n8n-workflow';
 
 import {
@@ -15,9 +11,9 @@ import {
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import { withCredential } from '../../harness/example-workflows';
+import { mergeFigures } from '../../harness/figures';
 import { retryCutShortRuns, withEventIds } from '../../harness/kill-mid-burst';
 import { activate, deactivate, importWorkflow, listExecutions } from '../../harness/n8n/api';
-import { TMP_DIR } from '../../harness/project';
 import type { QueueEnvironment } from '../../harness/queue-environment';
 import { startQueueEnvironment } from '../../harness/queue-environment';
 import { runtimeVersions } from '../../harness/runtime-versions';
@@ -30,10 +26,8 @@ const POLLS_MS = 240_000;
 const figures: Record<string, IDataObject> = {};
 
 afterAll(async () => {
-	await mkdir(TMP_DIR, { recursive: true });
-	const file = join(TMP_DIR, 'pull-queue-figures.json');
-	const earlier = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as IDataObject;
-	await writeFile(file, `${JSON.stringify({ ...earlier, ...figures }, null, 2)}\n`);
+	// Each major may run in its own jest process: the other's figures are kept.
+	await mergeFigures('pull-queue-figures.json', figures);
 });
 
 describe.each(runtimeVersions('SVC_QUEUE_N8N'))(

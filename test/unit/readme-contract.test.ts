@@ -28,7 +28,7 @@ function cells(row: string): string[] {
 		.map((cell) => cell.trim());
 }
 
-describe('the README and docs/contract.md follow contract.ts', () => {
+describe('the README and docs/contract.md follow the contract module', () => {
 	const operations = rows(section('README.md', 'Operations'));
 	const assumptions = rows(section('docs/contract.md', 'Documented and assumed'));
 

@@ -1,4 +1,5 @@
-import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { ClaimOutcome, ProcessedRecord } from './eventClaims';
 import { CLAIMED_EVENTS_MAX_ENTRIES, eventClaims } from './eventClaims';
@@ -45,4 +46,38 @@ export async function claimEvents(
 				await eventClaims.claim(scope, eventId, claimant, record, now, { askRecord, settleMs }),
 		),
 	);
+}
+
+/**
+ * What the trigger passes on after claiming `items` (each an event, in order): the events it
+ * runs, with a hint (`repeatHint`) when some already ran elsewhere. A run n8n started again after
+ * its process died ('rerun' outside a Retry) fails instead, keeping its events for a person's
+ * Retry, since they may already have run past the trigger. A Retry runs what it had claimed.
+ */
+export function passOnClaimed(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+	outcomes: ClaimOutcome[],
+	repeatHint: string,
+): INodeExecutionData[][] {
+	const retry = ctx.getMode() === 'retry';
+	const rerun = items
+		.filter((_, index) => outcomes[index] === 'rerun' && !retry)
+		.map((item) => item.json.id as string);
+	if (rerun.length > 0) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`n8n started this execution again after the process running it stopped, so event ${rerun.join(', ')} may already have run past the trigger`,
+			{
+				description:
+					'Nothing after the trigger ran in this attempt. Check what the nodes after the trigger did for this event; if it did not finish, Retry this execution to run it.',
+			},
+		);
+	}
+	const passed = items.filter(
+		(_, index) => outcomes[index] === 'first' || (retry && outcomes[index] === 'rerun'),
+	);
+	if (passed.length < items.length)
+		ctx.addExecutionHints({ message: repeatHint, location: 'outputPane' });
+	return [passed];
 }

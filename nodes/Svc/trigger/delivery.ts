@@ -11,7 +11,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../contract';
 import { EVENT_SIGNATURE } from '../contract';
-import { claimEvents, claimScope } from './claimRecord';
+import { claimEvents, claimScope, passOnClaimed } from './claimRecord';
 import type { ClaimOutcome } from './eventClaims';
 import { eventClaims } from './eventClaims';
 import type { StoredSubscription } from './lifecycle';
@@ -199,25 +199,10 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 				'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',
 		});
 	}
-	const first = items.filter((_, index) => outcomes[index] === 'first');
-	const rerun = eventIds.filter((_, index) => outcomes[index] === 'rerun');
-	if (rerun.length > 0) {
-		// Failing keeps the event in this execution for a person's Retry; running it could run twice.
-		throw new NodeOperationError(
-			this.getNode(),
-			`n8n started this execution again after the process running it stopped, so event ${rerun.join(', ')} may already have run past the trigger`,
-			{
-				description:
-					'Nothing after the trigger ran in this attempt. Check what the nodes after the trigger did for this event; if it did not finish, Retry this execution to run it.',
-			},
-		);
-	}
-	if (first.length < items.length) {
-		this.addExecutionHints({
-			message:
-				'This event already ran in another execution (the service delivered it again), so this execution stops at the trigger',
-			location: 'outputPane',
-		});
-	}
-	return [first];
+	return passOnClaimed(
+		this,
+		items,
+		outcomes,
+		'This event already ran in another execution (the service delivered it again), so this execution stops at the trigger',
+	);
 }

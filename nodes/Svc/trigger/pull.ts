@@ -18,7 +18,7 @@ import {
 } from '../contract';
 import type { SvcContext } from '../transport';
 import { SvcClient, userError } from '../transport';
-import { claimEvents } from './claimRecord';
+import { claimEvents, passOnClaimed } from './claimRecord';
 import type { ClaimOutcome } from './eventClaims';
 import { desiredEvents } from './lifecycle';
 import type { PullPosition } from './pullPosition';
@@ -307,26 +307,10 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 		if (mode === 'trigger')
 			await this.sendResponse({ statusCode: 200, headers: {}, body: { claimed } });
 	}
-	const runs = (outcome: ClaimOutcome) =>
-		outcome === 'first' || (mode === 'retry' && outcome === 'rerun');
-	const rerun = eventIds.filter((_, index) => mode === 'trigger' && outcomes[index] === 'rerun');
-	if (rerun.length > 0) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`n8n started this execution again after the process running it stopped, so event ${rerun.join(', ')} may already have run past the trigger`,
-			{
-				description:
-					'Nothing after the trigger ran in this attempt. Check what the nodes after the trigger did for these events; if they did not finish, Retry this execution to run them.',
-			},
-		);
-	}
-	const first = items.filter((_, index) => runs(outcomes[index]));
-	if (first.length < items.length) {
-		this.addExecutionHints({
-			message:
-				'This event already ran in another execution (read again, or delivered by webhook too), so this execution stops at the trigger',
-			location: 'outputPane',
-		});
-	}
-	return [first];
+	return passOnClaimed(
+		this,
+		items,
+		outcomes,
+		'This event already ran in another execution (read again, or delivered by webhook too), so this execution stops at the trigger',
+	);
 }
