@@ -32,9 +32,9 @@ export class SvcPullTrigger implements INodeType {
 			header: 'Reads new Svc events on a schedule; the service needs no way to reach this n8n',
 			executionsHelp: {
 				inactive:
-					'<b>While building your workflow</b>, click <i>Fetch test event</i>: the newest event of the chosen kinds shows here.<br /><br /><b>Once you are happy with it</b>, publish the workflow. It then reads the events created since, at every poll, and runs once per page of new events.',
+					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here.<br /><br /><b>Once you are happy with it</b>, publish the workflow. It then reads the events created since, at every poll, and runs once per page of new events.',
 				active:
-					'<b>While building your workflow</b>, click <i>Fetch test event</i>: the newest event of the chosen kinds shows here.<br /><br /><b>Your workflow is published</b>: at every poll it reads the events created since the last one and runs for them. These executions show in the Executions list, not here.',
+					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here.<br /><br /><b>Your workflow is published</b>: at every poll it reads the events created since the last one and runs for them. These executions show in the Executions list, not here.',
 			},
 			activationHint:
 				'Once you have finished building your workflow, publish it to read new events at every poll.',

@@ -240,7 +240,7 @@ function warnGap(ctx: IPollFunctions, position: PullPosition): void {
 	);
 }
 
-/** "Fetch test event": the newest event of the chosen kinds, looking back an hour, a day, then 30 days. */
+/** "Fetch Test Event": the newest event of the chosen kinds, looking back an hour, a day, then 30 days. */
 async function newestEvent(ctx: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const client = await SvcClient.connect(ctx, POLL_CLIENT);
 	const kinds = desiredEvents(ctx);
