@@ -20,7 +20,7 @@ export interface PullRun {
 	backlog: number;
 	/** From publishing until the last event of the backlog ran past the trigger. */
 	drainMs: number;
-	/** The same, counting only the polls' reading time, not the wait for the next poll. */
+	/** The polls' reading time: each from its first request to the last event it ran, not the wait for the next poll. */
 	readingMs: number;
 	polls: number;
 	/** GET /v1/events requests of each poll that found nothing. */
@@ -101,12 +101,17 @@ export async function scenarioP(context: {
 		});
 		const drainMs = Date.now() - published;
 		const polls = pollsSince(sandbox, mark);
-		const end = published + drainMs;
-		const readingMs = polls.reduce(
-			(sum, poll, index) =>
-				sum + Math.min(POLL_INTERVAL_MS, (polls[index + 1]?.at ?? end) - poll.at),
-			0,
-		);
+		// Reading time: from each poll's first request to the last event that ran before the next poll.
+		const runTimes = sandbox.state.requests
+			.all()
+			.slice(mark)
+			.filter((request) => request.path === '/__ran')
+			.map((request) => Date.parse(request.time));
+		const readingMs = polls.reduce((sum, poll, index) => {
+			const next = polls[index + 1]?.at ?? Number.POSITIVE_INFINITY;
+			const last = Math.max(poll.at, ...runTimes.filter((at) => at >= poll.at && at < next));
+			return sum + (last - poll.at);
+		}, 0);
 
 		const latenciesMs: number[] = [];
 		for (let sample = 0; sample < context.latencySamples; sample++) {

@@ -38,7 +38,7 @@ export function tableP(run: PullRun, burst: BurstRun[] | undefined): Table {
 		columns: ['measure', 'Svc Pull Trigger', 'beside', 'met'],
 		rows,
 		notes: [
-			`The backlog was created while the workflow was unpublished, then it was published: the publish's own poll reads for 5 s, then each poll (every minute) reads for up to 45 s. ${run.polls} polls in ${msAsSeconds(run.drainMs)}; "while polls read" leaves out the wait between polls.`,
+			`The backlog was created while the workflow was unpublished, then it was published: the publish's own poll reads for 5 s, then each poll (every minute) reads for up to 45 s. ${run.polls} polls in ${msAsSeconds(run.drainMs)}; "while polls read" counts each poll from its first request to the last event it ran, leaving out the wait for the next poll.`,
 			'Beside it, the Svc Trigger (webhook) in (f): deliveries answered 2xx per second under a burst, on the same machine in the same run.',
 		],
 	};
