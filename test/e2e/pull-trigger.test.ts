@@ -221,17 +221,20 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				},
 				{ timeoutMs: TWO_POLLS_MS, everyMs: 250 },
 			);
+			// Deliveries still retrying are over once the sandbox is idle: then the count is final.
+			await env.sandbox.state.deliveries.idle();
 			const ran = ranPastTrigger(env.sandbox.state);
 			expect(ids.filter((event) => ran.get(event) !== 1)).toEqual([]);
-			// The 50 were delivered while the workflow was published: the webhook had them.
+			// The 50 were delivered while the workflow was published, so some arrived both ways (under
+			// load a delivery may time out while n8n is busy with the catch-up: the poll then has it).
+			const attempts = env.sandbox.state.deliveries.attempts();
 			const answered = new Set(
-				env.sandbox.state.deliveries
-					.attempts()
-					.filter((attempt) => attempt.ok)
-					.map((attempt) => attempt.eventId),
+				attempts.filter((attempt) => attempt.ok).map((attempt) => attempt.eventId),
 			);
-			expect(delivered.filter((event) => !answered.has(event))).toEqual([]);
-			expect(missed.filter((event) => answered.has(event))).toEqual([]);
+			const sent = new Set(attempts.map((attempt) => attempt.eventId));
+			expect(delivered.filter((event) => !sent.has(event))).toEqual([]);
+			expect(delivered.some((event) => answered.has(event))).toBe(true);
+			expect(missed.filter((event) => sent.has(event))).toEqual([]);
 		});
 	},
 );
