@@ -8,8 +8,6 @@ import {
 	IDEMPOTENCY_HEADER,
 	IDEMPOTENT_REPLAYED_HEADER,
 	LEAD_LIST_FILTERS,
-	LIST_LIMIT_MAX,
-	LIST_LIMIT_MIN,
 	LIST_QUERY,
 	SENSITIVE_READ_SCOPE,
 	THREAD_LIST_FILTERS,
@@ -29,6 +27,7 @@ import {
 	rateLimited,
 } from './errors';
 import { newId } from './ids';
+import { limitParam } from './query';
 import type { Claim } from './idempotency';
 import { fingerprint } from './idempotency';
 import type { SandboxKey } from './keys';
@@ -65,16 +64,7 @@ function ok(body: unknown, status = 200): JsonResponse {
 }
 
 function pageParams({ query, state }: ApiCall): { limit: number; cursor: string | undefined } {
-	const raw = query.get(LIST_QUERY.limit);
-	let limit = DEFAULT_PAGE_SIZE;
-	if (raw !== null) {
-		limit = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-		if (!(limit >= LIST_LIMIT_MIN && limit <= LIST_LIMIT_MAX)) {
-			throw badRequest(
-				`${LIST_QUERY.limit} must be a whole number from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}`,
-			);
-		}
-	}
+	const limit = limitParam(query, LIST_QUERY.limit, DEFAULT_PAGE_SIZE);
 	const cursor = query.get(LIST_QUERY.cursor);
 	return {
 		limit: Math.min(limit, state.maxPageSize),

@@ -6,9 +6,9 @@ import {
 	EVENT_RETENTION_DAYS,
 	eventKindReadScope,
 	LIST_LIMIT_MAX,
-	LIST_LIMIT_MIN,
 } from '../nodes/Svc/contract';
 import { ApiError, badRequest } from './errors';
+import { limitParam } from './query';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -130,13 +130,7 @@ export class EventLog {
 
 /** Reads `types`, `after`, `created_after` and `limit` (1..100, default 100) from a query. */
 function parseEventListQuery(query: URLSearchParams): EventListQuery {
-	const rawLimit = query.get(EVENT_LIST_QUERY.limit);
-	const limit =
-		rawLimit === null ? LIST_LIMIT_MAX : /^\d+$/.test(rawLimit) ? Number(rawLimit) : NaN;
-	if (!(limit >= LIST_LIMIT_MIN && limit <= LIST_LIMIT_MAX))
-		throw badRequest(
-			`${EVENT_LIST_QUERY.limit} must be a whole number from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}`,
-		);
+	const limit = limitParam(query, EVENT_LIST_QUERY.limit, LIST_LIMIT_MAX);
 	const types = query
 		.get(EVENT_LIST_QUERY.types)
 		?.split(',')
