@@ -159,7 +159,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			expect(runs.filter((count) => count !== 1)).toEqual([]);
 		});
 
-		it('Fetch test event shows the newest event at once, with nothing claimed', async () => {
+		it('Fetch Test Event shows the newest event at once', async () => {
 			const [newest] = emit(1);
 			const execution = await executeWorkflow(env.n8n, workflowId, { triggerNode: TRIGGER });
 			expect(nodeOutput(execution, TRIGGER).map((item) => item.json.id)).toEqual([newest]);
