@@ -38,12 +38,18 @@ export interface PollResult {
 
 export interface PollHarness {
 	readonly staticData: IDataObject;
+	/** Executions the poll under way has started so far. */
+	readonly started: number;
 	/**
 	 * One poll, as n8n's poller calls it, waiting for every execution it started. `executions:
 	 * 'notStored'` fails each execution before it starts, as n8n does when it cannot store one
-	 * (n8n rejects the poll's answer promise).
+	 * (n8n rejects the poll's answer promise). `answersHeldUntil` keeps each execution's answer
+	 * from the poll until it settles, as a busy n8n would.
 	 */
-	poll(options?: { executions?: 'run' | 'notStored' }): Promise<PollResult>;
+	poll(options?: {
+		executions?: 'run' | 'notStored';
+		answersHeldUntil?: Promise<void>;
+	}): Promise<PollResult>;
 	/** A new activation: n8n builds a new poll context, and its first poll is the test poll. */
 	activate(activation?: WorkflowActivateMode): void;
 	/** A person's Retry of an execution that started with `items`: what the trigger passes on. */
@@ -83,15 +89,16 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 	const nodeType = nodeTypes.getByNameAndVersion(options.nodeType, 1);
 	let started: Array<Promise<INodeExecutionData[] | Error>> = [];
 	let store = true;
+	let answersHeldUntil: Promise<void> = Promise.resolve();
 	const emit: IPollFunctions['__emit'] = (data, answer) => {
 		if (!store) {
 			answer?.reject(new Error('The execution could not be stored'));
 			return;
 		}
 		started.push(
-			runExecution(workflow, node, baseData, 'trigger', data, nextExecutionId(), (response) =>
-				answer?.resolve(response as IExecuteResponsePromiseData),
-			).catch((error: unknown) => error as Error),
+			runExecution(workflow, node, baseData, 'trigger', data, nextExecutionId(), (response) => {
+				void answersHeldUntil.then(() => answer?.resolve(response as IExecuteResponsePromiseData));
+			}).catch((error: unknown) => error as Error),
 		);
 	};
 	const newContext = (activation: WorkflowActivateMode) =>
@@ -101,9 +108,13 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 		get staticData() {
 			return workflow.getStaticData('node', node);
 		},
+		get started() {
+			return started.length;
+		},
 		async poll(pollOptions = {}) {
 			started = [];
 			store = pollOptions.executions !== 'notStored';
+			answersHeldUntil = pollOptions.answersHeldUntil ?? Promise.resolve();
 			const returned = (await nodeType.poll?.call(context)) ?? null;
 			return { returned, executions: await Promise.all(started) };
 		},

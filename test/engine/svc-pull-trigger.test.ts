@@ -10,6 +10,7 @@ import {
 	useSandbox,
 } from '../../harness/engine/svc';
 import { signedDelivery } from '../../harness/engine/webhook-http';
+import { until } from '../../harness/wait';
 
 const sandbox = useSandbox();
 let workflowCounter = 0;
@@ -80,6 +81,39 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		const before = eventRequests();
 		expect(passedOn(await trigger.poll()).flat()).toEqual(ids);
 		expect(eventRequests() - before).toBe(3);
+	});
+
+	it('reads the next page while the page before claims its events, and no further ahead', async () => {
+		const trigger = await published();
+		const ids = emit(250);
+		const before = eventRequests();
+		let release = () => {};
+		const answersHeldUntil = new Promise<void>((resolve) => (release = resolve));
+		const polling = trigger.poll({ answersHeldUntil });
+		// No execution has answered yet: the second page is started anyway, the third is not read.
+		await until('two pages to start', () => trigger.started === 200);
+		expect(eventRequests() - before).toBe(2);
+		release();
+		expect(passedOn(await polling).flat()).toEqual(ids);
+		expect(eventRequests() - before).toBe(3);
+	});
+
+	it('a 429 while reading ahead: the pages under way run and the position passes them, then the poll fails and the next poll reads on', async () => {
+		const trigger = await published();
+		const ids = emit(250);
+		let release = () => {};
+		const answersHeldUntil = new Promise<void>((resolve) => (release = resolve));
+		const polling = trigger.poll({ answersHeldUntil });
+		await until('two pages to start', () => trigger.started === 200);
+		sandbox().state.faults.set([
+			{ route: 'GET /v1/events', rateLimitedRate: 1, retryAfterSeconds: 0 },
+		]);
+		release();
+		const failure = await polling.catch((error: unknown) => error);
+		expect((failure as NodeApiError).failure?.cause).toBe('rate-limited');
+		expect(trigger.staticData.position).toMatchObject({ after: ids[199] });
+		sandbox().state.faults.set([]);
+		expect(passedOn(await trigger.poll()).flat()).toEqual(ids.slice(200));
 	});
 
 	it('the position never moves past an event with no stored execution, and a repeat read stops at the trigger', async () => {

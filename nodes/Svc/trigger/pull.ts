@@ -175,6 +175,19 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 	return null;
 }
 
+/**
+ * Pages whose executions may be claiming at once: the next page is read and started while the
+ * page before it settles its claims, so n8n is never idle between pages.
+ */
+const PAGES_IN_FLIGHT = 2;
+/** Reading ahead stops this long before the poll's deadline, leaving the last pages time to claim. */
+const READ_AHEAD_RESERVE_MS = 10_000;
+
+interface StartedPage {
+	events: EventEnvelope[];
+	claims: Array<Promise<boolean>>;
+}
+
 async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promise<void> {
 	const now = Date.now();
 	const budget = testPoll
@@ -185,51 +198,81 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	const client = await SvcClient.connect(ctx, POLL_CLIENT);
 	const staticData = ctx.getWorkflowStaticData('node');
 	let position: PullPosition = currentPosition(staticData, startSetting(ctx), now);
+	let readFrom = positionQuery(position);
 	const types = desiredEvents(ctx).join(',');
+	const started =
+		startedHere.get(key) ?? new Map<string, { claim: Promise<boolean>; at: number }>();
+	startedHere.set(key, started);
+	const inFlight: StartedPage[] = [];
+	let more = true;
+	let passing: NodeApiError | undefined;
 	for (;;) {
-		const read = await readPage(client, ctx, {
-			[EVENT_LIST_QUERY.types]: types,
-			...positionQuery(position),
-		});
-		if (read.kind === 'unavailable') {
-			quietUntil.set(key, Date.now() + read.waitMs);
-			// Publishing must not fail on a passing answer: the next poll reads again.
-			if (!testPoll) throw read.error;
-			ctx.logger.warn(
-				`Svc Pull Trigger "${ctx.getNode().name}" in workflow "${ctx.getWorkflow().name ?? ''}" (${ctx.getWorkflow().id ?? ''}) could not read the service while publishing (${read.error.message}); the next poll reads again`,
-			);
-			return;
-		}
-		if (read.kind === 'expired') {
-			warnGap(ctx, position);
-			position = resumeFromTime(staticData, position);
+		const mayRead =
+			inFlight.length === 0
+				? Date.now() < deadline
+				: inFlight.length < PAGES_IN_FLIGHT && Date.now() < deadline - READ_AHEAD_RESERVE_MS;
+		if (more && mayRead) {
+			const read = await readPage(client, ctx, { [EVENT_LIST_QUERY.types]: types, ...readFrom });
+			if (read.kind === 'unavailable') {
+				quietUntil.set(key, Date.now() + read.waitMs);
+				passing = read.error;
+				more = false;
+			} else if (read.kind === 'expired' && inFlight.length === 0) {
+				warnGap(ctx, position);
+				position = resumeFromTime(staticData, position);
+				readFrom = positionQuery(position);
+			} else if (read.kind === 'expired') {
+				// Expired between two reads ahead: settle what runs, and the next poll resumes.
+				more = false;
+			} else {
+				const { data, has_more: hasMore } = read.page;
+				if (data.length > 0) {
+					inFlight.push({
+						events: data,
+						claims: data.map((event) => startOnce(ctx, started, event)),
+					});
+					readFrom = { [EVENT_LIST_QUERY.after]: data[data.length - 1].id };
+				}
+				more = hasMore && data.length > 0;
+			}
 			continue;
 		}
-		const { data, has_more: hasMore } = read.page;
-		if (data.length === 0) return;
-		const started =
-			startedHere.get(key) ?? new Map<string, { claim: Promise<boolean>; at: number }>();
-		startedHere.set(key, started);
-		const claims = data.map((event) => {
-			const earlier = started.get(event.id);
-			if (earlier !== undefined && Date.now() - earlier.at < STALE_START_MS) return earlier.claim;
-			const claim = startExecution(ctx, event);
-			started.set(event.id, { claim, at: Date.now() });
-			// A failed claim is started again at the next read.
-			void claim.then((made) => made || started.delete(event.id));
-			return claim;
-		});
-		const claimed = await claimedInOrder(claims, deadline);
-		for (const event of data.slice(0, claimed)) started.delete(event.id);
-		if (claimed > 0) position = advancePast(staticData, position, data[claimed - 1]);
-		if (claimed < data.length) {
+		const page = inFlight.shift();
+		if (page === undefined) break;
+		const claimed = await claimedInOrder(page.claims, deadline);
+		for (const event of page.events.slice(0, claimed)) started.delete(event.id);
+		if (claimed > 0) position = advancePast(staticData, position, page.events[claimed - 1]);
+		if (claimed < page.events.length) {
 			ctx.logger.debug(
-				`Svc Pull Trigger ${key}: ${data.length - claimed} events were not claimed within the poll; the next poll reads them again`,
+				`Svc Pull Trigger ${key}: events from ${page.events[claimed].id} on were not claimed within the poll; the next poll reads them again`,
 			);
-			return;
+			break;
 		}
-		if (!hasMore || Date.now() >= deadline) return;
 	}
+	if (passing === undefined) return;
+	// Publishing must not fail on a passing answer: the next poll reads again.
+	if (!testPoll) throw passing;
+	ctx.logger.warn(
+		`Svc Pull Trigger "${ctx.getNode().name}" in workflow "${ctx.getWorkflow().name ?? ''}" (${ctx.getWorkflow().id ?? ''}) could not read the service while publishing (${passing.message}); the next poll reads again`,
+	);
+}
+
+/**
+ * The claim of an execution started for `event`: one this process started earlier and has not
+ * heard from for less than STALE_START_MS, or a new one. A failed claim is started again at the
+ * next read.
+ */
+function startOnce(
+	ctx: IPollFunctions,
+	started: Map<string, { claim: Promise<boolean>; at: number }>,
+	event: EventEnvelope,
+): Promise<boolean> {
+	const earlier = started.get(event.id);
+	if (earlier !== undefined && Date.now() - earlier.at < STALE_START_MS) return earlier.claim;
+	const claim = startExecution(ctx, event);
+	started.set(event.id, { claim, at: Date.now() });
+	void claim.then((made) => made || started.delete(event.id));
+	return claim;
 }
 
 /** A 410: the position is older than the service keeps. Said loudly, with the span that may be missing. */
