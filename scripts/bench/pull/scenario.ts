@@ -41,19 +41,24 @@ interface Poll {
 	requests: number;
 }
 
-/** The sandbox's event-list requests after `mark`, grouped by poll (a pause of 10 s starts the next). */
-function pollsSince(sandbox: Sandbox, mark: number): Poll[] {
-	const polls: Poll[] = [];
+/**
+ * The sandbox's event-list requests after `mark`, grouped by poll: those up to `publishedAt` are
+ * the publish's own poll, and n8n's every-minute polls start at a minute's turn and read for less
+ * than a minute, so the rest group by the minute they fall in.
+ */
+function pollsSince(sandbox: Sandbox, mark: number, publishedAt = 0): Poll[] {
+	const polls = new Map<number, Poll>();
 	for (const request of sandbox.state.requests.all().slice(mark)) {
 		if (request.route !== 'GET /v1/events') continue;
 		const at = Date.parse(request.time);
-		const current = polls.at(-1);
-		if (current && at - current.last <= 10_000) {
+		const key = at <= publishedAt ? -1 : Math.floor(at / POLL_INTERVAL_MS);
+		const current = polls.get(key);
+		if (current) {
 			current.last = at;
 			current.requests++;
-		} else polls.push({ at, last: at, requests: 1 });
+		} else polls.set(key, { at, last: at, requests: 1 });
 	}
-	return polls;
+	return [...polls.values()];
 }
 
 export async function scenarioP(context: {
@@ -95,12 +100,13 @@ export async function scenarioP(context: {
 		const mark = sandbox.state.requests.all().length;
 		const published = Date.now();
 		await activate(n8n, id);
+		const publishedAt = Date.now();
 		await until('the backlog to run', () => ranOf(backlog) === backlog.length, {
 			timeoutMs: RUN_TIMEOUT_MS,
 			everyMs: 250,
 		});
 		const drainMs = Date.now() - published;
-		const polls = pollsSince(sandbox, mark);
+		const polls = pollsSince(sandbox, mark, publishedAt);
 		// Reading time: from each poll's first request to the last event that ran before the next poll.
 		const runTimes = sandbox.state.requests
 			.all()
@@ -131,7 +137,11 @@ export async function scenarioP(context: {
 			'two idle polls',
 			() => {
 				idle = pollsSince(sandbox, idleMark);
-				return idle.length >= 2 && Date.now() - idle[1].last > 10_000;
+				// The second poll's minute is over.
+				return (
+					idle.length >= 2 &&
+					Math.floor(Date.now() / POLL_INTERVAL_MS) > Math.floor(idle[1].at / POLL_INTERVAL_MS)
+				);
 			},
 			{ timeoutMs: 4 * POLL_INTERVAL_MS, everyMs: 500 },
 		);
