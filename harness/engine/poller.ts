@@ -44,11 +44,13 @@ export interface PollHarness {
 	 * One poll, as n8n's poller calls it, waiting for every execution it started. `executions:
 	 * 'notStored'` fails each execution before it starts, as n8n does when it cannot store one
 	 * (n8n rejects the poll's answer promise). `answersHeldUntil` keeps each execution's answer
-	 * from the poll until it settles, as a busy n8n would.
+	 * from the poll until it settles, as a busy n8n would. `durableTick` runs the poll as n8n 2.41's
+	 * durable scheduler does: in a context of its own, with that scheduler's budget.
 	 */
 	poll(options?: {
 		executions?: 'run' | 'notStored';
 		answersHeldUntil?: Promise<void>;
+		durableTick?: { budgetMs: number };
 	}): Promise<PollResult>;
 	/** A new activation: n8n builds a new poll context, and its first poll is the test poll. */
 	activate(activation?: WorkflowActivateMode): void;
@@ -103,6 +105,20 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 	};
 	const newContext = (activation: WorkflowActivateMode) =>
 		new PollContext(workflow, node, baseData, 'trigger', activation, emit, () => undefined);
+	const durableTickContext = (budgetMs: number) =>
+		new PollContext(
+			workflow,
+			node,
+			baseData,
+			'trigger',
+			'update',
+			emit,
+			() => undefined,
+			undefined,
+			undefined,
+			undefined,
+			() => budgetMs,
+		);
 	let context = newContext('activate');
 	return {
 		get staticData() {
@@ -115,7 +131,10 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			started = [];
 			store = pollOptions.executions !== 'notStored';
 			answersHeldUntil = pollOptions.answersHeldUntil ?? Promise.resolve();
-			const returned = (await nodeType.poll?.call(context)) ?? null;
+			const pollContext = pollOptions.durableTick
+				? durableTickContext(pollOptions.durableTick.budgetMs)
+				: context;
+			const returned = (await nodeType.poll?.call(pollContext)) ?? null;
 			return { returned, executions: await Promise.all(started) };
 		},
 		activate(activation = 'activate') {

@@ -234,4 +234,18 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		expect((await trigger.poll()).returned).toBeNull();
 		expect(eventRequests()).toBe(before);
 	});
+
+	it("n8n 2.41's durable scheduler: each poll has a context of its own, and only the publish's poll counts as the test poll", async () => {
+		// That scheduler's budget on its defaults: 45 s poll timeout less its 9 s margin.
+		const durableTick = { budgetMs: 36_000 };
+		const trigger = await published();
+		const ids = emit(2);
+		expect(passedOn(await trigger.poll({ durableTick }))).toEqual(ids.map((id) => [id]));
+		// A test poll would only warn about a 429; a scheduled poll fails with n8n's cause.
+		sandbox().state.faults.set([
+			{ route: 'GET /v1/events', rateLimitedRate: 1, retryAfterSeconds: 0 },
+		]);
+		const failure = await trigger.poll({ durableTick }).catch((error: unknown) => error);
+		expect((failure as NodeApiError).failure?.cause).toBe('rate-limited');
+	});
 });

@@ -49,6 +49,20 @@ const pollsUnderWay = new Set<string>();
 const quietUntil = new Map<string, number>();
 /** n8n keeps one poll context per activation: the first poll on one is the activation's test poll. */
 const contextsPolled = new WeakSet<object>();
+/**
+ * n8n 2.41's budget for a poll outside its durable scheduler. That scheduler (off by default)
+ * builds a new context for every poll, with a budget of its own (its lease less a margin): such a
+ * poll is never the test poll.
+ */
+const UNSCHEDULED_POLL_BUDGET_MS = 5 * 60_000;
+
+function isTestPoll(ctx: IPollFunctions): boolean {
+	const first = !contextsPolled.has(ctx);
+	contextsPolled.add(ctx);
+	// n8n 1.x has no getPollBudgetMs.
+	const budget = ctx.getPollBudgetMs?.();
+	return first && (budget === undefined || budget === UNSCHEDULED_POLL_BUDGET_MS);
+}
 
 function startSetting(ctx: IPollFunctions): string {
 	if (ctx.getNodeParameter('startFrom', 'now') !== 'time') return 'now';
@@ -161,8 +175,7 @@ function startExecution(ctx: IPollFunctions, event: EventEnvelope): Promise<bool
  */
 export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const key = `${this.getWorkflow().id} ${this.getNode().id}`;
-	const testPoll = !contextsPolled.has(this);
-	contextsPolled.add(this);
+	const testPoll = isTestPoll(this);
 	if (pollsUnderWay.has(key) || Date.now() < (quietUntil.get(key) ?? 0)) return null;
 	// A new activation reads from its stored position and starts what it reads.
 	if (testPoll) startedHere.delete(key);
