@@ -139,6 +139,7 @@ async function main(): Promise<void> {
 		),
 	);
 	await publishMcpServer(n8n, mcpServer, runtime.version);
+	imported.push(`${mcpServer.name}  ${n8n.baseUrl}/workflow/${mcpServer.id}`);
 	const mcpUrl = `${topology ? topology.webhookProcessors[0].baseUrl : n8n.baseUrl}/mcp/${MCP_PATH}`;
 	// Each run needs a new email: an existing one updates its lead, and only a new lead sends lead.created.
 	const createConsentingLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\",\\"custom_fields\\":{\\"consent\\":{\\"status\\":\\"granted\\"}}}"`;
@@ -166,10 +167,11 @@ Example workflows:
 
 Try first:
   1. Open "Svc: dispatch approved campaigns" and click Execute workflow.
-  2. Open "Svc: react to lead.created", open its "On Lead Created" trigger and click Listen for test
-     event. While it listens, create a lead in the sandbox:
+  2. Open "Svc: react to lead.created" and click Execute workflow below the canvas. While n8n waits
+     for the trigger's event, create a lead in the sandbox:
        ${createLead}
      The signed lead.created delivery runs the workflow in the editor: "Get Lead" shows the new lead.
+     (Execute step in the trigger's own panel runs the trigger alone.)
   3. Publish that workflow (Publish, then give the version a name) and run the same command again:
      now every new lead starts one execution on its own (see Executions).
   4. Open "Svc: new leads, no public URL" and publish it: its Svc Pull Trigger asks the service for

@@ -39,6 +39,11 @@ export class CanvasPage extends BrowserPage {
 	// -----------------------------------------------------------------------------------------
 	// The canvas
 
+	/** "Execute workflow" under the canvas: with a trigger that listens, n8n waits for its event, then runs every node. */
+	async executeWorkflow(): Promise<void> {
+		await this.click(byTestId('execute-workflow-button'));
+	}
+
 	/** The subtitle under a canvas node (the operation line); its element has no test id, only a CSS-module class with this prefix. */
 	async canvasSubtitle(nodeSelector: string): Promise<string> {
 		return (await this.textOf(`${nodeSelector} [class*="_subtitle_"]`))?.trim() ?? '';

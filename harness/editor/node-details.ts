@@ -159,6 +159,12 @@ export class NodeDetails extends NodePicker {
 		return await this.waitForText(OUTPUT, pattern);
 	}
 
+	/** Opens the open trigger's "When will this node trigger my flow?" and waits until the panel shows `pattern`; returns the panel's text. */
+	async triggerHelp(pattern: RegExp): Promise<string> {
+		await this.clickText(`${NDV} *`, 'When will this node trigger my flow?');
+		return await this.waitForText(NDV, pattern);
+	}
+
 	/** The open trigger listens for a test event (after executeStep). */
 	async waitUntilListening(): Promise<void> {
 		await this.page.waitForSelector(`${NDV} ${byTestId('trigger-listening')}`, { visible: true });

@@ -32,12 +32,12 @@ export class SvcPullTrigger implements INodeType {
 			header: 'Reads new Svc events on a schedule; the service needs no way to reach this n8n',
 			executionsHelp: {
 				inactive:
-					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here.<br /><br /><b>Once you are happy with it</b>, publish the workflow. It then reads the events created since, at every poll, and runs once per page of new events.',
+					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here. <i>Execute workflow</i> on the canvas runs the whole workflow with it.<br /><br /><b>Once you are happy with it</b>, publish the workflow (n8n 1.x: activate it). At every poll it then reads the events created since the last one and starts one execution for each, shown in the Executions list, not here.',
 				active:
-					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here.<br /><br /><b>Your workflow is published</b>: at every poll it reads the events created since the last one and runs for them. These executions show in the Executions list, not here.',
+					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here. <i>Execute workflow</i> on the canvas runs the whole workflow with it.<br /><br /><b>Your workflow is published</b> (n8n 1.x: active): at every poll it reads the events created since the last one and starts one execution for each, shown in the Executions list, not here.',
 			},
 			activationHint:
-				'Once you have finished building your workflow, publish it to read new events at every poll.',
+				'Once you have finished building your workflow, publish it (n8n 1.x: activate it) to read new events at every poll.',
 		},
 		properties: [
 			...eventKindProperties({ description: 'The events that start the workflow', required: true }),

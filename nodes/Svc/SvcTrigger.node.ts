@@ -38,6 +38,19 @@ export class SvcTrigger implements INodeType {
 		webhooks: [
 			{ name: 'default', httpMethod: 'POST', responseMode: 'responseNode', path: 'webhook' },
 		],
+		// n8n shows its generic "Pull in events from Svc" otherwise. Its editor's words: 2.41 says
+		// publish, 1.x activate; its canvas button is "Execute workflow" in both.
+		triggerPanel: {
+			header: 'Starts the workflow on each event the service sends to this n8n',
+			executionsHelp: {
+				inactive:
+					'<b>While building your workflow</b>, click <i>Execute workflow</i> on the canvas, then make an event happen in the service (for lead.created, create a lead): it runs the whole workflow here. <i>Execute step</i> in this panel runs this trigger alone.<br /><br /><b>Once you are happy with it</b>, publish the workflow (n8n 1.x: activate it). Then each event starts one execution, shown in the Executions list, not here.',
+				active:
+					'<b>While building your workflow</b>, click <i>Execute workflow</i> on the canvas, then make an event happen in the service (for lead.created, create a lead): it runs the whole workflow here. <i>Execute step</i> in this panel runs this trigger alone.<br /><br /><b>Your workflow is published</b> (n8n 1.x: active): each event also starts one execution, shown in the Executions list, not here.',
+			},
+			activationHint:
+				'Once you have finished building your workflow, publish it (n8n 1.x: activate it) to run it on every event.',
+		},
 		properties: [
 			...eventKindProperties({ description: 'The events that start the workflow', required: true }),
 			{
