@@ -27,7 +27,7 @@ function subtitleTable(): Record<string, string> {
 			SUBTITLE_RESOURCE_NAMES[String(resource.option.value)] ?? resource.option.name;
 		for (const { option } of resource.operations) {
 			const full = `${option.name}: ${resourceName}`;
-			// The operations too long for that (Get Many Threads, Assistant Takeover…) name their object themselves.
+			// The operations too long for that (Get Many Threads, Hand to Assistant…) name their object themselves.
 			table[`${resource.option.value}:${option.value}`] =
 				full.length <= SUBTITLE_MAX_LENGTH ? full : option.name;
 		}

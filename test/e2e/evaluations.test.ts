@@ -1,5 +1,5 @@
 /**
- * A real n8n evaluation over a workflow with Assistant Takeover: a data table of leads, n8n's
+ * A real n8n evaluation over a workflow with Hand to Assistant: a data table of leads, n8n's
  * Evaluation Trigger, the Svc node, and an Evaluation node setting a metric, started as the
  * editor's "Run evaluation" does. n8n runs each row in its `evaluation` mode, where the node holds
  * back what would message a lead.
@@ -26,7 +26,7 @@ interface TestRun {
 }
 
 describe.each(runtimeVersions('SVC_E2E_N8N'))(
-	'n8n %s: an evaluation run of a workflow with Assistant Takeover',
+	'n8n %s: an evaluation run of a workflow with Hand to Assistant',
 	(version) => {
 		let env: Environment;
 

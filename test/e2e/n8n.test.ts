@@ -563,24 +563,33 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(before + 1);
 		});
 
-		it('lead capture from a form records consent', async () => {
+		it("lead capture from a form records consent, and a second post keeps the consent's first time, in UTC, as its note says", async () => {
 			const workflow = await importWorkflow(env.n8n, example('lead-capture-with-consent.json'));
 			await activate(env.n8n, workflow.id);
-			const answer = await env.n8n.fetch(`${env.n8n.webhookBaseUrl}/svc-lead-capture`, {
-				method: 'POST',
-				body: JSON.stringify({
-					email: 'form@example.com',
-					first_name: 'Form',
-					marketing_consent: 'yes',
-				}),
-				headers: { 'content-type': 'application/json' },
-			});
-			expect(answer.status).toBe(200);
-			const lead = env.sandbox.state.store.findLead('email', 'form@example.com');
-			expect(lead?.custom_fields).toMatchObject({
+			const post = async () =>
+				await env.n8n.fetch(`${env.n8n.webhookBaseUrl}/svc-lead-capture`, {
+					method: 'POST',
+					body: JSON.stringify({
+						email: 'form@example.com',
+						first_name: 'Form',
+						marketing_consent: 'yes',
+					}),
+					headers: { 'content-type': 'application/json' },
+				});
+			const consentNow = () =>
+				env.sandbox.state.store.findLead('email', 'form@example.com')?.custom_fields.consent as
+					Record<string, string> | undefined;
+			expect((await post()).status).toBe(200);
+			expect(
+				env.sandbox.state.store.findLead('email', 'form@example.com')?.custom_fields,
+			).toMatchObject({
 				form: 'signup',
 				consent: { status: 'granted', channel: 'email', source: 'signup-form' },
 			});
+			const first = consentNow()?.recorded_at;
+			expect(first).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+			expect((await post()).status).toBe(200);
+			expect(consentNow()?.recorded_at).toBe(first);
 			await deactivate(env.n8n, workflow.id);
 		});
 

@@ -55,6 +55,23 @@ describe('Account', () => {
 		expect(sandbox().state.requests.all()).toHaveLength(0);
 	});
 
+	it.each([
+		['an operation', { resource: 'webhookSubscription', operation: '__CUSTOM_API_CALL__' }],
+		['a resource', { resource: '__CUSTOM_API_CALL__' }],
+	])(
+		"Custom API Call as %s says to use n8n's HTTP Request node with the Svc API credential, and sends nothing",
+		async (_label, parameters) => {
+			const result = await runSvc(sandbox(), parameters);
+			expect(result.error?.message).toBe(
+				"Custom API Call runs in n8n's HTTP Request node, not in the Svc node",
+			);
+			expect(result.error?.description).toMatch(
+				/HTTP Request node, set Authentication to Predefined Credential Type and Credential Type to Svc API/,
+			);
+			expect(sandbox().state.requests.all()).toHaveLength(0);
+		},
+	);
+
 	it('an unknown key gets a 401 that says invalid, revoked or mistyped, without the key', async () => {
 		const unknown = 'svc_live_ThisKeyWasNeverIssued0001';
 		const result = await runSvc(
@@ -461,7 +478,7 @@ describe('Conversation', () => {
 		);
 	});
 
-	it('Assistant Takeover says whether the greeting was sent, with an Idempotency-Key', async () => {
+	it('Hand to Assistant says whether the greeting was sent, with an Idempotency-Key', async () => {
 		const granted = await runSvc(sandbox(), {
 			resource: 'conversation',
 			operation: 'assistantTakeover',
@@ -487,7 +504,7 @@ describe('Conversation', () => {
 			greeting: { sent: false },
 		});
 		expect(denied.hints.map((hint) => hint.message).join(' ')).toMatch(
-			/no proactive greeting was sent/,
+			/The assistant took over and sent the lead no greeting/,
 		);
 	});
 });
@@ -738,7 +755,7 @@ describe('an n8n evaluation run (mode evaluation) messages no lead unless a pers
 			.map((request) => request.route);
 
 	it.each([
-		['Assistant Takeover', takeover, 'Conversation Assistant Takeover'],
+		['Hand to Assistant', takeover, 'Conversation Hand to Assistant'],
 		['Dispatch', dispatch, 'Campaign Dispatch'],
 	])(
 		'%s answers each item with what it did not send, and a hint; the service gets nothing',

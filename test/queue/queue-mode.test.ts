@@ -347,7 +347,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				},
 			],
 			[
-				'Assistant Takeover',
+				'Hand to Assistant',
 				{
 					resource: 'conversation',
 					operation: 'assistantTakeover',

@@ -15,6 +15,7 @@ import {
 	isUuid,
 	RequestGate,
 	SvcClient,
+	userError,
 } from '../transport';
 import { account } from './account';
 import { campaign } from './campaign';
@@ -196,11 +197,26 @@ function itemsOf(result: IDataObject | IDataObject[], itemIndex: number): INodeE
 	return list.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 }
 
+/** The option n8n adds to the resource and operation lists of a node whose credential can authenticate its HTTP Request node. */
+const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
+
 /** The node's execute(): every item through its operation, a bounded number at a time. */
 export async function executeOperations(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resourceName = this.getNodeParameter('resource', 0);
-	const operationName = this.getNodeParameter('operation', 0);
+	// With Custom API Call as the resource there is no operation to read.
+	const operationName =
+		resourceName === CUSTOM_API_CALL ? CUSTOM_API_CALL : this.getNodeParameter('operation', 0);
+	if (operationName === CUSTOM_API_CALL) {
+		throw userError(
+			this.getNode(),
+			"Custom API Call runs in n8n's HTTP Request node, not in the Svc node",
+			{
+				description:
+					"Add an HTTP Request node, set Authentication to Predefined Credential Type and Credential Type to Svc API, pick your Svc credential, and enter the endpoint's full URL (for example https://<your Base URL>/v1/me). Here, pick one of the listed operations.",
+			},
+		);
+	}
 	const found = findOperation(resourceName, operationName);
 	if (!found) {
 		throw new NodeOperationError(

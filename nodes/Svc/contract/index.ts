@@ -28,17 +28,19 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** What each scope grants, in the spec's words (documented). */
+/**
+ * What each scope lets a key do, as a 403 says it to a person. The scopes are documented; these
+ * sentences are the project's, in the words the node uses.
+ */
 export const SCOPE_GRANTS: Record<Scope, string> = {
-	'leads:read': 'List or fetch leads',
-	'leads:write': 'Create/upsert leads with Idempotency-Key, and record consent in custom_fields',
-	'conversations:read': 'Read authorized threads and messages (masked content)',
-	'conversations:write':
-		'Assistant takeover, including the proactive greeting when gates are approved',
-	'conversations:read:sensitive': 'Read full message content instead of masked responses',
-	'campaigns:read': 'Read campaigns',
-	'campaigns:danger': 'Approved campaign dispatch',
-	'webhooks:write': 'Manage webhook subscriptions',
+	'leads:read': 'list and get leads',
+	'leads:write': 'create and update leads, and record their consent',
+	'conversations:read': 'read conversation threads and messages, with message text masked',
+	'conversations:write': 'hand leads to the assistant (it may then greet them)',
+	'conversations:read:sensitive': 'read message text in full instead of masked',
+	'campaigns:read': 'list and get campaigns',
+	'campaigns:danger': 'dispatch approved campaigns',
+	'webhooks:write': 'manage webhook subscriptions (Svc Trigger needs it)',
 };
 
 export const SENSITIVE_READ_SCOPE: Scope = 'conversations:read:sensitive';

@@ -136,7 +136,7 @@ export function describeFailure(details: FailureDetails): { message: string; des
 			return { ...REJECTED_KEY_TEXT };
 		case 403: {
 			const scope = server.required_scope ?? endpoint.scope ?? 'a scope this key lacks';
-			const grants = endpoint.scope ? ` (${SCOPE_GRANTS[endpoint.scope]})` : '';
+			const grants = endpoint.scope ? `, which lets a key ${SCOPE_GRANTS[endpoint.scope]}` : '';
 			return {
 				message: `The API key lacks the scope "${scope}" that this operation needs (403)`,
 				description: `${route} requires the scope ${scope}${grants}. In the service's dashboard (Settings > API keys) create or edit a key with that scope and use it in the Svc API credential.`,

@@ -7,11 +7,11 @@ import type { Operation } from '../types';
 
 export const assistantTakeover: Operation = {
 	option: {
-		name: 'Assistant Takeover',
+		name: 'Hand to Assistant',
 		value: 'assistantTakeover',
 		action: 'Hand a lead to the assistant',
 		description:
-			"Let the assistant take over the conversation with a lead. Side effect: when the service's gates approve, the assistant sends the lead a proactive greeting.",
+			'Let the assistant take over the conversation with a lead. Side effect: the assistant may greet the lead right away; the service decides whether it does.',
 	},
 	toolDescription:
 		"Hand a lead's conversation to the Svc assistant. Side effect: the assistant may send the lead a greeting message right away. Pass Lead: the lead's ID, e.g. lead_0001, and optionally Note: a sentence or two of context for the assistant. Returns lead_id, status (assistant_active) and greeting_sent (true or false).",
@@ -43,7 +43,7 @@ export const assistantTakeover: Operation = {
 		const greeting = result.greeting ?? { sent: false };
 		if (!greeting.sent) {
 			op.hint(
-				`The assistant took over, but no proactive greeting was sent${greeting.reason ? ` (${greeting.reason})` : ''}`,
+				`The assistant took over and sent the lead no greeting${greeting.reason ? ` (${greeting.reason})` : ''}`,
 			);
 		}
 		return { ...result, greeting_sent: greeting.sent === true };
