@@ -143,6 +143,7 @@ async function main(): Promise<void> {
 	const mcpUrl = `${topology ? topology.webhookProcessors[0].baseUrl : n8n.baseUrl}/mcp/${MCP_PATH}`;
 	// Each run needs a new email: an existing one updates its lead, and only a new lead sends lead.created.
 	const createConsentingLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\",\\"custom_fields\\":{\\"consent\\":{\\"status\\":\\"granted\\"}}}"`;
+	const createHotLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"hot-$(date +%s)@example.com\\",\\"custom_fields\\":{\\"score\\":90,\\"consent\\":{\\"status\\":\\"granted\\"}}}"`;
 	const createLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\"}"`;
 
 	console.log(`
@@ -186,7 +187,11 @@ Try first:
      so this runs offline.
   6. Point an MCP client (Streamable HTTP) at the MCP server above with its bearer token, and ask
      it to find ada.lovelace@example.com: it calls the "Find Lead" tool of "Svc: MCP server for leads".
-  7. Add a Svc node to any workflow: every resource and operation works against the sandbox.
+  7. Open "Svc: hand a hot lead to the assistant" and publish it. Create a hot lead (score 90, consent
+     granted):
+       ${createHotLead}
+     Its execution hands the lead to the assistant (see Executions; greeting_sent says whether it greeted).
+  8. Add a Svc node to any workflow: every resource and operation works against the sandbox.
 
 Other demo keys (add them as Svc API credentials to see scopes at work):
 ${DEMO_KEYS.slice(1)
