@@ -14,7 +14,8 @@ import {
 } from '../../harness/crash-receivers';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
-import { withCredential } from '../../harness/example-workflows';
+import { loadExample, withCredential } from '../../harness/example-workflows';
+import { upsertLead } from '../../sandbox/operations';
 import { mergeFigures } from '../../harness/figures';
 import type { ExecutionRecord } from '../../harness/n8n/api';
 import {
@@ -235,6 +236,42 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			expect(delivered.filter((event) => !sent.has(event))).toEqual([]);
 			expect(delivered.some((event) => answered.has(event))).toBe(true);
 			expect(missed.filter((event) => sent.has(event))).toEqual([]);
+		});
+
+		it('the example "Svc: new leads, webhook with pull catch-up" as its note says: a lead created while it was unpublished and one created after are each read once by Get Lead', async () => {
+			const { id } = await importWorkflow(
+				env.n8n,
+				loadExample('new-leads-webhook-with-catch-up.json', env.credential),
+			);
+			await activate(env.n8n, id);
+			await deactivate(env.n8n, id);
+			const { lead: missed } = upsertLead(env.sandbox.state, {
+				email: `catch-up-missed-${version}@example.com`,
+			});
+			await activate(env.n8n, id);
+			const { lead: live } = upsertLead(env.sandbox.state, {
+				email: `catch-up-live-${version}@example.com`,
+			});
+			const reads = (leadId: string) =>
+				env.sandbox.state.requests.all().filter((request) => request.path === `/v1/leads/${leadId}`)
+					.length;
+			// The missed lead comes by pull; the live one by webhook and by the next poll, whose copy stops.
+			await until(
+				'both leads read, and the live one pulled too',
+				async () => {
+					const executions = await listExecutions(env.n8n, id);
+					return (
+						reads(missed.id) > 0 &&
+						reads(live.id) > 0 &&
+						executions.length >= 3 &&
+						executions.every((execution) => !UNFINISHED.includes(execution.status))
+					);
+				},
+				{ timeoutMs: TWO_POLLS_MS, everyMs: 500 },
+			);
+			await env.sandbox.state.deliveries.idle();
+			expect([reads(missed.id), reads(live.id)]).toEqual([1, 1]);
+			await deactivate(env.n8n, id);
 		});
 	},
 );
