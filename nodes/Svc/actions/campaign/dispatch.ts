@@ -22,6 +22,8 @@ const LISTED_LEADS = 'listedLeads';
 const WHOLE_AUDIENCE = 'wholeAudience';
 const ALLOW_UNAPPROVED = 'allowUnapproved';
 const ALLOW_UNAPPROVED_LABEL = 'Send Campaigns Not Approved';
+/** "approved, active or sending": the statuses a person reads in the service's dashboard. */
+const APPROVED_STATUS_TEXT = `${APPROVED_CAMPAIGN_STATUSES.slice(0, -1).join(', ')} or ${APPROVED_CAMPAIGN_STATUSES[APPROVED_CAMPAIGN_STATUSES.length - 1]}`;
 const AUDIENCE_NAMES: Record<string, string> = {
 	[LISTED_LEADS]: 'Listed Leads Only',
 	[WHOLE_AUDIENCE]: 'The Whole Audience',
@@ -58,7 +60,7 @@ const allowUnapprovedOption: INodeProperties = {
 	type: 'boolean',
 	noDataExpression: true,
 	default: false,
-	description: `Whether to dispatch a campaign whose status is not one of ${APPROVED_CAMPAIGN_STATUSES.join(', ')} (e.g. a draft). Set here by a person: an expression counts as off.`,
+	description: `Whether to dispatch a campaign whose status is not ${APPROVED_STATUS_TEXT} (e.g. a draft). Set here by a person: an expression counts as off.`,
 };
 
 /** Who receives this item's dispatch: the whole audience, or the listed leads (never none). */
@@ -106,7 +108,7 @@ async function requireApproved(op: OperationContext, campaignId: string): Promis
 		`Campaign "${campaign.name}" (${campaign.id}) is ${campaign.status}, not approved, so nothing was sent`,
 		{
 			itemIndex: op.itemIndex,
-			description: `Approve the campaign in the service's dashboard first. Dispatch sends only campaigns whose status is ${APPROVED_CAMPAIGN_STATUSES.join(', ')}; to send others, a person switches on '${ALLOW_UNAPPROVED_LABEL}' in this node's options.`,
+			description: `Approve the campaign in the service's dashboard first. Dispatch sends only campaigns whose status is ${APPROVED_STATUS_TEXT}; to send others, a person switches on '${ALLOW_UNAPPROVED_LABEL}' in this node's options.`,
 		},
 	);
 }
