@@ -51,13 +51,16 @@ beforeAll(async () => {
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
 			req.on('end', () => {
 				void (async () => {
-					if (!current) {
+					// A delivery belongs to the test whose trigger took it: one that ends after its test does
+					// (a retry's run still claiming) is not counted in the next test's deliveries.
+					const handler = current;
+					if (!handler) {
 						res.writeHead(404).end();
 						return;
 					}
 					// As n8n does: the answer goes out when the node gives it, from inside the execution too,
 					// before the execution ends.
-					const result = await current.deliver({
+					const result = await handler.deliver({
 						method: 'POST',
 						headers: req.headers as Record<string, string>,
 						rawBody: Buffer.concat(chunks),
@@ -70,7 +73,7 @@ beforeAll(async () => {
 							})();
 						},
 					});
-					delivered.push(result);
+					if (handler === current) delivered.push(result);
 					if (!result.response) res.writeHead(500).end('{"error":"the delivery was not answered"}');
 				})();
 			});
@@ -240,7 +243,10 @@ describe('deliveries signed by the sandbox', () => {
 		const t = await trigger();
 		await t.activate();
 		const { lead } = upsertLead(sandbox.state, { email: 'fresh@example.com', first_name: 'Fresh' });
-		await until('one delivery', () => delivered.length === 1, { everyMs: 10, timeoutMs: 5000 });
+		await until('the event to run', () => started().length > 0, { everyMs: 10, timeoutMs: 10_000 });
+		// On a loaded machine the answer can come after the sandbox's 400 ms: its retries are over
+		// once it is idle, and none of them may have started the event again.
+		await sandbox.state.waitForDeliveries();
 		expect(started()).toHaveLength(1);
 		const item = started()[0].passedOn?.[0].json as IDataObject;
 		expect(item).toMatchObject({
@@ -250,12 +256,20 @@ describe('deliveries signed by the sandbox', () => {
 		});
 		expect((item.meta as IDataObject).webhook_id).toBe(item.id);
 
+		const before = delivered.length;
 		sandbox.state.deliveries.redeliver(item.id as string);
-		await until('two deliveries', () => delivered.length === 2, { everyMs: 10, timeoutMs: 5000 });
-		expect(delivered[1].response).toMatchObject({
-			statusCode: 200,
-			body: { received: true, duplicate: true },
-		});
+		await until(
+			'the re-delivery answered as a duplicate',
+			() =>
+				delivered
+					.slice(before)
+					.some(
+						(result) =>
+							result.response?.statusCode === 200 &&
+							(result.response.body as IDataObject | undefined)?.duplicate === true,
+					),
+			{ everyMs: 10, timeoutMs: 10_000 },
+		);
 		expect(started()).toHaveLength(1);
 	});
 
@@ -282,11 +296,14 @@ describe('deliveries signed by the sandbox', () => {
 			events: ['lead.created', 'campaign.updated'],
 		});
 		sandbox.state.deliveries.emit('campaign.updated', { id: 'cmp_0001' });
-		await until('one delivery', () => delivered.length === 1, { everyMs: 10, timeoutMs: 5000 });
-		expect(delivered[0].response).toMatchObject({
-			statusCode: 200,
-			body: { received: true, ignored: true },
-		});
+		await until('one delivery', () => delivered.length > 0, { everyMs: 10, timeoutMs: 10_000 });
+		// A retry, if a loaded machine answered late, is answered the same way.
+		await sandbox.state.waitForDeliveries();
+		for (const result of delivered)
+			expect(result.response).toMatchObject({
+				statusCode: 200,
+				body: { received: true, ignored: true },
+			});
 		expect(started()).toHaveLength(0);
 	});
 });
