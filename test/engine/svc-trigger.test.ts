@@ -15,7 +15,13 @@ import { startSandbox } from '../../sandbox';
 import { upsertLead } from '../../sandbox/operations';
 import { makeLocalCa } from '../../harness/local-ca';
 import type { LocalCa } from '../../harness/local-ca';
-import type { DeliveryResult, RecordedResponse, TriggerHarness } from '../../harness/engine';
+import type {
+	Delivery,
+	DeliveryResult,
+	RecordedResponse,
+	TriggerHarness,
+} from '../../harness/engine';
+import { signedDelivery } from '../../harness/engine/webhook-http';
 import { capturedLogs, shutdownEngine } from '../../harness/engine';
 import type { SvcTriggerOptions } from '../../harness/engine/svc';
 import { createSvcTrigger, FULL_KEY } from '../../harness/engine/svc';
@@ -114,6 +120,16 @@ function stored(t: TriggerHarness): { id: string; secret: string; sealedSecret: 
 		...subscription,
 		secret: sandbox.state.store.subscriptions.get(subscription.id)?.secret ?? '',
 	};
+}
+
+/** A lead.created event `id`, delivered signed with `secret` as the service sends it. */
+function signed(secret: string, id: string): Delivery {
+	return signedDelivery(secret, {
+		id,
+		type: 'lead.created',
+		created_at: new Date().toISOString(),
+		data: { id: 'lead_0001' },
+	});
 }
 
 /** Deliveries whose event the trigger passed on to the rest of the workflow. */
@@ -309,29 +325,13 @@ describe('deliveries signed by the sandbox', () => {
 });
 
 describe('acknowledged only once n8n stored the execution, and run once', () => {
-	const now = () => Math.floor(Date.now() / 1000);
-	function signed(t: TriggerHarness, id: string) {
-		const body = JSON.stringify({
-			id,
-			type: 'lead.created',
-			created_at: new Date().toISOString(),
-			data: { id: 'lead_0001' },
-		});
-		const headers = {
-			'content-type': 'application/json',
-			'webhook-id': id,
-			'webhook-timestamp': String(now()),
-			'webhook-signature': new Webhook(stored(t).secret).sign(id, new Date(now() * 1000), body),
-		};
-		return { method: 'POST' as const, headers, rawBody: body };
-	}
 	/** n8n's processed-data row of the trigger's workflow (workflow scope, shared by its Svc triggers). */
 	const row = (t: TriggerHarness) => processedData.rows.get(`${t.workflowId} `) ?? [];
 
 	it("webhook() answers nothing for a new event: the execution answers 200, then claims the event in n8n's record", async () => {
 		const t = await trigger();
 		await t.activate();
-		const result = await t.deliver(signed(t, 'evt_stored_1'));
+		const result = await t.deliver(signed(stored(t).secret, 'evt_stored_1'));
 		expect(result.webhookResponse).toEqual({
 			workflowData: [
 				[
@@ -349,15 +349,15 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 	it("an event already in n8n's record (run by another process, or before a restart) is answered 200 and stops at the trigger", async () => {
 		const t = await trigger();
 		await t.activate();
-		await t.deliver(signed(t, 'evt_elsewhere_0'));
+		await t.deliver(signed(stored(t).secret, 'evt_elsewhere_0'));
 		// What another process's claim leaves in the shared row.
 		row(t).push('event evt_elsewhere_1', 'claim 7f9c1b52-0d55-4c49-9a56-0d7a3d1e2f11');
-		const result = await t.deliver(signed(t, 'evt_elsewhere_1'));
+		const result = await t.deliver(signed(stored(t).secret, 'evt_elsewhere_1'));
 		expect(result.workflowData?.[0]).toHaveLength(1);
 		expect(result.response).toMatchObject({ statusCode: 200 });
 		expect(result.passedOn).toEqual([]);
 		// Known in this process now: the next copy costs no execution.
-		const again = await t.deliver(signed(t, 'evt_elsewhere_1'));
+		const again = await t.deliver(signed(stored(t).secret, 'evt_elsewhere_1'));
 		expect(again.workflowData).toBeUndefined();
 		expect(again.response).toMatchObject({
 			statusCode: 200,
@@ -368,13 +368,13 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 	it('the same execution started again after its process died (n8n 1.x queue mode) fails with the event kept, and runs nothing past the trigger', async () => {
 		const t = await trigger();
 		await t.activate();
-		await t.deliver(signed(t, 'evt_rerun_0'));
+		await t.deliver(signed(stored(t).secret, 'evt_rerun_0'));
 		// What the first run of execution 'exec-rerun-7' left before its worker was killed.
 		row(t).push('event evt_rerun', 'claim evt_rerun exec-rerun-7');
 		const answers: RecordedResponse[] = [];
 		await expect(
 			t.deliver({
-				...signed(t, 'evt_rerun'),
+				...signed(stored(t).secret, 'evt_rerun'),
 				executionId: 'exec-rerun-7',
 				onAnswer: (answer) => answers.push(answer),
 			}),
@@ -386,7 +386,8 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 		// Another execution of the same event is a repeat, as before.
 		row(t).push('event evt_rerun_2', 'claim evt_rerun_2 exec-first-8');
 		expect(
-			(await t.deliver({ ...signed(t, 'evt_rerun_2'), executionId: 'exec-other-9' })).passedOn,
+			(await t.deliver({ ...signed(stored(t).secret, 'evt_rerun_2'), executionId: 'exec-other-9' }))
+				.passedOn,
 		).toEqual([]);
 	});
 
@@ -394,8 +395,8 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 		const t = await trigger();
 		await t.activate();
 		const results = await Promise.all([
-			t.deliver(signed(t, 'evt_twin')),
-			t.deliver(signed(t, 'evt_twin')),
+			t.deliver(signed(stored(t).secret, 'evt_twin')),
+			t.deliver(signed(stored(t).secret, 'evt_twin')),
 		]);
 		expect(results.map((result) => result.response?.statusCode)).toEqual([200, 200]);
 		expect(results.map((result) => result.passedOn?.length ?? 0).sort()).toEqual([0, 1]);
@@ -411,12 +412,14 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 		});
 		for (const [key, value] of Object.entries(published.staticData))
 			listening.staticData[key] = value;
-		const first = await listening.deliver(signed(published, 'evt_listen'));
+		const first = await listening.deliver(signed(stored(published).secret, 'evt_listen'));
 		expect(first.response).toEqual({ statusCode: 200, headers: {}, body: { received: true } });
 		expect(first.passedOn).toHaveLength(1);
 		expect(row(published)).toEqual([]);
 		// The published workflow still runs the same event: the editor's copy is not its repeat.
-		expect((await published.deliver(signed(published, 'evt_listen'))).passedOn).toHaveLength(1);
+		expect(
+			(await published.deliver(signed(stored(published).secret, 'evt_listen'))).passedOn,
+		).toHaveLength(1);
 	});
 });
 
@@ -569,13 +572,15 @@ describe('bad deliveries start nothing', () => {
 		await withHeaders.activate();
 		const { secret } = stored(withHeaders);
 		const body = event('evt_headers');
-		const signature = new Webhook(secret).sign('evt_headers', new Date(now() * 1000), body);
+		// One timestamp for the header and the signature: two reads can straddle a second.
+		const timestamp = now();
+		const signature = new Webhook(secret).sign('evt_headers', new Date(timestamp * 1000), body);
 		const result = await withHeaders.deliver({
 			method: 'POST',
 			headers: {
 				'content-type': 'application/json',
 				'webhook-id': 'evt_headers',
-				'webhook-timestamp': String(now()),
+				'webhook-timestamp': String(timestamp),
 				'webhook-signature': signature,
 			},
 			rawBody: body,
@@ -588,22 +593,6 @@ describe('bad deliveries start nothing', () => {
 
 describe('the signing secret sealed under the API key', () => {
 	const ROTATED_KEY = 'svc_live_LiveFormatDemoKey0000005';
-	const now = () => Math.floor(Date.now() / 1000);
-	function signedDelivery(secret: string, id: string) {
-		const body = JSON.stringify({
-			id,
-			type: 'lead.created',
-			created_at: new Date().toISOString(),
-			data: { id: 'lead_0001' },
-		});
-		const headers = {
-			'content-type': 'application/json',
-			'webhook-id': id,
-			'webhook-timestamp': String(now()),
-			'webhook-signature': new Webhook(secret).sign(id, new Date(now() * 1000), body),
-		};
-		return { method: 'POST' as const, headers, rawBody: body };
-	}
 	/** The same trigger node and static data, with another API key in its credential. */
 	async function withKey(t: TriggerHarness, apiKey: string): Promise<TriggerHarness> {
 		const rotated = await trigger({
@@ -621,7 +610,7 @@ describe('the signing secret sealed under the API key', () => {
 		const before = stored(t);
 		const rotated = await withKey(t, ROTATED_KEY);
 
-		const refused = await rotated.deliver(signedDelivery(before.secret, 'evt_rotated_1'));
+		const refused = await rotated.deliver(signed(before.secret, 'evt_rotated_1'));
 		expect(refused.response?.statusCode).toBe(503);
 		expect(refused.workflowData).toBeUndefined();
 		const warning = capturedLogs().find((line) => line.text.includes('cannot verify deliveries'));
@@ -632,7 +621,7 @@ describe('the signing secret sealed under the API key', () => {
 		expect(subscriptions()).toHaveLength(1);
 		const after = stored(rotated);
 		expect(after.id).not.toBe(before.id);
-		const accepted = await rotated.deliver(signedDelivery(after.secret, 'evt_rotated_2'));
+		const accepted = await rotated.deliver(signed(after.secret, 'evt_rotated_2'));
 		expect(accepted.workflowData?.[0]).toHaveLength(1);
 	});
 
