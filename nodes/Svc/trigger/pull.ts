@@ -147,13 +147,19 @@ async function claimedInOrder(claims: Array<Promise<boolean>>, deadline: number)
 	return firstUnclaimed < 0 ? claimed.length : firstUnclaimed;
 }
 
+/** An execution this process started for an event: whether it claimed the event, and when it started. */
+interface StartedExecution {
+	claim: Promise<boolean>;
+	at: number;
+}
+
 /**
  * The executions this process started for a trigger's events and the position has not passed
  * yet, by event id: whether each claimed its event, and when it started. A page read again (its
  * executions were slow to answer) waits for them instead of starting the same events again,
  * unless one has said nothing for STALE_START_MS (its process may have died: queue mode).
  */
-const startedHere = new Map<string, Map<string, { claim: Promise<boolean>; at: number }>>();
+const startedHere = new Map<string, Map<string, StartedExecution>>();
 const STALE_START_MS = 2 * 60_000;
 
 function startExecution(ctx: IPollFunctions, event: EventEnvelope): Promise<boolean> {
@@ -213,8 +219,7 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	let position: PullPosition = currentPosition(staticData, startSetting(ctx), now);
 	let readFrom = positionQuery(position);
 	const types = desiredEvents(ctx).join(',');
-	const started =
-		startedHere.get(key) ?? new Map<string, { claim: Promise<boolean>; at: number }>();
+	const started = startedHere.get(key) ?? new Map<string, StartedExecution>();
 	startedHere.set(key, started);
 	const inFlight: StartedPage[] = [];
 	let more = true;
@@ -277,7 +282,7 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
  */
 function startOnce(
 	ctx: IPollFunctions,
-	started: Map<string, { claim: Promise<boolean>; at: number }>,
+	started: Map<string, StartedExecution>,
 	event: EventEnvelope,
 ): Promise<boolean> {
 	const earlier = started.get(event.id);
