@@ -14,6 +14,7 @@ import {
 	testCredential,
 	waitForExecutions,
 } from '../../harness/n8n/api';
+import { UUID_PATTERN } from '../../nodes/Svc/contract';
 import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { Environment } from '../../harness/environment';
 import { FULL_KEY, NO_SENSITIVE_KEY, startEnvironment } from '../../harness/environment';
@@ -183,29 +184,40 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			expect(nodeOutput(execution, 'Messages').length).toBeGreaterThan(0);
 		});
 
-		it('Campaign: dispatch once with an Idempotency-Key; without campaigns:danger the error names the scope', async () => {
-			const ok = await runOnce(
-				actionWorkflow('e2e dispatch', [
-					{
-						name: 'Dispatch',
-						parameters: {
-							resource: 'campaign',
-							operation: 'dispatch',
-							campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' },
-							confirmDispatch: true,
-							audience: 'wholeAudience',
-						},
+		it('Campaign: dispatch once with an Idempotency-Key, and a second run of the same dispatch sends nothing; without campaigns:danger the error names the scope', async () => {
+			const dispatchWorkflow = actionWorkflow('e2e dispatch', [
+				{
+					name: 'Dispatch',
+					parameters: {
+						resource: 'campaign',
+						operation: 'dispatch',
+						campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' },
+						confirmDispatch: true,
+						leadIds: 'lead_0003, lead_0004',
 					},
-				]),
-			);
+				},
+			]);
+			const dispatches = env.sandbox.state.stats.snapshot().dispatches;
+			const ok = await runOnce(dispatchWorkflow);
 			expect(ok.status).toBe('success');
 			expect(nodeOutput(ok, 'Dispatch')[0].json).toMatchObject({
 				campaign_id: 'cmp_0002',
 				status: 'queued',
+				sent_to: 'listed_leads',
+				lead_ids: ['lead_0003', 'lead_0004'],
+				replayed: false,
 			});
-			expect(
-				requestsTo('POST /v1/campaigns/{campaign_id}/dispatch')[0].headers['idempotency-key'],
-			).toBeDefined();
+			const [firstRequest] = requestsTo('POST /v1/campaigns/{campaign_id}/dispatch');
+			expect(firstRequest.headers['idempotency-key']).toMatch(UUID_PATTERN);
+
+			// Run again, as a second click would: the service answers with the first dispatch.
+			const again = await runOnce(dispatchWorkflow);
+			expect(again.status).toBe('success');
+			expect(nodeOutput(again, 'Dispatch')[0].json).toMatchObject({
+				replayed: true,
+				dispatch_id: nodeOutput(ok, 'Dispatch')[0].json.dispatch_id,
+			});
+			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(dispatches + 1);
 
 			const limited = await importCredential(env.n8n, {
 				name: 'Svc limited',

@@ -548,6 +548,8 @@ describe('Campaign', () => {
 		expect(result.output[0].json).toMatchObject({
 			campaign_id: 'cmp_0002',
 			status: 'queued',
+			sent_to: 'listed_leads',
+			lead_ids: ['lead_0001', 'lead_0002'],
 			replayed: false,
 		});
 		const [request] = requestsTo(sandbox(), 'POST /v1/campaigns/{campaign_id}/dispatch');
@@ -616,6 +618,55 @@ describe('Campaign', () => {
 				(request) => request.body ?? {},
 			),
 		).toEqual([{}]);
+	});
+
+	it('Dispatch run again (another Execute step, the same campaign and leads) sends nothing and says so; Send Again, set by a person, sends again', async () => {
+		const first = await runSvc(
+			sandbox(),
+			dispatchTo('cmp_0002', { leadIds: 'lead_0002, lead_0001' }),
+		);
+		expect(first.output[0].json).toMatchObject({ replayed: false, sent_to: 'listed_leads' });
+		expect(first.hints).toEqual([]);
+
+		// A new execution, the leads in another order: the same dispatch, answered by the first.
+		const again = await runSvc(
+			sandbox(),
+			dispatchTo('cmp_0002', { leadIds: 'lead_0001,lead_0002' }),
+		);
+		expect(again.error).toBeUndefined();
+		expect(again.output[0].json).toMatchObject({
+			replayed: true,
+			dispatch_id: first.output[0].json.dispatch_id,
+			lead_ids: ['lead_0001', 'lead_0002'],
+		});
+		expect(again.hints.map((hint) => hint.message)).toEqual([
+			"Already sent: this campaign was dispatched to the same leads in the last 24 hours, so nothing was sent again (replayed is true, with the first dispatch's ID). To send it again on purpose, switch on 'Send Again' in this node's options.",
+		]);
+		expect(sandbox().state.stats.snapshot().dispatches).toBe(1);
+
+		// Other leads, or the whole audience, are another dispatch.
+		const other = await runSvc(sandbox(), dispatchTo('cmp_0002', { leadIds: 'lead_0003' }));
+		const whole = await runSvc(sandbox(), dispatchTo('cmp_0002', { audience: 'wholeAudience' }));
+		expect([other, whole].map((run) => run.output[0].json.replayed)).toEqual([false, false]);
+		expect(whole.output[0].json).toMatchObject({ sent_to: 'whole_audience' });
+		expect(whole.output[0].json).not.toHaveProperty('lead_ids');
+		expect(sandbox().state.stats.snapshot().dispatches).toBe(3);
+
+		// An expression is not the person's switch: it counts as off.
+		const byExpression = await runSvc(
+			sandbox(),
+			dispatchTo('cmp_0002', { leadIds: 'lead_0003', options: { sendAgain: '={{ true }}' } }),
+		);
+		expect(byExpression.output[0].json).toMatchObject({ replayed: true });
+		expect(sandbox().state.stats.snapshot().dispatches).toBe(3);
+
+		const sentAgain = await runSvc(
+			sandbox(),
+			dispatchTo('cmp_0002', { leadIds: 'lead_0003', options: { sendAgain: true } }),
+		);
+		expect(sentAgain.output[0].json).toMatchObject({ replayed: false });
+		expect(sentAgain.output[0].json.dispatch_id).not.toBe(other.output[0].json.dispatch_id);
+		expect(sandbox().state.stats.snapshot().dispatches).toBe(4);
 	});
 
 	it('Dispatch replayed by the service (same Idempotency Key) says so under the output', async () => {

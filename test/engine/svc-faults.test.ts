@@ -73,6 +73,8 @@ describe('writes under injected faults', () => {
 				campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' },
 				confirmDispatch: true,
 				leadIds: '={{ $json.lead }}',
+				// Each item is its own dispatch, even to a lead an item before it had.
+				options: { sendAgain: true },
 			},
 			{ items },
 		);

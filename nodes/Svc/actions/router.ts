@@ -11,6 +11,7 @@ import { runBounded } from '../shared/pool';
 import { asText } from '../shared/text';
 import {
 	deriveIdempotencyKey,
+	idempotencyKeyFromContent,
 	idempotencyKeyFromText,
 	isUuid,
 	RequestGate,
@@ -278,10 +279,11 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 			asTool,
 			parameter: (name, fallback, parameterOptions) =>
 				parameters.read(name, itemIndex, fallback, parameterOptions),
-			writeKey: (operationKey, body) => {
+			writeKey: (operationKey, body, scope = 'run') => {
 				const own = asText(
 					parameters.read<unknown>('options.idempotencyKey', itemIndex, ''),
 				).trim();
+				if (own === '' && scope === 'content') return idempotencyKeyFromContent(operationKey, body);
 				if (own === '')
 					return deriveIdempotencyKey({
 						executionId,

@@ -8,6 +8,9 @@ import type {
 
 import type { SvcClient } from '../transport';
 
+/** What a derived Idempotency-Key stays the same across: see OperationContext.writeKey. */
+export type WriteKeyScope = 'run' | 'content';
+
 export interface OperationContext {
 	ctx: IExecuteFunctions;
 	client: SvcClient;
@@ -17,10 +20,11 @@ export interface OperationContext {
 	/** This item's value of a node parameter (resolved once per execution when it holds no expression). */
 	parameter<T>(name: string, fallback: T, options?: IGetNodeParameterOptions): T;
 	/**
-	 * The Idempotency-Key for this item's write: the user's own from the options, or one
-	 * derived from execution, node, run, item, operation and body.
+	 * The Idempotency-Key for this item's write: the user's own from the options, or one derived
+	 * from execution, node, run, item, operation and body (`run`), or from operation and body alone
+	 * (`content`: the same write from any run is applied once within the service's window).
 	 */
-	writeKey(operation: string, body: unknown): string;
+	writeKey(operation: string, body: unknown, scope?: WriteKeyScope): string;
 	/** Adds a hint shown once under the node's output. */
 	hint(message: string): void;
 }

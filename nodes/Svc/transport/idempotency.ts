@@ -49,6 +49,15 @@ export function idempotencyKeyFromText(operation: string, text: string): string 
 	return uuidFromHash(['user-key', operation, text]);
 }
 
+/**
+ * The key for a write that must not happen twice by accident, whoever runs it again: the same
+ * operation with the same body gets the same key in any execution, so within the service's
+ * idempotency window a second run is answered with the first write instead of applying it again.
+ */
+export function idempotencyKeyFromContent(operation: string, body: unknown): string {
+	return uuidFromHash(['same-content', operation, body]);
+}
+
 /** An RFC 9562 version 8 (custom) UUID from the SHA-256 of the canonical JSON of `parts`. */
 function uuidFromHash(parts: unknown[]): string {
 	const bytes = createHash('sha256').update(canonicalJson(parts)).digest().subarray(0, 16);

@@ -24,5 +24,11 @@ export {
 	userError,
 } from './errors';
 export { RequestGate } from './gate';
-export { canonicalJson, deriveIdempotencyKey, idempotencyKeyFromText, isUuid } from './idempotency';
+export {
+	canonicalJson,
+	deriveIdempotencyKey,
+	idempotencyKeyFromContent,
+	idempotencyKeyFromText,
+	isUuid,
+} from './idempotency';
 export { REDACTED, Redactor } from './redact';

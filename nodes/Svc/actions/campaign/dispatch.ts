@@ -1,14 +1,14 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { Campaign, DispatchResult } from '../../contract';
-import { APPROVED_CAMPAIGN_STATUSES } from '../../contract';
+import { APPROVED_CAMPAIGN_STATUSES, IDEMPOTENCY_WINDOW_HOURS } from '../../contract';
 import { asText } from '../../shared/text';
 import { userError } from '../../transport';
 import { storedSetting } from '../itemParameters';
 import { campaignLocator, locatorValue } from '../locators';
 import { idempotencyKeyOption, sendDuringEvaluationsOption } from '../parameters';
 import { personMustAllowText, plainOnly } from '../tool';
-import type { Operation, OperationContext } from '../types';
+import type { Operation, OperationContext, WriteKeyScope } from '../types';
 
 /** Accepts a list from an expression or a comma/space separated string. */
 export function parseIdList(value: unknown): string[] {
@@ -22,6 +22,8 @@ const LISTED_LEADS = 'listedLeads';
 const WHOLE_AUDIENCE = 'wholeAudience';
 const ALLOW_UNAPPROVED = 'allowUnapproved';
 const ALLOW_UNAPPROVED_LABEL = 'Send Campaigns Not Approved';
+const SEND_AGAIN = 'sendAgain';
+const SEND_AGAIN_LABEL = 'Send Again';
 /** "approved, active or sending": the statuses a person reads in the service's dashboard. */
 const APPROVED_STATUS_TEXT = `${APPROVED_CAMPAIGN_STATUSES.slice(0, -1).join(', ')} or ${APPROVED_CAMPAIGN_STATUSES[APPROVED_CAMPAIGN_STATUSES.length - 1]}`;
 const AUDIENCE_NAMES: Record<string, string> = {
@@ -63,6 +65,15 @@ const allowUnapprovedOption: INodeProperties = {
 	description: `Whether to dispatch a campaign whose status is not ${APPROVED_STATUS_TEXT} (e.g. a draft). Set here by a person: an expression counts as off.`,
 };
 
+const sendAgainOption: INodeProperties = {
+	displayName: SEND_AGAIN_LABEL,
+	name: SEND_AGAIN,
+	type: 'boolean',
+	noDataExpression: true,
+	default: false,
+	description: `Whether to send a campaign again to leads it was already dispatched to in the last ${IDEMPOTENCY_WINDOW_HOURS} hours. Off: running the same dispatch again (same campaign, same leads) sends nothing and returns the first dispatch, marked replayed. Set here by a person: an expression counts as off.`,
+};
+
 /** Who receives this item's dispatch: the whole audience, or the listed leads (never none). */
 function audienceOf(op: OperationContext): { leadIds?: string[] } {
 	const setting = storedSetting(op.ctx.getNode().parameters, AUDIENCE);
@@ -84,7 +95,8 @@ function audienceOf(op: OperationContext): { leadIds?: string[] } {
 		);
 	}
 	if (chosen === WHOLE_AUDIENCE) return {};
-	const leadIds = parseIdList(op.parameter('leadIds', ''));
+	// In one order, so the same leads make the same body and the same Idempotency-Key.
+	const leadIds = parseIdList(op.parameter('leadIds', '')).sort();
 	if (leadIds.length === 0) {
 		throw userError(op.ctx.getNode(), 'No lead IDs were given, so nothing was sent', {
 			itemIndex: op.itemIndex,
@@ -121,7 +133,7 @@ export const dispatch: Operation = {
 		description:
 			'Send an approved campaign now, to listed leads or its whole audience. Side effect: the service sends messages to real leads. Needs the campaigns:read and campaigns:danger scopes and the confirmation switched on.',
 	},
-	toolDescription: `Dispatch an approved Svc campaign now: the service sends its messages to real leads, and this cannot be undone. ${personMustAllowText('sends nothing')} A campaign that is not approved is refused. Pass Campaign: the campaign's ID, e.g. cmp_0001, and Lead IDs: a comma-separated list such as lead_0001, lead_0002 of the leads to send to (unless a person set this tool to send to the whole audience). Returns campaign_id, dispatch_id and status (queued).`,
+	toolDescription: `Dispatch an approved Svc campaign now: the service sends its messages to real leads, and this cannot be undone. ${personMustAllowText('sends nothing')} A campaign not approved is refused. Pass Campaign: its ID, e.g. cmp_0001, and Lead IDs: the leads to send to, e.g. lead_0001, lead_0002 (unless a person chose the whole audience). Returns campaign_id, dispatch_id, status, sent_to, lead_ids, and replayed: true if the same dispatch was sent in the last ${IDEMPOTENCY_WINDOW_HOURS} hours and nothing was sent again.`,
 	needsPersonAsTool: true,
 	properties: [
 		campaignLocator,
@@ -149,7 +161,12 @@ export const dispatch: Operation = {
 				'The leads that receive the campaign: their IDs, comma-separated, e.g. lead_0001, lead_0002',
 		},
 	],
-	options: [allowUnapprovedOption, sendDuringEvaluationsOption, idempotencyKeyOption],
+	options: [
+		allowUnapprovedOption,
+		sendAgainOption,
+		sendDuringEvaluationsOption,
+		idempotencyKeyOption,
+	],
 	writes: true,
 	messagesLeads: true,
 	async execute(op) {
@@ -165,16 +182,31 @@ export const dispatch: Operation = {
 		const { leadIds } = audienceOf(op);
 		await requireApproved(op, campaignId);
 		const body: IDataObject = leadIds ? { lead_ids: leadIds } : {};
+		// Unless a person switched on Send Again, the key follows the campaign and its leads alone,
+		// so an accidental second run (another Execute step, a re-run workflow, a model calling
+		// twice) is answered with the first dispatch instead of messaging the leads again.
+		const sendAgain = storedSetting(op.ctx.getNode().parameters, `options.${SEND_AGAIN}`);
+		const scope: WriteKeyScope =
+			sendAgain.kind === 'literal' && sendAgain.value === true ? 'run' : 'content';
 		const { body: result, replayed } = await op.client.request<DispatchResult>('dispatchCampaign', {
 			pathParams: { campaign_id: campaignId },
 			body,
-			idempotencyKey: op.writeKey(`dispatchCampaign:${campaignId}`, body),
+			idempotencyKey: op.writeKey(`dispatchCampaign:${campaignId}`, body, scope),
 			itemIndex: op.itemIndex,
 		});
-		if (replayed)
-			op.hint(
-				'Replayed: the service had already applied this dispatch (same Idempotency-Key), so nothing was sent again.',
-			);
-		return { ...result, replayed };
+		if (replayed) op.hint(replayedHint(op, scope));
+		return {
+			...result,
+			sent_to: leadIds ? 'listed_leads' : 'whole_audience',
+			...(leadIds ? { lead_ids: leadIds } : {}),
+			replayed,
+		};
 	},
 };
+
+function replayedHint(op: OperationContext, scope: WriteKeyScope): string {
+	const ownKey = asText(op.parameter<unknown>('options.idempotencyKey', '')).trim() !== '';
+	if (ownKey || scope === 'run')
+		return 'Replayed: the service had already applied this dispatch (same Idempotency-Key), so nothing was sent again.';
+	return `Already sent: this campaign was dispatched to the same leads in the last ${IDEMPOTENCY_WINDOW_HOURS} hours, so nothing was sent again (replayed is true, with the first dispatch's ID). To send it again on purpose, switch on '${SEND_AGAIN_LABEL}' in this node's options.`;
+}
