@@ -144,11 +144,29 @@ interface ExecutionList {
 	nextCursor: string | null;
 }
 
-/** All of the workflow's executions, across the public API's pages; newest first, as n8n lists them. */
+/**
+ * All of the workflow's executions, across the public API's pages; newest first, as n8n lists
+ * them. n8n's list leaves out running executions unless asked for them alone (status=running),
+ * so without a status both lists are read: the running one first, so that an execution ending
+ * between the two reads is in the second, and a wait for "none unfinished" sees every execution.
+ */
 export async function listExecutions(
 	n8n: N8nInstance,
 	workflowId: string,
 	options: { includeData?: boolean; status?: ExecutionStatus } = {},
+): Promise<ExecutionRecord[]> {
+	if (options.status) return await executionPages(n8n, workflowId, options);
+	const running = await executionPages(n8n, workflowId, { ...options, status: 'running' });
+	const byId = new Map(running.map((execution) => [execution.id, execution]));
+	for (const execution of await executionPages(n8n, workflowId, options))
+		byId.set(execution.id, execution);
+	return [...byId.values()].sort((a, b) => Number(b.id) - Number(a.id));
+}
+
+async function executionPages(
+	n8n: N8nInstance,
+	workflowId: string,
+	options: { includeData?: boolean; status?: ExecutionStatus },
 ): Promise<ExecutionRecord[]> {
 	const all: ExecutionRecord[] = [];
 	let cursor: string | null = null;
