@@ -24,6 +24,14 @@ export class SvcApi implements ICredentialType {
 
 	properties: INodeProperties[] = [
 		{
+			// n8n shows only "Connection tested successfully" for a key that works, whatever it may do.
+			displayName:
+				"The test checks that the service accepts this key. To see the key's scopes, and whether it is a legacy ok_… key to rotate, run the Svc node's Account → Get Current Identity.",
+			name: 'testNotice',
+			type: 'notice',
+			default: '',
+		},
+		{
 			displayName: 'API Key',
 			name: 'apiKey',
 			type: 'string',

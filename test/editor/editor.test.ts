@@ -315,6 +315,8 @@ describe('n8n editor in a real browser', () => {
 			const mark = env.sandbox.state.requests.all().length;
 			await editor.openCredential(env.credential.id);
 			await editor.waitForText(CREDENTIAL_TEST, /Connection tested successfully/);
+			// n8n says no more than that; the form says where to see what the key may do.
+			await editor.waitForText(CREDENTIAL_TEST, /Account → Get Current Identity/);
 			expect(statuses(requestsSince(mark, 'GET /v1/me'))).toEqual([200]);
 			await editor.screenshot('03-credential-test-ok');
 
