@@ -19,10 +19,13 @@ export async function packTarball(dest: string, projectDir = PROJECT_DIR): Promi
 	return join(dest, tarballs[0]);
 }
 
-/** `npm pack` of the built package, as users install it. Built once per test process. */
+/**
+ * `npm pack` of the built package, as users install it. Built once per test file, in a folder of
+ * its process's own: jest's workers pack side by side.
+ */
 let packed: Promise<string> | undefined;
 export function packedTarball(): Promise<string> {
-	packed ??= packTarball(join(TMP_DIR, 'pack'));
+	packed ??= packTarball(join(TMP_DIR, 'pack', String(process.pid)));
 	return packed;
 }
 
