@@ -17,6 +17,8 @@ module.exports = {
 	// retries, restarts), so two of them side by side, one per major, take about the time of one.
 	maxWorkers: 2,
 	testTimeout: 30000,
+	// Where the time went (slowest files, n8n starts, runtime installs): .tmp/timing.md.
+	reporters: ['default', '<rootDir>/harness/jest/timing-reporter.cjs'],
 	projects: [
 		{
 			...common,

@@ -24,6 +24,7 @@ import {
 import { delimiter, dirname, join } from 'node:path';
 
 import { cacheRoot, promoteInstall, readInstallMarker } from '../cached-install';
+import { recordTiming } from '../timings';
 import { childEnv } from '../child-env';
 import { runCommand } from '../commands';
 import { lastLines } from '../log-tail';
@@ -336,6 +337,11 @@ export async function ensureN8nRuntime(
 		}
 	}
 	await linkIntoProject(version, dir);
+	await recordTiming({
+		kind: 'n8n runtime install',
+		label: `n8n ${version}`,
+		ms: Date.now() - started,
+	});
 	say(
 		`n8n ${version} runtime ${marker.n8nVersion} (node ${marker.nodeVersion}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}`,
 	);

@@ -19,6 +19,7 @@ import { runCommand } from '../commands';
 import { freePort } from '../free-port';
 import { logTail } from '../log-tail';
 import { spawnGroup, untilGroupReady } from '../process-groups';
+import { recordTiming } from '../timings';
 import type { N8nInstance, N8nRole, N8nRoleProcess, StartOptions } from './instance';
 import { startRoleProcess } from './role-process';
 import { ENCRYPTION_KEY, installPackage, n8nProcessEnv, seedMigratedDb } from './user-folder';
@@ -51,6 +52,7 @@ interface BcryptJs {
 
 /** Starts n8n and returns once it is ready, logged in and holding a public API key. */
 export async function startN8n(options: StartOptions): Promise<N8nInstance> {
+	const startedAt = Date.now();
 	const { runtime } = options;
 	const protocol = options.protocol ?? 'https';
 	const port = options.port ?? (await freePort());
@@ -244,6 +246,11 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 			{ ...processOptions, name: processOptions.name ?? `${role}-${++processCount}` },
 		);
 
+	await recordTiming({
+		kind: 'n8n start',
+		label: `n8n ${runtime.version} main`,
+		ms: Date.now() - startedAt,
+	});
 	return {
 		baseUrl,
 		webhookBaseUrl: `${baseUrl}/webhook`,

@@ -11,6 +11,7 @@ import { request, type HttpRequestOptions, type HttpResult } from '../http';
 import { freePort } from '../free-port';
 import type { ProcessGroup } from '../process-groups';
 import { spawnGroup, untilGroupReady } from '../process-groups';
+import { recordTiming } from '../timings';
 import type { N8nRole, N8nRoleProcess, StartOptions } from './instance';
 import { installPackage, n8nProcessEnv } from './user-folder';
 
@@ -56,6 +57,7 @@ export async function startRoleProcess(
 			: { N8N_PORT: String(processPort) };
 	const processLog = join(folder, 'n8n.log');
 	const launch = async (): Promise<ProcessGroup> => {
+		const startedAt = Date.now();
 		const group = spawnGroup(
 			parent.options.runtime.nodeBin,
 			[parent.options.runtime.n8nBin, role],
@@ -87,6 +89,11 @@ export async function startRoleProcess(
 			await group.stop();
 			throw error;
 		}
+		await recordTiming({
+			kind: 'n8n start',
+			label: `n8n ${parent.options.runtime.version} ${role}`,
+			ms: Date.now() - startedAt,
+		});
 		return group;
 	};
 	let current = await launch();

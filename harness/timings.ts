@@ -1,0 +1,33 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/** The costly set-up steps a run of the suites spends its time on, for jest's timing report. */
+import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { TMP_DIR } from './project';
+
+const TIMINGS_FILE = join(TMP_DIR, 'timings.jsonl');
+
+export interface Timing {
+	kind: 'n8n start' | 'n8n runtime install';
+	/** What was started or installed, e.g. "n8n v2 main". */
+	label: string;
+	ms: number;
+}
+
+/** Appends one line: jest's workers record side by side, each line whole. */
+export async function recordTiming(timing: Timing): Promise<void> {
+	await mkdir(TMP_DIR, { recursive: true });
+	await appendFile(TIMINGS_FILE, `${JSON.stringify(timing)}\n`);
+}
+
+export async function readTimings(): Promise<Timing[]> {
+	const text = await readFile(TIMINGS_FILE, 'utf8').catch(() => '');
+	return text
+		.split('\n')
+		.filter((line) => line.trim() !== '')
+		.map((line) => JSON.parse(line) as Timing);
+}
+
+export async function clearTimings(): Promise<void> {
+	await rm(TIMINGS_FILE, { force: true });
+}
