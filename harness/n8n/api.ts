@@ -10,7 +10,7 @@ import type {
 	IWorkflowSettings,
 } from 'n8n-workflow';
 import type { HttpMethod, HttpResult } from '../http';
-import { poll, type PollOptions } from '../wait';
+import { poll, until, type PollOptions } from '../wait';
 import type { N8nInstance } from './instance';
 
 function fail(what: string, result: HttpResult): never {
@@ -145,28 +145,14 @@ interface ExecutionList {
 }
 
 /**
- * All of the workflow's executions, across the public API's pages; newest first, as n8n lists
- * them. n8n's list leaves out running executions unless asked for them alone (status=running),
- * so without a status both lists are read: the running one first, so that an execution ending
- * between the two reads is in the second, and a wait for "none unfinished" sees every execution.
+ * The workflow's executions as n8n's public API lists them, across its pages; newest first. n8n
+ * leaves out the running ones unless `status` is `running`: a wait for every execution to end
+ * reads those too (see `settledExecutions`).
  */
 export async function listExecutions(
 	n8n: N8nInstance,
 	workflowId: string,
 	options: { includeData?: boolean; status?: ExecutionStatus } = {},
-): Promise<ExecutionRecord[]> {
-	if (options.status) return await executionPages(n8n, workflowId, options);
-	const running = await executionPages(n8n, workflowId, { ...options, status: 'running' });
-	const byId = new Map(running.map((execution) => [execution.id, execution]));
-	for (const execution of await executionPages(n8n, workflowId, options))
-		byId.set(execution.id, execution);
-	return [...byId.values()].sort((a, b) => Number(b.id) - Number(a.id));
-}
-
-async function executionPages(
-	n8n: N8nInstance,
-	workflowId: string,
-	options: { includeData?: boolean; status?: ExecutionStatus },
 ): Promise<ExecutionRecord[]> {
 	const all: ExecutionRecord[] = [];
 	let cursor: string | null = null;
@@ -184,6 +170,29 @@ async function executionPages(
 		cursor = result.body.nextCursor;
 	} while (cursor !== null);
 	return all;
+}
+
+/**
+ * All of the workflow's executions once none is running or waiting to start, newest first:
+ * n8n's list without a status leaves out the running ones, so "none unfinished in the list"
+ * alone can pass while one still runs.
+ */
+export async function settledExecutions(
+	n8n: N8nInstance,
+	workflowId: string,
+	timeoutMs = 60_000,
+): Promise<ExecutionRecord[]> {
+	let executions: ExecutionRecord[] = [];
+	await until(
+		`every execution of workflow ${workflowId} to end`,
+		async () => {
+			if ((await listExecutions(n8n, workflowId, { status: 'running' })).length > 0) return false;
+			executions = await listExecutions(n8n, workflowId);
+			return !executions.some((execution) => UNFINISHED.includes(execution.status));
+		},
+		{ timeoutMs },
+	);
+	return executions;
 }
 
 export async function getExecution(

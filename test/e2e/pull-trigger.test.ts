@@ -17,7 +17,6 @@ import { startEnvironment } from '../../harness/environment';
 import { loadExample, withCredential } from '../../harness/example-workflows';
 import { upsertLead } from '../../sandbox/operations';
 import { mergeFigures } from '../../harness/figures';
-import type { ExecutionRecord } from '../../harness/n8n/api';
 import {
 	activate,
 	deactivate,
@@ -25,6 +24,7 @@ import {
 	getExecution,
 	importWorkflow,
 	listExecutions,
+	settledExecutions,
 	UNFINISHED,
 } from '../../harness/n8n/api';
 import { retryCutShortRuns } from '../../harness/kill-mid-burst';
@@ -92,19 +92,6 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			return ids.map((id) => ran.get(id) ?? 0);
 		}
 
-		async function finishedExecutions(): Promise<ExecutionRecord[]> {
-			let executions: ExecutionRecord[] = [];
-			await until(
-				'every execution to finish',
-				async () => {
-					executions = await listExecutions(env.n8n, workflowId);
-					return !executions.some((execution) => UNFINISHED.includes(execution.status));
-				},
-				{ timeoutMs: 60_000 },
-			);
-			return executions;
-		}
-
 		it("publishes with no https URL; the events created while it was unpublished and after run once each, as the Svc Trigger's event marked pull", async () => {
 			await activate(env.n8n, workflowId);
 			await deactivate(env.n8n, workflowId);
@@ -119,7 +106,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			// An event runs past the trigger before n8n stores its execution's data: read them once
 			// stored, each on its own, newest first (the live events ran last).
 			let event: IDataObject | undefined;
-			for (const { id } of await finishedExecutions()) {
+			for (const { id } of await settledExecutions(env.n8n, workflowId)) {
 				const execution = await getExecution(env.n8n, id);
 				event = nodeOutput(execution, TRIGGER)
 					.map((item) => item.json)
@@ -134,7 +121,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			});
 			expect(Object.keys(event ?? {}).sort()).toEqual(['created_at', 'data', 'id', 'meta', 'type']);
 			// Polls that find nothing new start nothing, and no execution failed.
-			const executions = await finishedExecutions();
+			const executions = await settledExecutions(env.n8n, workflowId);
 			expect(executions.filter((execution) => execution.status !== 'success')).toEqual([]);
 		});
 
