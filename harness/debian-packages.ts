@@ -19,8 +19,16 @@ export async function installDebianPackages(
 		);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	for (const args of [
-		['update', '-qq'],
-		['install', '-y', '-qq', '--no-install-recommends', ...packages],
+		['-o', 'DPkg::Lock::Timeout=600', 'update', '-qq'],
+		[
+			'-o',
+			'DPkg::Lock::Timeout=600',
+			'install',
+			'-y',
+			'-qq',
+			'--no-install-recommends',
+			...packages,
+		],
 	]) {
 		const result = await runCommand('apt-get', args, { env, timeoutMs: 15 * 60_000 });
 		if (result.code !== 0)

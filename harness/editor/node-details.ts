@@ -154,8 +154,8 @@ export class NodeDetails extends NodePicker {
 		return await this.waitForText(`${OUTPUT} ${byTestId('ndv-data-container')}`, pattern);
 	}
 
-	/** Waits until the open node's output pane shows an error matching `pattern`; returns the pane's text. */
-	async waitForError(pattern: RegExp): Promise<string> {
+	/** Waits until the open node's output pane (its data, an error, the hints under it) matches `pattern`; returns its text. */
+	async waitForOutputPane(pattern: RegExp): Promise<string> {
 		return await this.waitForText(OUTPUT, pattern);
 	}
 

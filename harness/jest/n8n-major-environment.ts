@@ -3,16 +3,15 @@ import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environmen
 import { TestEnvironment } from 'jest-environment-node';
 
 /**
- * Jest's node environment for one n8n major (the project's `testEnvironmentOptions.n8nMajor`):
- * the end-to-end files in it run on that major alone, so jest runs a file's two majors in two
- * workers side by side instead of one after the other.
+ * Jest's node environment for one n8n major (harness/jest/projects.ts): the files in it run on
+ * that major alone, through the suite's variable (SVC_E2E_N8N or SVC_QUEUE_N8N).
  */
 export default class N8nMajorEnvironment extends TestEnvironment {
 	constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
 		super(config, context);
-		const major = config.projectConfig.testEnvironmentOptions.n8nMajor;
-		if (typeof major !== 'string')
-			throw new Error(`${context.testPath}: this jest project names no n8n major (n8nMajor)`);
-		this.global.process.env.SVC_E2E_N8N = major;
+		const { n8nMajor, variable } = config.projectConfig.testEnvironmentOptions;
+		if (typeof n8nMajor !== 'string' || typeof variable !== 'string')
+			throw new Error(`${context.testPath}: this jest project names no n8n major`);
+		this.global.process.env[variable] = n8nMajor;
 	}
 }

@@ -17,7 +17,7 @@ import { UUID_PATTERN } from '../../nodes/Svc/contract';
 import { ALLOW_TOOL_USE, ALLOW_TOOL_USE_LABEL } from '../../nodes/Svc/actions/tool';
 import { Svc } from '../../nodes/Svc/Svc.node';
 import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
-import { upsertLead } from '../../sandbox/operations';
+import { touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { RecordedRequest } from '../../sandbox';
 import {
 	qualifyLeadScript,
@@ -574,7 +574,7 @@ describe('n8n editor in a real browser', () => {
 
 			const mark = env.sandbox.state.requests.all().length;
 			await editor.executeStep();
-			const shown = await editor.waitForError(
+			const shown = await editor.waitForOutputPane(
 				/Campaign "Spring welcome series" \(cmp_0001\) is draft, not approved, so nothing was sent/,
 			);
 			expect(shown).toMatch(/Send Campaigns Not Approved/);
@@ -586,6 +586,57 @@ describe('n8n editor in a real browser', () => {
 				false,
 			);
 			await editor.screenshotParameters('05-dispatch-send-to-whole-audience');
+			await editor.closeNode();
+		},
+	);
+
+	step(
+		'05-dispatch-twice',
+		'Campaign Dispatch of an approved campaign, Execute step twice: the first sends, the second sends nothing and says so under the output',
+		async () => {
+			touchCampaign(env.sandbox.state, 'cmp_0002', { status: 'approved' });
+			const workflow = await importWorkflow(env.n8n, {
+				name: 'Editor suite: dispatch twice',
+				nodes: [
+					{
+						name: 'Run Manually',
+						type: 'n8n-nodes-base.manualTrigger',
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: {},
+					},
+					{
+						name: 'Dispatch',
+						type: 'n8n-nodes-svc.svc',
+						typeVersion: 1,
+						position: [240, 0],
+						parameters: {
+							resource: 'campaign',
+							operation: 'dispatch',
+							campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' },
+							confirmDispatch: true,
+							leadIds: 'lead_0007',
+						},
+						credentials: { svcApi: { id: env.credential.id, name: env.credential.name } },
+					},
+				],
+				connections: { 'Run Manually': { main: [[{ node: 'Dispatch', type: 'main', index: 0 }]] } },
+				settings: { executionOrder: 'v1' },
+			});
+			const dispatches = env.sandbox.state.stats.snapshot().dispatches;
+			await editor.openWorkflow(workflow.id);
+			await editor.openNode('Dispatch');
+			await editor.executeStep();
+			await editor.waitForOutput(/"replayed": false/);
+			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(dispatches + 1);
+
+			await editor.executeStep();
+			await editor.waitForOutput(/"replayed": true/);
+			await editor.waitForOutputPane(
+				/Already sent: this campaign was dispatched to the same leads/,
+			);
+			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(dispatches + 1);
+			await editor.screenshot('05-dispatch-twice-replayed');
 			await editor.closeNode();
 		},
 	);

@@ -4,8 +4,6 @@
  * MCP client at a webhook processor, and an AI Agent (scripted model) whose workflow a worker runs.
  * On each n8n runtime of SVC_QUEUE_N8N; figures go to .tmp/queue-agents-figures.json.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
 import { handOverFoundLead, scriptedModelCredential } from '../../harness/agent-example';
@@ -15,7 +13,7 @@ import { connectMcp, resultText, toolFailure } from '../../harness/mcp-client';
 import type { CredentialRef, WorkflowRecord } from '../../harness/n8n/api';
 import { activate, importCredential, importWorkflow, listExecutions } from '../../harness/n8n/api';
 import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
-import { TMP_DIR } from '../../harness/project';
+import { mergeFigures } from '../../harness/figures';
 import type { QueueEnvironment } from '../../harness/queue-environment';
 import { startQueueEnvironment } from '../../harness/queue-environment';
 import { runtimeVersions } from '../../harness/runtime-versions';
@@ -42,11 +40,7 @@ const MCP_TOOLS = ['Get Lead', 'Save Lead', 'Dispatch Campaign'];
 const allFigures: Record<string, IDataObject> = {};
 
 afterAll(async () => {
-	await mkdir(TMP_DIR, { recursive: true });
-	await writeFile(
-		join(TMP_DIR, 'queue-agents-figures.json'),
-		`${JSON.stringify(allFigures, null, 2)}\n`,
-	);
+	await mergeFigures('queue-agents-figures.json', allFigures);
 });
 
 describe.each(runtimeVersions('SVC_QUEUE_N8N'))(

@@ -5,8 +5,6 @@
  * n8n runtime of SVC_QUEUE_N8N (as SVC_E2E_N8N; default all). Writes its measured figures to
  * .tmp/queue-figures.json for the README.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
@@ -39,7 +37,7 @@ import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
 import { loadExample, withCredential } from '../../harness/example-workflows';
 import { nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
-import { TMP_DIR } from '../../harness/project';
+import { mergeFigures } from '../../harness/figures';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
 import {
 	countsOf,
@@ -82,8 +80,7 @@ async function startAll(): Promise<void> {
 
 async function stopAll(): Promise<void> {
 	figures.deliveriesSentAgainAfter503 = sentAgainAfter503;
-	await mkdir(TMP_DIR, { recursive: true });
-	await writeFile(join(TMP_DIR, 'queue-figures.json'), `${JSON.stringify(allFigures, null, 2)}\n`);
+	await mergeFigures('queue-figures.json', allFigures);
 	await queue?.stop();
 }
 
@@ -905,11 +902,22 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 		it('default keys: nothing lost after recovery, no duplicate lead; the recovery run writes again what was applied', async () => {
 			const result = await killMidRun('derived', '');
 			figures.workerKillDerivedKeys = result;
-			expect(result.lostBeforeRecovery).toBeGreaterThan(0);
+			// The kill came in the middle of the run.
+			expect(result.appliedBeforeKill).toBeGreaterThan(0);
+			expect(result.appliedBeforeKill).toBeLessThan(LEADS);
 			expect(result.lostAfterRecovery).toBe(0);
 			expect(result.duplicateLeads).toBe(0);
-			// A recovery run is a new execution: derived keys differ, so the leads applied before the kill are written again.
-			expect(result.appliedTwice).toBe(result.appliedBeforeKill);
+			if (result.statusAfterKill === 'success') {
+				// n8n 1.x may run the dead worker's job again itself, under the same execution (and run):
+				// the derived keys are the same, so the service replays what was applied.
+				expect(result.lostBeforeRecovery).toBe(0);
+				expect(result.appliedTwice).toBe(0);
+				expect(result.replayedByKey).toBeGreaterThanOrEqual(Number(result.appliedBeforeKill));
+			} else {
+				expect(result.lostBeforeRecovery).toBeGreaterThan(0);
+				// A recovery run is a new execution: derived keys differ, so the leads applied before the kill are written again.
+				expect(result.appliedTwice).toBe(result.appliedBeforeKill);
+			}
 		});
 
 		it('keys from the data (Idempotency Key = the email): recovery replays what was applied, nothing is written twice', async () => {

@@ -1,0 +1,42 @@
+/**
+ * The jest projects of the suites that run on both n8n majors: one project per major, so jest's
+ * two workers run a file on 2.x and on 1.x side by side instead of one after the other. Loaded by
+ * jest.config.js (end to end) and jest.queue.config.js (queue mode).
+ */
+import type { Config } from 'jest';
+
+import { runtimeVersions } from '../runtime-versions';
+
+export const COMMON: Config = {
+	testEnvironment: 'node',
+	// Type errors are caught by `npm run typecheck`; tests only transpile, which keeps them fast.
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.tools.json', diagnostics: false }] },
+	testMatch: ['**/*.test.ts'],
+};
+
+const SUITES = {
+	e2e: { variable: 'SVC_E2E_N8N', root: '<rootDir>/test/e2e' },
+	queue: { variable: 'SVC_QUEUE_N8N', root: '<rootDir>/test/queue' },
+} as const;
+
+/** One project per major the suite's variable picks (SVC_E2E_N8N or SVC_QUEUE_N8N; default both). */
+export function perMajorProjects(suite: keyof typeof SUITES): Config[] {
+	const { variable, root } = SUITES[suite];
+	return runtimeVersions(variable).map((major) => ({
+		...COMMON,
+		displayName: `${suite}, n8n ${major}`,
+		roots: [root],
+		testEnvironment: '<rootDir>/harness/jest/n8n-major-environment.ts',
+		testEnvironmentOptions: { n8nMajor: major, variable },
+	}));
+}
+
+/** What every run of the suites shares. */
+export const RUN: Config = {
+	// Two workers on 2 cores: the n8n suites spend most of their time waiting on n8n (polls,
+	// retries, restarts), so two files side by side, one per major, take about the time of one.
+	maxWorkers: 2,
+	testTimeout: 30000,
+	// Where the time went (slowest files, n8n starts, runtime installs): .tmp/timing.md.
+	reporters: ['default', '<rootDir>/harness/jest/timing-reporter.cjs'],
+};
