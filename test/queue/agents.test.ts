@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * The Svc node as an AI tool in n8n's queue mode: n8n's MCP Server Trigger called by the official
  * MCP client at a webhook processor, and an AI Agent (scripted model) whose workflow a worker runs.

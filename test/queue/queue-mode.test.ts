@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * `npm run test:queue`: the package in n8n's queue mode on loopback (PostgreSQL and Redis from
  * Debian's packages, a main, two workers, two webhook processors), against the sandbox, on each
