@@ -144,11 +144,7 @@ interface ExecutionList {
 	nextCursor: string | null;
 }
 
-/**
- * The workflow's executions as n8n's public API lists them, across its pages; newest first. n8n
- * leaves out the running ones unless `status` is `running`: a wait for every execution to end
- * reads those too (see `settledExecutions`).
- */
+/** The workflow's executions across the public API's pages, newest first; running ones only with status `running`. */
 export async function listExecutions(
 	n8n: N8nInstance,
 	workflowId: string,
@@ -172,11 +168,7 @@ export async function listExecutions(
 	return all;
 }
 
-/**
- * All of the workflow's executions once none is running or waiting to start, newest first:
- * n8n's list without a status leaves out the running ones, so "none unfinished in the list"
- * alone can pass while one still runs.
- */
+/** All of the workflow's executions once none runs (n8n's list leaves running ones out) or waits to start. */
 export async function settledExecutions(
 	n8n: N8nInstance,
 	workflowId: string,
