@@ -18,17 +18,11 @@ export async function installDebianPackages(
 			`${user} needs Debian's ${packages.join(' and ')}: run \`sudo apt-get install -y ${packages.join(' ')}\`${alternative}`,
 		);
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	// Another suite's worker may be installing at the same moment: wait for dpkg's lock.
+	const waitForLock = ['-o', 'DPkg::Lock::Timeout=600'];
 	for (const args of [
-		['-o', 'DPkg::Lock::Timeout=600', 'update', '-qq'],
-		[
-			'-o',
-			'DPkg::Lock::Timeout=600',
-			'install',
-			'-y',
-			'-qq',
-			'--no-install-recommends',
-			...packages,
-		],
+		[...waitForLock, 'update', '-qq'],
+		[...waitForLock, 'install', '-y', '-qq', '--no-install-recommends', ...packages],
 	]) {
 		const result = await runCommand('apt-get', args, { env, timeoutMs: 15 * 60_000 });
 		if (result.code !== 0)

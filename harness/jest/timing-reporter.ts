@@ -30,10 +30,10 @@ export default class TimingReporter implements Pick<Reporter, 'onRunStart' | 'on
 				ms: file.perfStats.end - file.perfStats.start,
 			}))
 			.sort((a, b) => b.ms - a.ms);
-		const byStep = new Map<string, { kind: string; count: number; ms: number; longest: number }>();
+		const byStep = new Map<string, { count: number; ms: number; longest: number }>();
 		for (const timing of await readTimings()) {
 			const key = `${timing.kind}: ${timing.label}`;
-			const step = byStep.get(key) ?? { kind: timing.kind, count: 0, ms: 0, longest: 0 };
+			const step = byStep.get(key) ?? { count: 0, ms: 0, longest: 0 };
 			step.count += 1;
 			step.ms += timing.ms;
 			step.longest = Math.max(step.longest, timing.ms);

@@ -26,7 +26,7 @@ import {
 } from '../../harness/agent-example';
 import { launchBrowser } from '../../harness/browser';
 import { devExamples } from '../../harness/dev-examples';
-import type { CredentialRef, WorkflowRecord } from '../../harness/n8n/api';
+import type { CredentialRef, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
 import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD } from '../../harness/n8n/process';
 import {
 	getExecution,
@@ -534,38 +534,44 @@ describe('n8n editor in a real browser', () => {
 		},
 	);
 
+	/** Run Manually → a confirmed Dispatch of `campaignId` to `leadIds`, with the sandbox's credential. */
+	const dispatchWorkflow = (what: string, campaignId: string, leadIds: string): WorkflowInput => ({
+		name: `Editor suite: dispatch ${what}`,
+		nodes: [
+			{
+				name: 'Run Manually',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				name: 'Dispatch',
+				type: 'n8n-nodes-svc.svc',
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {
+					resource: 'campaign',
+					operation: 'dispatch',
+					campaignId: { __rl: true, mode: 'id', value: campaignId },
+					confirmDispatch: true,
+					leadIds,
+				},
+				credentials: { svcApi: { id: env.credential.id, name: env.credential.name } },
+			},
+		],
+		connections: { 'Run Manually': { main: [[{ node: 'Dispatch', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	});
+
 	step(
 		'05-dispatch-draft',
 		'Campaign Dispatch of a draft: Send To offers Listed Leads Only or The Whole Audience, Lead IDs only for listed leads; Execute step refuses the draft and sends nothing',
 		async () => {
-			const workflow = await importWorkflow(env.n8n, {
-				name: 'Editor suite: dispatch a draft',
-				nodes: [
-					{
-						name: 'Run Manually',
-						type: 'n8n-nodes-base.manualTrigger',
-						typeVersion: 1,
-						position: [0, 0],
-						parameters: {},
-					},
-					{
-						name: 'Dispatch',
-						type: 'n8n-nodes-svc.svc',
-						typeVersion: 1,
-						position: [240, 0],
-						parameters: {
-							resource: 'campaign',
-							operation: 'dispatch',
-							campaignId: { __rl: true, mode: 'id', value: 'cmp_0001' },
-							confirmDispatch: true,
-							leadIds: 'lead_0001',
-						},
-						credentials: { svcApi: { id: env.credential.id, name: env.credential.name } },
-					},
-				],
-				connections: { 'Run Manually': { main: [[{ node: 'Dispatch', type: 'main', index: 0 }]] } },
-				settings: { executionOrder: 'v1' },
-			});
+			const workflow = await importWorkflow(
+				env.n8n,
+				dispatchWorkflow('a draft', 'cmp_0001', 'lead_0001'),
+			);
 			await editor.openWorkflow(workflow.id);
 			await editor.openNode('Dispatch');
 			expect(await editor.parameterText('audience')).toBe('Listed Leads Only');
@@ -595,34 +601,10 @@ describe('n8n editor in a real browser', () => {
 		'Campaign Dispatch of an approved campaign, Execute workflow twice: the first sends, the second sends nothing and says so under the output',
 		async () => {
 			touchCampaign(env.sandbox.state, 'cmp_0002', { status: 'approved' });
-			const workflow = await importWorkflow(env.n8n, {
-				name: 'Editor suite: dispatch twice',
-				nodes: [
-					{
-						name: 'Run Manually',
-						type: 'n8n-nodes-base.manualTrigger',
-						typeVersion: 1,
-						position: [0, 0],
-						parameters: {},
-					},
-					{
-						name: 'Dispatch',
-						type: 'n8n-nodes-svc.svc',
-						typeVersion: 1,
-						position: [240, 0],
-						parameters: {
-							resource: 'campaign',
-							operation: 'dispatch',
-							campaignId: { __rl: true, mode: 'id', value: 'cmp_0002' },
-							confirmDispatch: true,
-							leadIds: 'lead_0007',
-						},
-						credentials: { svcApi: { id: env.credential.id, name: env.credential.name } },
-					},
-				],
-				connections: { 'Run Manually': { main: [[{ node: 'Dispatch', type: 'main', index: 0 }]] } },
-				settings: { executionOrder: 'v1' },
-			});
+			const workflow = await importWorkflow(
+				env.n8n,
+				dispatchWorkflow('twice', 'cmp_0002', 'lead_0007'),
+			);
 			const dispatches = env.sandbox.state.stats.snapshot().dispatches;
 			await editor.openWorkflow(workflow.id);
 			await editor.executeWorkflow();
