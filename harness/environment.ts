@@ -16,13 +16,16 @@ import type { LocalCa } from './local-ca';
 import { makeLocalCa } from './local-ca';
 import type { CredentialInput, CredentialRef } from './n8n/api';
 import { importCredential } from './n8n/api';
+import type { InstalledPackage } from './n8n/community-packages';
+import { installCommunityPackage } from './n8n/community-packages';
+import type { LocalRegistry } from './npm-registry';
 import type { N8nInstance } from './n8n/instance';
 import { startN8n } from './n8n/process';
 import type { RuntimeVersion } from './n8n-runtime/install';
 import { ensureN8nRuntime } from './n8n-runtime/install';
 import { packedTarball } from './pack';
 import { PEER_EXAMPLE_ENV } from './peer-example';
-import { PACKAGE_NODE_TYPES } from './project';
+import { PACKAGE_NAME, PACKAGE_NODE_TYPES } from './project';
 
 export const FULL_KEY = DEMO_KEYS[0].key;
 export const NO_SENSITIVE_KEY = DEMO_KEYS[2].key;
@@ -35,6 +38,8 @@ export interface Environment {
 	credential: CredentialRef;
 	/** Credential `data` this n8n's public API accepts (see credentialData). */
 	credentialData(data: IDataObject): IDataObject;
+	/** What n8n's installer answered, when the package came through it (`installFrom`). */
+	installed?: InstalledPackage;
 	stop(): Promise<void>;
 }
 
@@ -67,13 +72,25 @@ export function sandboxCredential(
 	};
 }
 
-/** The sandbox and a real n8n over https with the packed package and a "Svc sandbox" credential. */
+/**
+ * The sandbox and a real n8n over https with the package and a "Svc sandbox" credential. The
+ * package is the packed build extracted into n8n's nodes folder, or with `installFrom` installed
+ * by n8n's own community-package installer from that registry, as a user installs it (the
+ * registry's certificate must come from `tls`, the CA n8n trusts; default: a new CA).
+ */
 export async function startEnvironment(
-	options: { version?: RuntimeVersion; protocol?: 'https' | 'http'; ui?: boolean } = {},
+	options: {
+		version?: RuntimeVersion;
+		protocol?: 'https' | 'http';
+		ui?: boolean;
+		tls?: LocalCa;
+		installFrom?: { registry: LocalRegistry; version: string };
+	} = {},
 ): Promise<Environment> {
+	const { installFrom } = options;
 	const runtime = await ensureN8nRuntime(options.version ?? 'v2');
-	const tlsDir = await mkdtemp(join(tmpdir(), 'svc-e2e-tls-'));
-	const tls = await makeLocalCa(tlsDir);
+	const tlsDir = options.tls ? undefined : await mkdtemp(join(tmpdir(), 'svc-e2e-tls-'));
+	const tls = options.tls ?? (await makeLocalCa(tlsDir as string));
 	const sandbox = await startSandbox({
 		allowLoopbackWebhooks: true,
 		trustedCa: tls.caPem,
@@ -84,21 +101,25 @@ export async function startEnvironment(
 	try {
 		n8n = await startN8n({
 			runtime,
-			packageTarball: await packedTarball(),
+			packageTarball: installFrom ? undefined : await packedTarball(),
 			protocol: options.protocol ?? 'https',
 			// Only the editor suite needs the UI; without it n8n skips copying the editor's files.
 			ui: options.ui,
 			tls,
 			logLevel: 'debug',
-			expectNodeTypes: PACKAGE_NODE_TYPES,
-			env: PEER_EXAMPLE_ENV,
+			expectNodeTypes: installFrom ? [] : PACKAGE_NODE_TYPES,
+			env: { ...PEER_EXAMPLE_ENV, ...installFrom?.registry.env() },
 		});
 	} catch (error) {
 		await sandbox.close();
 		throw error;
 	}
 	let credential: CredentialRef;
+	let installed: InstalledPackage | undefined;
 	try {
+		if (installFrom) {
+			installed = await installCommunityPackage(n8n, PACKAGE_NAME, installFrom.version);
+		}
 		credential = await importCredential(n8n, sandboxCredential(runtime.version, sandbox.url));
 	} catch (error) {
 		await n8n.stop();
@@ -111,11 +132,12 @@ export async function startEnvironment(
 		tls,
 		credential,
 		credentialData: (data) => credentialData(runtime.version, data),
+		installed,
 		async stop() {
 			// The instance in use: a test may have replaced it with a restarted one.
 			await environment.n8n.stop();
 			await sandbox.close();
-			await rm(tlsDir, { recursive: true, force: true });
+			if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
 		},
 	};
 	return environment;

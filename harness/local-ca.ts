@@ -2,7 +2,7 @@
 /** A throwaway local certificate authority, so n8n and the sandbox serve HTTPS on loopback. */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { runCommand } from './commands';
 
 export interface LocalCa {
@@ -49,16 +49,32 @@ export async function makeLocalCa(dir: string): Promise<LocalCa> {
 		],
 		dir,
 	);
-	const csr = join(dir, 'server.csr');
+	await issueCertificate(
+		{ caCertPath: files.caCertPath, caKeyPath: files.caKeyPath },
+		{ certPath: files.certPath, keyPath: files.keyPath },
+		['localhost'],
+	);
+	return { ...files, caPem: await readFile(files.caCertPath, 'utf8') };
+}
+
+/** A server certificate for `dnsNames` and IP:127.0.0.1, signed by the CA, written to `out`. */
+export async function issueCertificate(
+	ca: Pick<LocalCa, 'caCertPath' | 'caKeyPath'>,
+	out: Pick<LocalCa, 'certPath' | 'keyPath'>,
+	dnsNames: string[],
+): Promise<void> {
+	const dir = dirname(out.certPath);
+	const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+	const csr = `${out.certPath}.csr`;
 	await openssl(
-		['req', ...ec, '-keyout', files.keyPath, '-out', csr, '-subj', '/CN=localhost'],
+		['req', ...ec, '-keyout', out.keyPath, '-out', csr, '-subj', `/CN=${dnsNames[0]}`],
 		dir,
 	);
-	const ext = join(dir, 'server.ext');
+	const ext = `${out.certPath}.ext`;
 	await writeFile(
 		ext,
 		[
-			'subjectAltName=DNS:localhost,IP:127.0.0.1',
+			`subjectAltName=${[...dnsNames.map((name) => `DNS:${name}`), 'IP:127.0.0.1'].join(',')}`,
 			'basicConstraints=CA:FALSE',
 			'keyUsage=critical,digitalSignature,keyEncipherment',
 			'extendedKeyUsage=serverAuth',
@@ -72,12 +88,12 @@ export async function makeLocalCa(dir: string): Promise<LocalCa> {
 			'-in',
 			csr,
 			'-CA',
-			files.caCertPath,
+			ca.caCertPath,
 			'-CAkey',
-			files.caKeyPath,
+			ca.caKeyPath,
 			'-CAcreateserial',
 			'-out',
-			files.certPath,
+			out.certPath,
 			'-days',
 			'825',
 			'-sha256',
@@ -86,7 +102,6 @@ export async function makeLocalCa(dir: string): Promise<LocalCa> {
 		],
 		dir,
 	);
-	return { ...files, caPem: await readFile(files.caCertPath, 'utf8') };
 }
 
 /** The CA already in `dir` (made by makeLocalCa), or a new one: a restart keeps the certificate clients trust. */

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { buildProperties, executeOperations, resources } from './actions/router';
+import { buildProperties, executeOperations, operationOptions, resources } from './actions/router';
 import { svcApiTest } from './methods/credentialTest';
 import { searchCampaigns, searchLeads, searchThreads } from './methods/listSearch';
 
@@ -25,7 +25,7 @@ function subtitleTable(): Record<string, string> {
 	for (const resource of resources) {
 		const resourceName =
 			SUBTITLE_RESOURCE_NAMES[String(resource.option.value)] ?? resource.option.name;
-		for (const { option } of resource.operations) {
+		for (const option of operationOptions(resource)) {
 			const full = `${option.name}: ${resourceName}`;
 			// The operations too long for that (Get Many Threads, Hand to Assistant…) name their object themselves.
 			table[`${resource.option.value}:${option.value}`] =

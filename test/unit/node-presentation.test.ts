@@ -10,7 +10,7 @@ import type {
 	INodeType,
 	INodeTypes,
 } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { resources } from '../../nodes/Svc/actions/router';
@@ -202,6 +202,26 @@ describe('canvas subtitles', () => {
 			'Create or Update: Lead',
 		);
 	});
+
+	it.each(resources.map((resource) => [resource.option.name, String(resource.option.value)]))(
+		'Custom API Call under %s names the node and the subtitle in words, and ends the list so n8n adds no second one',
+		(_name, resourceValue) => {
+			const parameters = { resource: resourceValue, operation: '__CUSTOM_API_CALL__' };
+			// What n8n's editor renames a node with a default name to when the operation changes.
+			expect(NodeHelpers.makeNodeName(parameters, action.description)).toBe('Custom API Call');
+			expect(String(subtitle(action, parameters))).toMatch(/^Custom API Call/);
+			const operation = action.description.properties.find(
+				(property) =>
+					property.name === 'operation' &&
+					property.displayOptions?.show?.resource?.includes(resourceValue),
+			);
+			const names = (operation?.options ?? []).map((option) =>
+				'name' in option ? option.name : '',
+			);
+			expect(names.at(-1)).toBe('Custom API Call');
+			expect(names.filter((name) => name === 'Custom API Call')).toHaveLength(1);
+		},
+	);
 
 	it("names the trigger's events as the list does, counting the rest", () => {
 		expect(subtitle(trigger, { events: ['lead.created'], otherEvents: '' })).toBe('Lead Created');

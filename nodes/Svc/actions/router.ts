@@ -3,6 +3,7 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
+	INodePropertyOptions,
 	NodeExecutionHint,
 } from 'n8n-workflow';
 import { NodeError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
@@ -45,6 +46,28 @@ export const resources: Resource[] = [lead, conversation, campaign, account, web
 const LEGACY_KEY_HINT =
 	"This credential uses a legacy ok_… API key. It still works, but rotate it: create a svc_… key in the service's dashboard (Settings > API keys), put it in the credential, then revoke the old one.";
 
+/** The option n8n adds to the resource and operation lists of a node whose credential can authenticate its HTTP Request node. */
+const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
+
+/**
+ * n8n's own Custom API Call, ending each operation list. n8n adds it without an `action`, and its
+ * editor then names the node from the raw value ("__CUSTOM_API_CALL__ lead"); n8n adds none where
+ * the list already ends with one of that name. Same value, so n8n's editor still hides the other
+ * parameters and shows its notice to use the HTTP Request node.
+ */
+const CUSTOM_API_CALL_OPTION: INodePropertyOptions = {
+	name: 'Custom API Call',
+	value: CUSTOM_API_CALL,
+	action: 'Custom API Call',
+	description:
+		'Runs in an HTTP Request node: set Authentication to Predefined Credential Type, then Svc API',
+};
+
+/** What a resource's Operation list offers: its operations, then Custom API Call. */
+export function operationOptions(resource: Resource): INodePropertyOptions[] {
+	return [...resource.operations.map((operation) => operation.option), CUSTOM_API_CALL_OPTION];
+}
+
 /** The node's parameters: resource, one operation selector per resource, then each operation's fields. */
 export function buildProperties(): INodeProperties[] {
 	const properties: INodeProperties[] = [
@@ -65,7 +88,7 @@ export function buildProperties(): INodeProperties[] {
 			type: 'options',
 			noDataExpression: true,
 			displayOptions: { show: { resource: [resourceName] } },
-			options: resource.operations.map((operation) => operation.option),
+			options: operationOptions(resource),
 			default: String(resource.operations[0].option.value),
 		});
 		for (const operation of resource.operations) {
@@ -197,9 +220,6 @@ function itemsOf(result: IDataObject | IDataObject[], itemIndex: number): INodeE
 	const list = Array.isArray(result) ? result : [result];
 	return list.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 }
-
-/** The option n8n adds to the resource and operation lists of a node whose credential can authenticate its HTTP Request node. */
-const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';
 
 /** The node's execute(): every item through its operation, a bounded number at a time. */
 export async function executeOperations(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -1,0 +1,40 @@
+/**
+ * n8n's community-package installer as Settings > Community Nodes drives it: the editor's REST
+ * calls to install, list, update and uninstall.
+ */
+import { restData } from './api';
+import type { N8nInstance } from './instance';
+
+export interface InstalledPackage {
+	packageName: string;
+	installedVersion: string;
+	installedNodes: Array<{ name: string; type: string; latestVersion: number }>;
+}
+
+/** Settings > Community Nodes > Install: `name` at `version`. */
+export async function installCommunityPackage(
+	n8n: N8nInstance,
+	name: string,
+	version: string,
+): Promise<InstalledPackage> {
+	return await restData<InstalledPackage>(n8n, 'POST', '/community-packages', { name, version });
+}
+
+/** The Update button: `name` to `version`. */
+export async function updateCommunityPackage(
+	n8n: N8nInstance,
+	name: string,
+	version: string,
+): Promise<InstalledPackage> {
+	return await restData<InstalledPackage>(n8n, 'PATCH', '/community-packages', { name, version });
+}
+
+/** The Uninstall button. */
+export async function uninstallCommunityPackage(n8n: N8nInstance, name: string): Promise<void> {
+	await restData(n8n, 'DELETE', `/community-packages?name=${encodeURIComponent(name)}`);
+}
+
+/** What Settings > Community Nodes lists. */
+export async function listCommunityPackages(n8n: N8nInstance): Promise<InstalledPackage[]> {
+	return await restData<InstalledPackage[]>(n8n, 'GET', '/community-packages');
+}
