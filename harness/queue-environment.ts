@@ -15,11 +15,14 @@ import { makeLocalCa } from './local-ca';
 import type { LocalCa } from './local-ca';
 import type { CredentialRef } from './n8n/api';
 import { importCredential } from './n8n/api';
+import type { InstalledPackage } from './n8n/community-packages';
+import { installCommunityPackage } from './n8n/community-packages';
+import type { LocalRegistry } from './npm-registry';
 import type { QueueTopology } from './n8n/queue';
 import { startQueueTopology } from './n8n/queue';
 import type { RuntimeVersion } from './n8n-runtime/install';
 import { packedTarball } from './pack';
-import { PACKAGE_NODE_TYPES } from './project';
+import { PACKAGE_NAME, PACKAGE_NODE_TYPES } from './project';
 
 export interface QueueEnvironment {
 	topology: QueueTopology;
@@ -29,15 +32,29 @@ export interface QueueEnvironment {
 	credential: CredentialRef;
 	/** Seconds from starting PostgreSQL until every n8n process answered. */
 	startSeconds: number;
+	/** What n8n's installer answered on the main, when the package came through it (`installFrom`). */
+	installed?: InstalledPackage;
 	stop(): Promise<void>;
 }
 
+/**
+ * Starts it all. The package is the packed build in every process's folder, or with `installFrom`
+ * installed through the main by n8n's community-package installer from that registry (whose
+ * certificate must come from `tls`), which tells the running workers and webhook processors to
+ * install it too.
+ */
 export async function startQueueEnvironment(
 	version: RuntimeVersion,
-	options: { workers?: number; webhookProcessors?: number } = {},
+	options: {
+		workers?: number;
+		webhookProcessors?: number;
+		tls?: LocalCa;
+		installFrom?: { registry: LocalRegistry; version: string };
+	} = {},
 ): Promise<QueueEnvironment> {
-	const tlsDir = await mkdtemp(join(tmpdir(), 'svc-queue-tls-'));
-	const tls = await makeLocalCa(tlsDir);
+	const { installFrom } = options;
+	const tlsDir = options.tls ? undefined : await mkdtemp(join(tmpdir(), 'svc-queue-tls-'));
+	const tls = options.tls ?? (await makeLocalCa(tlsDir as string));
 	const sandbox = await startSandbox({
 		allowLoopbackWebhooks: true,
 		trustedCa: tls.caPem,
@@ -46,15 +63,27 @@ export async function startQueueEnvironment(
 	const started = Date.now();
 	const topology = await startQueueTopology({
 		version,
-		packageTarball: await packedTarball(),
+		packageTarball: installFrom ? undefined : await packedTarball(),
 		tls,
 		workers: options.workers ?? 2,
 		webhookProcessors: options.webhookProcessors ?? 2,
-		expectNodeTypes: PACKAGE_NODE_TYPES,
+		expectNodeTypes: installFrom ? [] : PACKAGE_NODE_TYPES,
+		env: installFrom?.registry.env(),
 	});
 	const startSeconds = Math.round((Date.now() - started) / 100) / 10;
-	const credential = await importCredential(topology.main, sandboxCredential(version, sandbox.url));
+	let installed: InstalledPackage | undefined;
+	let credential: CredentialRef;
+	try {
+		if (installFrom)
+			installed = await installCommunityPackage(topology.main, PACKAGE_NAME, installFrom.version);
+		credential = await importCredential(topology.main, sandboxCredential(version, sandbox.url));
+	} catch (error) {
+		await topology.stop();
+		await sandbox.close();
+		throw error;
+	}
 	return {
+		installed,
 		topology,
 		sandbox,
 		tls,
@@ -63,7 +92,7 @@ export async function startQueueEnvironment(
 		stop: async () => {
 			await topology.stop();
 			await sandbox.close();
-			await rm(tlsDir, { recursive: true, force: true });
+			if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
 		},
 	};
 }

@@ -17,7 +17,9 @@ import type { StartOptions } from './instance';
 /** Fixed so credentials encrypted by one start (or by the CLI) decrypt in another. */
 export const ENCRYPTION_KEY = 'n8n-nodes-svc-e2e-encryption-key';
 
+/** Puts the package from `options` (a tarball or a folder) into the user folder; nothing when neither is given. */
 export async function installPackage(options: StartOptions, userFolder: string): Promise<void> {
+	if (!options.packageTarball && !options.packageDir) return;
 	const target = join(userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME);
 	await mkdir(target, { recursive: true });
 	if (options.packageTarball) {

@@ -24,8 +24,10 @@ export class SvcTrigger implements INodeType {
 		group: ['trigger'],
 		// 1.1 behaves as 1. n8n evaluates an expression on every request to a start node at version 1
 		// (its Webhook node's old binary option), and under the vm expression engine an expression
-		// costs a V8 isolate per delivery. Workflows saved with 1 keep working.
-		version: [1, 1.1],
+		// costs a V8 isolate per delivery. Workflows saved with 1 keep working. 1 is listed last: n8n
+		// 1.x's installer stores the list's last entry as the node's latest version in an integer
+		// column, which PostgreSQL refuses for 1.1 and the install fails; the editor takes the highest.
+		version: [1.1, 1],
 		defaultVersion: 1.1,
 		subtitle: EVENT_KINDS_SUBTITLE,
 		description:

@@ -16,6 +16,7 @@ import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { resources } from '../../nodes/Svc/actions/router';
 import { ENDPOINTS } from '../../nodes/Svc/contract';
 import { Svc, SUBTITLE_MAX_LENGTH } from '../../nodes/Svc/Svc.node';
+import { SvcPullTrigger } from '../../nodes/Svc/SvcPullTrigger.node';
 import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
 import { adminEndpoints } from '../../sandbox/admin';
 import { EXAMPLES_DIR, SVC_TRIGGER_TYPE } from '../../harness/project';
@@ -125,12 +126,22 @@ describe('descriptions', () => {
 		}
 	});
 
+	it.each(
+		[action, trigger, new SvcPullTrigger()].map((node) => [node.description.displayName, node]),
+	)(
+		"%s lists an integer last among its versions: n8n 1.x's installer stores that entry in an integer column (PostgreSQL refuses 1.1)",
+		(_name, node) => {
+			const versions = [node.description.version].flat();
+			expect(Number.isInteger(versions.at(-1))).toBe(true);
+		},
+	);
+
 	it('a new trigger is placed above version 1, which costs an expression per delivery; workflows saved with 1 still load', () => {
 		// n8n 2.41 and 1.123, webhook-helpers parseRequestBody: `typeVersion === 1` evaluates the
 		// Webhook node's old binary option for whatever node started the workflow.
 		const placed = trigger.description.defaultVersion;
 		expect(placed).toBeGreaterThan(1);
-		expect(trigger.description.version).toEqual([1, placed]);
+		expect([...(trigger.description.version as number[])].sort()).toEqual([1, placed]);
 		for (const file of readdirSync(EXAMPLES_DIR).filter((name) => name.endsWith('.json'))) {
 			const workflow = JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as {
 				nodes: INode[];
