@@ -2,9 +2,10 @@
 /**
  * The package as users install it: n8n's own community-package installer (Settings > Community
  * Nodes) fetching it from a registry, then updating it while a Svc Trigger is published, and
- * uninstalling it. The registry serves the packed build as version N and as N+1; nothing of the
- * project folder reaches n8n but those tarballs. This is the upgrade test: a change to what the
- * trigger stores must keep a published trigger receiving across an update.
+ * uninstalling it. The registry serves an earlier commit's build as version N and the build under
+ * test as N+1; nothing of the project folder reaches n8n but those tarballs. This is the upgrade
+ * test: a change to what the trigger stores must keep a published trigger receiving across an
+ * update from what users have installed (harness/baseline-package.ts).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -39,7 +40,8 @@ import {
 import type { LocalCa } from '../../harness/local-ca';
 import { makeLocalCa } from '../../harness/local-ca';
 import type { LocalRegistry } from '../../harness/npm-registry';
-import { repackWithVersion, startLocalRegistry } from '../../harness/npm-registry';
+import { startLocalRegistry } from '../../harness/npm-registry';
+import { packedAtRevision } from '../../harness/baseline-package';
 import { packedTarball } from '../../harness/pack';
 import { PACKAGE_NAME, PACKAGE_NODE_TYPES, SVC_NODE_TYPE } from '../../harness/project';
 import { runtimeVersions } from '../../harness/runtime-versions';
@@ -48,18 +50,12 @@ import { upsertLead } from '../../sandbox/operations';
 
 jest.setTimeout(300_000);
 
-/** The next patch version: 0.1.0 → 0.1.1. */
-function nextPatch(version: string): string {
-	const [major, minor, patch] = version.split('.').map(Number);
-	return `${major}.${minor}.${patch + 1}`;
-}
-
 describe.each(runtimeVersions('SVC_E2E_N8N'))(
 	"n8n %s: installed, updated and uninstalled by n8n's community-package installer",
 	(version) => {
 		let registry: LocalRegistry;
 		let tls: LocalCa;
-		let repackDir: string;
+		let workDir: string;
 		let env: Environment;
 		let first: string;
 		let firstIntegrity: string;
@@ -70,13 +66,15 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			join(env.n8n.userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME);
 
 		beforeAll(async () => {
-			repackDir = await mkdtemp(join(tmpdir(), 'svc-registry-'));
-			tls = await makeLocalCa(join(repackDir, 'tls'));
+			workDir = await mkdtemp(join(tmpdir(), 'svc-registry-'));
+			tls = await makeLocalCa(join(workDir, 'tls'));
 			registry = await startLocalRegistry(tls);
 			const tarball = await packedTarball();
-			({ version: first, integrity: firstIntegrity } = await registry.publish(tarball));
-			next = (await registry.publish(await repackWithVersion(tarball, nextPatch(first), repackDir)))
-				.version;
+			// N: the build users may have installed (UPGRADE_BASELINE); N+1: the build under test.
+			({ version: first, integrity: firstIntegrity } = await registry.publish(
+				await packedAtRevision(),
+			));
+			next = (await registry.publish(tarball)).version;
 			env = await startEnvironment({
 				version,
 				tls,
@@ -86,7 +84,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		afterAll(async () => {
 			await env?.stop();
 			await registry?.close();
-			await rm(repackDir, { recursive: true, force: true });
+			await rm(workDir, { recursive: true, force: true });
 		});
 
 		/** Leads created one after the other, each waiting for its deliveries (retries included) to end. */
