@@ -25,7 +25,7 @@ export {
 	SVC_TOOL_NAME,
 	SVC_TRIGGER_NAME,
 } from './node-picker';
-export { byTestId } from './selectors';
+export { byTestId, canvasNode } from './selectors';
 
 const PUBLISH_BUTTON = byTestId('workflow-open-publish-modal-button');
 const CREDENTIAL_DIALOG = byTestId('credential-edit-dialog');

@@ -46,6 +46,7 @@ import { until } from '../../harness/wait';
 import type { PickerEntry } from '../../harness/editor/n8n-editor';
 import {
 	byTestId,
+	canvasNode,
 	CREDENTIAL_TEST,
 	Editor,
 	SVC_NAME,
@@ -401,6 +402,33 @@ describe('n8n editor in a real browser', () => {
 			).toEqual([`/v1/leads/${margaret.id}`]);
 			await editor.screenshot('04-lead-picker-by-url');
 			await editor.closeNode();
+		},
+	);
+
+	step(
+		'04-custom-api-call',
+		"Custom API Call, which n8n offers under every resource: the node is named for it, n8n's notice says to use the HTTP Request node, and Execute step says how, sending nothing",
+		async () => {
+			await addSvcAction('Get a lead');
+			await editor.chooseOption('operation', 'Custom API Call');
+			await editor.waitForText(
+				byTestId('ndv'),
+				/Use the HTTP Request node to make a custom API call/,
+			);
+			const mark = env.sandbox.state.requests.all().length;
+			await editor.executeStep();
+			const shown = await editor.waitForOutputPane(
+				/Custom API Call runs in n8n's HTTP Request node, not in the Svc node/,
+			);
+			expect(shown).not.toContain('__CUSTOM_API_CALL__');
+			expect(env.sandbox.state.requests.all().slice(mark)).toEqual([]);
+			await editor.screenshot('04-custom-api-call');
+			await editor.closeNode();
+			// n8n's editor renames a node that has its default name after the chosen operation.
+			await editor.page.waitForSelector(canvasNode('Custom API Call'), { visible: true });
+			expect(await editor.canvasSubtitle(canvasNode('Custom API Call'))).toBe(
+				'Custom API Call: Lead',
+			);
 		},
 	);
 
