@@ -5,4 +5,8 @@ const { RUN, perMajorProjects } = require('tsx/cjs/api').require(
 );
 
 /** @type {import('jest').Config} */
-module.exports = { ...RUN, projects: perMajorProjects('queue') };
+module.exports = {
+	...RUN,
+	reporters: ['default', ['<rootDir>/harness/jest/timing-reporter.cjs', { run: 'queue' }]],
+	projects: perMajorProjects('queue'),
+};

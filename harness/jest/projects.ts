@@ -37,6 +37,6 @@ export const RUN: Config = {
 	// retries, restarts), so two files side by side, one per major, take about the time of one.
 	maxWorkers: 2,
 	testTimeout: 30000,
-	// Where the time went (slowest files, n8n starts, runtime installs): .tmp/timing.md.
+	// Where the time went (slowest files, n8n starts, runtime installs): .tmp/timing/<run>.md.
 	reporters: ['default', '<rootDir>/harness/jest/timing-reporter.cjs'],
 };

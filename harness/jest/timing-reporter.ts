@@ -1,23 +1,43 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, no-console -- tooling that runs in Node.js beside n8n, never inside it */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
-import type { AggregatedResult, Reporter } from '@jest/reporters';
+import type { AggregatedResult, Config, Reporter } from '@jest/reporters';
 
 import { markdownTable } from '../markdown-table';
 import { PROJECT_DIR, TMP_DIR } from '../project';
 import { clearTimings, readTimings } from '../timings';
 
-const REPORT_FILE = join(TMP_DIR, 'timing.md');
+const REPORT_DIR = join(TMP_DIR, 'timing');
 const SLOWEST_FILES = 12;
+
+/**
+ * The report's file, one per kind of run so that CI's runs one after another keep theirs: the
+ * run's name from the config (the queue suite's), else the paths asked for, else `all`.
+ */
+function reportFile(globalConfig: Config.GlobalConfig, run: string | undefined): string {
+	const { patterns } = globalConfig.testPathPatterns;
+	const name =
+		run ??
+		(patterns.length > 0
+			? patterns.map((pattern) => pattern.replace(/[^A-Za-z0-9]+/g, '-')).join('+')
+			: 'all');
+	return join(REPORT_DIR, `${name.replace(/^-+|-+$/g, '')}.md`);
+}
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(1);
 
 /**
- * Where a run's time went, written to .tmp/timing.md at its end: the slowest test files (per
+ * Where a run's time went, written to .tmp/timing/<run>.md at its end: the slowest test files (per
  * project, so per n8n major), the n8n starts and the runtime installs the harness recorded.
  */
 export default class TimingReporter implements Pick<Reporter, 'onRunStart' | 'onRunComplete'> {
+	private readonly file: string;
+
+	constructor(globalConfig: Config.GlobalConfig, options: { run?: string } = {}) {
+		this.file = reportFile(globalConfig, options.run);
+	}
+
 	async onRunStart(): Promise<void> {
 		await clearTimings();
 	}
@@ -64,14 +84,15 @@ export default class TimingReporter implements Pick<Reporter, 'onRunStart' | 'on
 					),
 			'',
 		].join('\n');
-		await writeFile(REPORT_FILE, report);
+		await mkdir(REPORT_DIR, { recursive: true });
+		await writeFile(this.file, report);
 		console.log(
 			`\nSlowest files: ${slowest
 				.slice(0, 5)
 				.map(
 					(file) => `${file.file}${file.project ? ` (${file.project})` : ''} ${seconds(file.ms)} s`,
 				)
-				.join(', ')}. Full timing report: ${relative(PROJECT_DIR, REPORT_FILE)}`,
+				.join(', ')}. Full timing report: ${relative(PROJECT_DIR, this.file)}`,
 		);
 	}
 }
