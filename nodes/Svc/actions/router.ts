@@ -303,17 +303,22 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 				const own = asText(
 					parameters.read<unknown>('options.idempotencyKey', itemIndex, ''),
 				).trim();
-				if (own === '' && scope === 'content') return idempotencyKeyFromContent(operationKey, body);
-				if (own === '')
-					return deriveIdempotencyKey({
-						executionId,
-						nodeId,
-						runIndex,
-						itemIndex,
-						operation: operationKey,
-						body,
-					});
-				return isUuid(own) ? own : idempotencyKeyFromText(operationKey, own);
+				if (own !== '')
+					return {
+						value: isUuid(own) ? own : idempotencyKeyFromText(operationKey, own),
+						from: 'option',
+					};
+				if (scope === 'content')
+					return { value: idempotencyKeyFromContent(operationKey, body), from: scope };
+				const value = deriveIdempotencyKey({
+					executionId,
+					nodeId,
+					runIndex,
+					itemIndex,
+					operation: operationKey,
+					body,
+				});
+				return { value, from: scope };
 			},
 			hint: (message) => hints.add(message),
 		};

@@ -11,6 +11,12 @@ import type { SvcClient } from '../transport';
 /** What a derived Idempotency-Key stays the same across: see OperationContext.writeKey. */
 export type WriteKeyScope = 'run' | 'content';
 
+/** An item's Idempotency-Key, and where it came from: the user's option or derived per scope. */
+export interface WriteKey {
+	value: string;
+	from: 'option' | WriteKeyScope;
+}
+
 export interface OperationContext {
 	ctx: IExecuteFunctions;
 	client: SvcClient;
@@ -24,7 +30,7 @@ export interface OperationContext {
 	 * from execution, node, run, item, operation and body (`run`), or from operation and body alone
 	 * (`content`: the same write from any run is applied once within the service's window).
 	 */
-	writeKey(operation: string, body: unknown, scope?: WriteKeyScope): string;
+	writeKey(operation: string, body: unknown, scope?: WriteKeyScope): WriteKey;
 	/** Adds a hint shown once under the node's output. */
 	hint(message: string): void;
 }

@@ -8,7 +8,7 @@ import { storedSetting } from '../itemParameters';
 import { campaignLocator, locatorValue } from '../locators';
 import { idempotencyKeyOption, sendDuringEvaluationsOption } from '../parameters';
 import { personMustAllowText, plainOnly } from '../tool';
-import type { Operation, OperationContext, WriteKeyScope } from '../types';
+import type { Operation, OperationContext, WriteKey, WriteKeyScope } from '../types';
 
 /** Accepts a list from an expression or a comma/space separated string. */
 export function parseIdList(value: unknown): string[] {
@@ -188,13 +188,14 @@ export const dispatch: Operation = {
 		const sendAgain = storedSetting(op.ctx.getNode().parameters, `options.${SEND_AGAIN}`);
 		const scope: WriteKeyScope =
 			sendAgain.kind === 'literal' && sendAgain.value === true ? 'run' : 'content';
+		const key = op.writeKey(`dispatchCampaign:${campaignId}`, body, scope);
 		const { body: result, replayed } = await op.client.request<DispatchResult>('dispatchCampaign', {
 			pathParams: { campaign_id: campaignId },
 			body,
-			idempotencyKey: op.writeKey(`dispatchCampaign:${campaignId}`, body, scope),
+			idempotencyKey: key.value,
 			itemIndex: op.itemIndex,
 		});
-		if (replayed) op.hint(replayedHint(op, scope));
+		if (replayed) op.hint(replayedHint(key));
 		return {
 			...result,
 			sent_to: leadIds ? 'listed_leads' : 'whole_audience',
@@ -204,9 +205,8 @@ export const dispatch: Operation = {
 	},
 };
 
-function replayedHint(op: OperationContext, scope: WriteKeyScope): string {
-	const ownKey = asText(op.parameter<unknown>('options.idempotencyKey', '')).trim() !== '';
-	if (ownKey || scope === 'run')
+function replayedHint(key: WriteKey): string {
+	if (key.from !== 'content')
 		return 'Replayed: the service had already applied this dispatch (same Idempotency-Key), so nothing was sent again.';
 	return `Already sent: this campaign was dispatched to the same leads in the last ${IDEMPOTENCY_WINDOW_HOURS} hours, so nothing was sent again (replayed is true, with the first dispatch's ID). To send it again on purpose, switch on '${SEND_AGAIN_LABEL}' in this node's options.`;
 }

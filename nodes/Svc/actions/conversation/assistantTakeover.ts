@@ -37,7 +37,7 @@ export const assistantTakeover: Operation = {
 		const { body: result } = await op.client.request<TakeoverResult>('assistantTakeover', {
 			pathParams: { lead_id: leadId },
 			body,
-			idempotencyKey: op.writeKey(`assistantTakeover:${leadId}`, body),
+			idempotencyKey: op.writeKey(`assistantTakeover:${leadId}`, body).value,
 			itemIndex: op.itemIndex,
 		});
 		const greeting = result.greeting ?? { sent: false };

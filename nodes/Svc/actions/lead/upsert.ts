@@ -262,7 +262,7 @@ export const upsert: Operation = {
 		const body = checkLead(op, lead.body, lead.consent);
 		const response = await op.client.request<Lead>('upsertLead', {
 			body,
-			idempotencyKey: op.writeKey('upsertLead', body),
+			idempotencyKey: op.writeKey('upsertLead', body).value,
 			itemIndex: op.itemIndex,
 		});
 		return { ...response.body, upsert_result: response.status === 201 ? 'created' : 'updated' };

@@ -56,7 +56,7 @@ export const create: Operation = {
 		const body = { url, events };
 		const { body: subscription } = await op.client.request<Subscription>('createSubscription', {
 			body,
-			idempotencyKey: op.writeKey('createSubscription', body),
+			idempotencyKey: op.writeKey('createSubscription', body).value,
 			itemIndex: op.itemIndex,
 		});
 		const includeSecret = op.parameter<unknown>('options.includeSecret', false) === true;
