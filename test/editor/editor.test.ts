@@ -10,6 +10,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import type { IDataObject } from 'n8n-workflow';
 import type { Browser } from 'puppeteer-core';
 
 import type { Lead } from '../../nodes/Svc/contract';
@@ -26,13 +27,20 @@ import {
 } from '../../harness/agent-example';
 import { launchBrowser } from '../../harness/browser';
 import { devExamples } from '../../harness/dev-examples';
-import type { CredentialRef, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
+import type {
+	CredentialRef,
+	ExecutionRecord,
+	WorkflowInput,
+	WorkflowRecord,
+} from '../../harness/n8n/api';
 import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD } from '../../harness/n8n/process';
 import {
 	getExecution,
 	importCredential,
 	importWorkflow,
 	listExecutions,
+	settledExecutions,
+	waitForExecutions,
 } from '../../harness/n8n/api';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
@@ -134,6 +142,13 @@ function requestsSince(mark: number, route: string): RecordedRequest[] {
 		.all()
 		.slice(mark)
 		.filter((request) => request.route === route);
+}
+
+/** The workflow's runs, oldest first, once at least `count` have ended (none still running). */
+async function runsEnded(workflowId: string, count: number): Promise<ExecutionRecord[]> {
+	return await waitForExecutions(env.n8n, workflowId, count, 60_000, {
+		source: async (id) => await settledExecutions(env.n8n, id),
+	});
 }
 
 /** The distinct statuses the sandbox answered (n8n may run a credential test more than once). */
@@ -658,7 +673,7 @@ describe('n8n editor in a real browser', () => {
 
 	step(
 		'06-publish-unpublish',
-		'"Svc: hand a hot lead to the assistant": Publish creates exactly one production subscription, Unpublish deletes it',
+		'"Svc: hand a hot lead to the assistant": Publish creates exactly one production subscription, a hot lead runs once and is handed to the assistant, Unpublish deletes it',
 		async () => {
 			const workflow = example('hand-hot-lead-to-assistant.json');
 			const webhookId = webhookIdOf(workflow, 'On Lead Created');
@@ -679,6 +694,19 @@ describe('n8n editor in a real browser', () => {
 				requestsSince(mark, 'POST /v1/webhook-subscriptions').map((request) => request.status),
 			).toEqual([201]);
 			await editor.screenshot('06-published');
+
+			// As its note says: a hot lead with consent granted runs once and is handed to the assistant.
+			const { lead } = upsertLead(env.sandbox.state, {
+				email: 'editor.hot@example.com',
+				custom_fields: { score: 90, consent: { status: 'granted' } },
+			});
+			const [run] = await runsEnded(workflow.id, 1);
+			expect(run.status).toBe('success');
+			expect(
+				requestsSince(mark, 'POST /v1/leads/{lead_id}/assistant-takeover').map(
+					(request) => request.path,
+				),
+			).toEqual([`/v1/leads/${lead.id}/assistant-takeover`]);
 
 			await editor.unpublish();
 			await until(
@@ -724,6 +752,95 @@ describe('n8n editor in a real browser', () => {
 				if (found.length > 0) problems[file] = found;
 			}
 			expect(problems).toEqual({});
+		},
+	);
+
+	step(
+		'07-example-dispatch-run',
+		'"Svc: dispatch approved campaigns" run as its note says: Execute workflow dispatches the approved campaign; run again, nothing is sent and Not Dispatched says it was already dispatched',
+		async () => {
+			const workflow = example('dispatch-approved-campaign.json');
+			// A person approved a campaign since the seed; the other two are a draft and one already sending or approved.
+			touchCampaign(env.sandbox.state, 'cmp_0003', { status: 'approved' });
+			await editor.openWorkflow(workflow.id);
+			await editor.executeWorkflow();
+			await runsEnded(workflow.id, 1);
+			const dispatched = env.sandbox.state.stats.snapshot().dispatches;
+			expect(env.sandbox.state.store.campaigns.get('cmp_0003')?.status).toBe('sending');
+			await editor.openNode('Dispatch');
+			await editor.waitForOutput(/"campaign_id":\s*"cmp_0003"/);
+			await editor.closeNode();
+
+			await editor.executeWorkflow();
+			await runsEnded(workflow.id, 2);
+			await editor.openNode('Not Dispatched');
+			await editor.waitForOutput(
+				/"campaign":\s*"Reactivation: 90 days quiet \(cmp_0003\)",\s*"status":\s*"sending",\s*"reason":\s*"Already dispatched/,
+			);
+			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(dispatched);
+			await editor.screenshot('07-example-dispatch-run-again');
+			await editor.closeNode();
+		},
+	);
+
+	step(
+		'07-example-agent-run',
+		'"Svc: AI agent qualifies a new lead" run as its note says: Execute workflow, then a new lead with consent: the agent answers that it handed the lead to the assistant, and the service got the takeover',
+		async () => {
+			const workflow = example('ai-agent-qualify-lead.json');
+			const webhookId = webhookIdOf(workflow, 'On Lead Created');
+			await editor.openWorkflow(workflow.id);
+			await editor.executeWorkflow();
+			await until('the test subscription', () => subscriptionsOf(webhookId).test.length === 1);
+			const mark = env.sandbox.state.requests.all().length;
+			const { lead } = upsertLead(env.sandbox.state, {
+				email: 'editor.agent@example.com',
+				custom_fields: { consent: { status: 'granted' } },
+			});
+			await runsEnded(workflow.id, 1);
+			await editor.openNode('Qualify Lead');
+			await editor.waitForOutput(new RegExp(`Handed lead ${lead.id} to the assistant`));
+			expect(
+				requestsSince(mark, 'POST /v1/leads/{lead_id}/assistant-takeover').map(
+					(request) => request.path,
+				),
+			).toEqual([`/v1/leads/${lead.id}/assistant-takeover`]);
+			await editor.screenshot('07-example-agent-run');
+			await editor.closeNode();
+		},
+	);
+
+	step(
+		'07-example-form-run',
+		'"Svc: lead capture from a form" run as its note says: Publish, POST the form twice: one lead, consent granted, its time kept from the first post',
+		async () => {
+			const workflow = example('lead-capture-with-consent.json');
+			await editor.openWorkflow(workflow.id);
+			await editor.publish('Editor suite: lead capture');
+			const url = `${env.n8n.webhookBaseUrl}/svc-lead-capture`;
+			const post = async () => {
+				const answer = await env.n8n.fetch<IDataObject>(url, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({
+						email: 'editor.form@example.com',
+						first_name: 'Ada',
+						marketing_consent: 'yes',
+					}),
+				});
+				expect(answer.status).toBe(200);
+				return answer.body;
+			};
+			const first = await post();
+			const second = await post();
+			const consent = (lead: IDataObject) =>
+				(lead.custom_fields as { consent?: { status?: string; recorded_at?: string } } | undefined)
+					?.consent;
+			expect(consent(first)).toMatchObject({ status: 'granted' });
+			expect(second.id).toBe(first.id);
+			expect(consent(second)?.recorded_at).toBe(consent(first)?.recorded_at);
+			expect(consent(first)?.recorded_at).toMatch(/Z$/);
+			await editor.unpublish();
 		},
 	);
 
