@@ -12,12 +12,11 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { WorkflowInput } from '../../harness/n8n/api';
 import {
 	activate,
 	deactivate,
-	executeWorkflow,
 	getWorkflow,
+	importCredential,
 	importWorkflow,
 } from '../../harness/n8n/api';
 import {
@@ -30,7 +29,8 @@ import type { N8nInstance } from '../../harness/n8n/instance';
 import { nodeOutput } from '../../harness/n8n/node-results';
 import { startN8n } from '../../harness/n8n/process';
 import type { Environment } from '../../harness/environment';
-import { startEnvironment } from '../../harness/environment';
+import { sandboxCredential, startEnvironment } from '../../harness/environment';
+import { IDENTITY_NODE, runIdentity } from '../../harness/identity-run';
 import { withCredential } from '../../harness/example-workflows';
 import {
 	ranPastTrigger,
@@ -43,7 +43,7 @@ import type { LocalRegistry } from '../../harness/npm-registry';
 import { startLocalRegistry } from '../../harness/npm-registry';
 import { packedAtRevision } from '../../harness/baseline-package';
 import { packedTarball } from '../../harness/pack';
-import { PACKAGE_NAME, PACKAGE_NODE_TYPES, SVC_NODE_TYPE } from '../../harness/project';
+import { PACKAGE_NAME, PACKAGE_NODE_TYPES } from '../../harness/project';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { until } from '../../harness/wait';
 import { upsertLead } from '../../sandbox/operations';
@@ -143,27 +143,11 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				expect.arrayContaining(['CHANGELOG.md', 'dist', 'package.json']),
 			);
 
-			const workflow: WorkflowInput = {
-				name: 'installer: identity',
-				nodes: [
-					{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
-					{
-						name: 'Me',
-						type: SVC_NODE_TYPE,
-						typeVersion: 1,
-						parameters: { resource: 'account', operation: 'getMe' },
-						credentials: { svcApi: { id: env.credential.id, name: env.credential.name } },
-					},
-				],
-				connections: { Run: { main: [[{ node: 'Me', type: 'main', index: 0 }]] } },
-				settings: { executionOrder: 'v1' },
-			};
-			const execution = await executeWorkflow(
-				env.n8n,
-				(await importWorkflow(env.n8n, workflow)).id,
-			);
+			const execution = await runIdentity(env.n8n, env.credential);
 			expect(execution.status).toBe('success');
-			expect(nodeOutput(execution, 'Me')[0].json).toMatchObject({ key: { environment: 'test' } });
+			expect(nodeOutput(execution, IDENTITY_NODE)[0].json).toMatchObject({
+				key: { environment: 'test' },
+			});
 		});
 
 		it('a published Svc Trigger keeps receiving across an update from N to N+1: every event runs once, one subscription, no restart', async () => {
@@ -257,7 +241,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 
 		// n8n 2.21 and newer only.
 		if (version === 'v2') {
-			it("installed from environment variables with the version's checksum: loaded on start, listed, and the Community Nodes page read-only", async () => {
+			it("installed from environment variables with the version's checksum: loaded on start, listed, an action runs, and the Community Nodes page read-only", async () => {
 				const n8n = await startManagedByEnv([
 					{ name: PACKAGE_NAME, version: first, checksum: firstIntegrity },
 				]);
@@ -271,6 +255,11 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 						});
 						expect(described.status).toBe(200);
 					}
+					const credential = await importCredential(
+						n8n,
+						sandboxCredential(n8n.runtime.version, env.sandbox.url),
+					);
+					expect((await runIdentity(n8n, credential)).status).toBe('success');
 					const change = await n8n.rest('POST', '/community-packages', {
 						name: PACKAGE_NAME,
 						version: next,

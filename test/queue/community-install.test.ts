@@ -9,8 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { WorkflowInput } from '../../harness/n8n/api';
-import { activate, deactivate, executeWorkflow, importWorkflow } from '../../harness/n8n/api';
+import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
 import type { N8nRoleProcess } from '../../harness/n8n/instance';
 import { withCredential } from '../../harness/example-workflows';
 import {
@@ -23,7 +22,8 @@ import { makeLocalCa } from '../../harness/local-ca';
 import type { LocalRegistry } from '../../harness/npm-registry';
 import { startLocalRegistry } from '../../harness/npm-registry';
 import { packedTarball } from '../../harness/pack';
-import { PACKAGE_NAME, SVC_NODE_TYPE } from '../../harness/project';
+import { runIdentity } from '../../harness/identity-run';
+import { PACKAGE_NAME } from '../../harness/project';
 import type { QueueEnvironment } from '../../harness/queue-environment';
 import { startQueueEnvironment } from '../../harness/queue-environment';
 import { runtimeVersions } from '../../harness/runtime-versions';
@@ -62,31 +62,9 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 		const packageIn = (process: N8nRoleProcess) =>
 			join(process.userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME, 'package.json');
 
-		/** Manual Trigger → Account → Get Current Identity, run as the editor's Execute workflow does (on a worker here). */
-		async function runIdentity(): Promise<{
-			executionId: string;
-			status: string;
-			error?: unknown;
-		}> {
-			const workflow: WorkflowInput = {
-				name: 'queue installer: identity',
-				nodes: [
-					{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} },
-					{
-						name: 'Me',
-						type: SVC_NODE_TYPE,
-						typeVersion: 1,
-						parameters: { resource: 'account', operation: 'getMe' },
-						credentials: { svcApi: { id: queue.credential.id, name: queue.credential.name } },
-					},
-				],
-				connections: { Run: { main: [[{ node: 'Me', type: 'main', index: 0 }]] } },
-				settings: { executionOrder: 'v1' },
-			};
-			const stored = await importWorkflow(queue.topology.main, workflow);
-			const execution = await executeWorkflow(queue.topology.main, stored.id, {
-				timeoutMs: 60_000,
-			});
+		/** The identity workflow's run: where it ran is in the workers' logs. */
+		async function identityRun(): Promise<{ executionId: string; status: string; error?: string }> {
+			const execution = await runIdentity(queue.topology.main, queue.credential);
 			return {
 				executionId: execution.id,
 				status: execution.status,
@@ -114,7 +92,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			);
 			expect(existsSync(packageIn(worker)) && existsSync(packageIn(processor))).toBe(true);
 
-			const identity = await runIdentity();
+			const identity = await identityRun();
 			expect(identity).toMatchObject({ status: 'success', error: undefined });
 			expect(await ran(worker, identity.executionId)).toBe(true);
 
@@ -166,7 +144,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 				await bare.stop();
 				// The only worker left, so the next run is its.
 				await topology.workers[0].stop();
-				const identity = await runIdentity();
+				const identity = await identityRun();
 				expect(identity).toMatchObject({ status: 'success', error: undefined });
 				expect(await ran(late, identity.executionId)).toBe(true);
 			} finally {
