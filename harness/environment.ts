@@ -85,6 +85,8 @@ export async function startEnvironment(
 		ui?: boolean;
 		tls?: LocalCa;
 		installFrom?: { registry: LocalRegistry; version: string };
+		/** How the sandbox retries deliveries (default: 5 s timeout, retries after 200 and 500 ms). */
+		delivery?: { timeoutMs?: number; retryDelaysMs?: number[] };
 	} = {},
 ): Promise<Environment> {
 	const { installFrom } = options;
@@ -95,7 +97,7 @@ export async function startEnvironment(
 		allowLoopbackWebhooks: true,
 		trustedCa: tls.caPem,
 		maxPageSize: 5,
-		delivery: { timeoutMs: 5000, retryDelaysMs: [200, 500] },
+		delivery: { timeoutMs: 5000, retryDelaysMs: [200, 500], ...options.delivery },
 	});
 	let n8n: N8nInstance;
 	try {

@@ -179,7 +179,12 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 	(version) => {
 		let env: Environment;
 		beforeAll(async () => {
-			env = await startEnvironment({ version });
+			// Retrying for longer, as the service does: on a loaded machine every try of a delivery
+			// can time out while n8n works through the catch-up, and a later one then gets through.
+			env = await startEnvironment({
+				version,
+				delivery: { retryDelaysMs: [200, 500, 2_000, 5_000, 10_000] },
+			});
 		}, 15 * 60_000);
 		afterAll(async () => {
 			await env?.stop();
