@@ -117,7 +117,7 @@ describe('what the test says', () => {
 		const result = await test({ apiKey: 'svc_live_tooShort', baseUrl: sandbox().url });
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(
-			/^The API key in the Svc API credential is not in an accepted format\. Expected svc_live_<secret>/,
+			/^The API key in the Svc API credential is not in an accepted format\. Expected svc_live_ or svc_test_ followed by 16 or more letters and digits/,
 		);
 		expect(result.message).not.toContain('tooShort');
 		expect(sandbox().state.requests.all()).toHaveLength(0);

@@ -50,7 +50,9 @@ describe('Account', () => {
 			{ resource: 'account', operation: 'getMe' },
 			{ apiKey: badKey },
 		);
-		expect(result.error?.message).toMatch(/not in an accepted format.*svc_live_<secret>/);
+		expect(result.error?.message).toMatch(
+			/not in an accepted format.*svc_live_ or svc_test_ followed by/,
+		);
 		expect(visibleText(result)).not.toContain(badKey);
 		expect(sandbox().state.requests.all()).toHaveLength(0);
 	});
@@ -68,6 +70,8 @@ describe('Account', () => {
 			expect(result.error?.description).toMatch(
 				/HTTP Request node, set Authentication to Predefined Credential Type and Credential Type to Svc API/,
 			);
+			// n8n's editor renders the description as HTML: a <placeholder> would vanish.
+			expect(result.error?.description).not.toMatch(/<[^>]*>/);
 			expect(sandbox().state.requests.all()).toHaveLength(0);
 		},
 	);

@@ -29,7 +29,7 @@ describe('checkApiKey', () => {
 			message = (error as Error).message;
 		}
 		expect(message).toContain('not in an accepted format');
-		expect(message).toContain('svc_live_<secret>');
+		expect(message).toContain('svc_live_ or svc_test_ followed by 16 or more letters and digits');
 		expect(message).not.toContain(secret);
 	});
 

@@ -136,6 +136,25 @@ describe('descriptions', () => {
 		},
 	);
 
+	it("no text the editor renders as HTML holds an angle-bracket placeholder: n8n drops '<your Base URL>' as an unknown tag", () => {
+		// The tags n8n's descriptions may use; anything else between < and > disappears on the page.
+		const allowed = /^<\/?(a|b|br|code|em|i|li|p|strong|ul)\b/;
+		const found: string[] = [];
+		const walk = (value: unknown, path: string): void => {
+			if (typeof value === 'string') {
+				for (const tag of value.match(/<[^<>]*>/g) ?? [])
+					if (!allowed.test(tag)) found.push(`${path}: ${tag}`);
+			} else if (Array.isArray(value))
+				value.forEach((item, index) => walk(item, `${path}[${index}]`));
+			else if (value && typeof value === 'object')
+				for (const [key, item] of Object.entries(value)) walk(item, `${path}.${key}`);
+		};
+		for (const node of [action, trigger, new SvcPullTrigger()])
+			walk(node.description, node.description.displayName);
+		walk(new SvcApi(), 'Svc API credential');
+		expect(found).toEqual([]);
+	});
+
 	it('a new trigger is placed above version 1, which costs an expression per delivery; workflows saved with 1 still load', () => {
 		// n8n 2.41 and 1.123, webhook-helpers parseRequestBody: `typeVersion === 1` evaluates the
 		// Webhook node's old binary option for whatever node started the workflow.

@@ -91,7 +91,7 @@ function resourceLocator(what: LocatedRecord): INodeProperties {
 						type: 'regex',
 						properties: {
 							regex: urlPattern,
-							errorMessage: `Not a URL of a ${what} page (…/${DASHBOARD_PATHS[what]}/<id>)`,
+							errorMessage: `Not a URL of a ${what} page (…/${DASHBOARD_PATHS[what]}/ then its ID)`,
 						},
 					},
 				],

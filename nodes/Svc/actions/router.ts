@@ -234,7 +234,7 @@ export async function executeOperations(this: IExecuteFunctions): Promise<INodeE
 			"Custom API Call runs in n8n's HTTP Request node, not in the Svc node",
 			{
 				description:
-					"Add an HTTP Request node, set Authentication to Predefined Credential Type and Credential Type to Svc API, pick your Svc credential, and enter the endpoint's full URL (for example https://<your Base URL>/v1/me). Here, pick one of the listed operations.",
+					"Add an HTTP Request node, set Authentication to Predefined Credential Type and Credential Type to Svc API, pick your Svc credential, and enter the endpoint's full URL: the credential's Base URL followed by the path, such as /v1/me. Here, pick one of the listed operations.",
 			},
 		);
 	}

@@ -53,7 +53,7 @@ export const KEY_PREFIXES = {
 export const KEY_SECRET_PATTERN = '[A-Za-z0-9]{16,}';
 export const API_KEY_PATTERN = new RegExp(`^(svc|ok)_(live|test)_${KEY_SECRET_PATTERN}$`);
 export const ACCEPTED_KEY_FORMATS_TEXT =
-	'svc_live_<secret> or svc_test_<secret> (legacy ok_live_<secret> and ok_test_<secret> still work until rotated), where <secret> is 16 or more letters and digits';
+	'svc_live_ or svc_test_ followed by 16 or more letters and digits (legacy ok_live_ and ok_test_ keys still work until rotated)';
 
 /** Headers reserved for the dashboard's proxy: an integration must never send them (documented). */
 export const FORBIDDEN_REQUEST_HEADERS = ['x-api-key'] as const;
