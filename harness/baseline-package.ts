@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * The package as an earlier commit built it, for the upgrade test: a published trigger installed
  * from that build must keep receiving once n8n's installer updates it to the build under test.
@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runChecked, runCommand } from './commands';
+import { NPM, runChecked, runCommand } from './commands';
 import { repackWithVersion } from './npm-registry';
 import { packTarball } from './pack';
 import { PACKAGE_NAME, PROJECT_DIR, TMP_DIR } from './project';
@@ -47,8 +47,7 @@ export async function packedAtRevision(
 		await mkdir(source);
 		await runChecked('tar (source)', 'tar', ['-xf', join(work, 'source.tar'), '-C', source]);
 		await symlink(join(PROJECT_DIR, 'node_modules'), join(source, 'node_modules'), 'dir');
-		const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-		await runChecked(`npm run build (${revision})`, npm, ['run', 'build', '--silent'], {
+		await runChecked(`npm run build (${revision})`, NPM, ['run', 'build', '--silent'], {
 			cwd: source,
 		});
 		const packed = await packTarball(join(work, 'pack'), source);

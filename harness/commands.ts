@@ -5,6 +5,9 @@ import { constants as osConstants } from 'node:os';
 
 import { lastLines } from './log-tail';
 
+/** npm's command: on Windows a .cmd that spawn needs by its full name. */
+export const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
 export interface CommandResult {
 	code: number;
 	stdout: string;

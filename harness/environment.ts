@@ -75,15 +75,13 @@ export function sandboxCredential(
 /**
  * The sandbox and a real n8n over https with the package and a "Svc sandbox" credential. The
  * package is the packed build extracted into n8n's nodes folder, or with `installFrom` installed
- * by n8n's own community-package installer from that registry, as a user installs it (the
- * registry's certificate must come from `tls`, the CA n8n trusts; default: a new CA).
+ * by n8n's own community-package installer from that registry, as a user installs it.
  */
 export async function startEnvironment(
 	options: {
 		version?: RuntimeVersion;
 		protocol?: 'https' | 'http';
 		ui?: boolean;
-		tls?: LocalCa;
 		installFrom?: { registry: LocalRegistry; version: string };
 		/** How the sandbox retries deliveries (default: 5 s timeout, retries after 200 and 500 ms). */
 		delivery?: { timeoutMs?: number; retryDelaysMs?: number[] };
@@ -91,8 +89,9 @@ export async function startEnvironment(
 ): Promise<Environment> {
 	const { installFrom } = options;
 	const runtime = await ensureN8nRuntime(options.version ?? 'v2');
-	const tlsDir = options.tls ? undefined : await mkdtemp(join(tmpdir(), 'svc-e2e-tls-'));
-	const tls = options.tls ?? (await makeLocalCa(tlsDir as string));
+	// With a registry, the CA n8n trusts is the registry's, so n8n trusts its certificate too.
+	const tlsDir = installFrom ? undefined : await mkdtemp(join(tmpdir(), 'svc-e2e-tls-'));
+	const tls = installFrom?.registry.ca ?? (await makeLocalCa(tlsDir as string));
 	const sandbox = await startSandbox({
 		allowLoopbackWebhooks: true,
 		trustedCa: tls.caPem,

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runChecked } from './commands';
 import type { LocalCa } from './local-ca';
-import { issueCertificate } from './local-ca';
+import { issueCertificate, makeLocalCa } from './local-ca';
 
 /** The registry n8n's installer uses unless told otherwise. */
 export const PUBLIC_REGISTRY_HOST = 'registry.npmjs.org';
@@ -38,6 +38,8 @@ interface Published {
 export interface LocalRegistry {
 	/** The proxy, e.g. http://127.0.0.1:41234. */
 	proxyUrl: string;
+	/** The CA that signed its certificate for registry.npmjs.org: the n8n it serves must trust it. */
+	ca: LocalCa;
 	/** Environment for n8n (and the npm it runs): the proxy, loopback not through it, the CA. */
 	env(): Record<string, string>;
 	/** Publishes a packed tarball under the name and version its package.json says; the newest publish is `latest`. */
@@ -77,8 +79,8 @@ export async function repackWithVersion(
 	}
 }
 
-/** Starts the stand-in; `ca` signs its certificate for registry.npmjs.org and must be one n8n trusts (NODE_EXTRA_CA_CERTS). */
-export async function startLocalRegistry(ca: LocalCa): Promise<LocalRegistry> {
+/** Starts the stand-in, with a CA of its own (`ca`) for the n8n it serves to trust. */
+export async function startLocalRegistry(): Promise<LocalRegistry> {
 	const packages = new Map<string, Map<string, Published>>();
 	const latest = new Map<string, string>();
 	const requested: string[] = [];
@@ -138,6 +140,7 @@ export async function startLocalRegistry(ca: LocalCa): Promise<LocalRegistry> {
 	}
 
 	const certDir = await mkdtemp(join(tmpdir(), 'svc-registry-tls-'));
+	const ca = await makeLocalCa(join(certDir, 'ca'));
 	const certificate = {
 		certPath: join(certDir, 'registry.crt'),
 		keyPath: join(certDir, 'registry.key'),
@@ -166,6 +169,7 @@ export async function startLocalRegistry(ca: LocalCa): Promise<LocalRegistry> {
 
 	return {
 		proxyUrl,
+		ca,
 		env: () => ({
 			// npm under some Node versions ignores NODE_EXTRA_CA_CERTS; its own setting always counts.
 			npm_config_cafile: ca.caCertPath,

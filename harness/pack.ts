@@ -2,15 +2,14 @@
 /** `npm pack` of a project, as users install it: the one tarball the tools and tests share. */
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runChecked } from './commands';
+import { NPM, runChecked } from './commands';
 import { PROJECT_DIR, TMP_DIR } from './project';
 
 /** Packs `projectDir` (default: this project) into an emptied `dest`; returns the tarball's path. */
 export async function packTarball(dest: string, projectDir = PROJECT_DIR): Promise<string> {
 	await rm(dest, { recursive: true, force: true });
 	await mkdir(dest, { recursive: true });
-	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	await runChecked('npm pack', npm, ['pack', '--pack-destination', dest, '--loglevel=warn'], {
+	await runChecked('npm pack', NPM, ['pack', '--pack-destination', dest, '--loglevel=warn'], {
 		cwd: projectDir,
 	});
 	const tarballs = (await readdir(dest)).filter((file) => file.endsWith('.tgz'));
@@ -31,10 +30,9 @@ export function packedTarball(): Promise<string> {
 
 /** The paths `npm pack` would put in the tarball of `projectDir`, sorted, without packing it. */
 export async function packedFileList(projectDir = PROJECT_DIR): Promise<string[]> {
-	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 	const pack = await runChecked(
 		'npm pack --dry-run',
-		npm,
+		NPM,
 		['pack', '--dry-run', '--json', '--loglevel=error'],
 		{ cwd: projectDir },
 	);

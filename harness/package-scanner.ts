@@ -9,7 +9,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { dirname, join } from 'node:path';
 import { cacheRoot, promoteInstall, readInstallMarker } from './cached-install';
 import { childEnv } from './child-env';
-import { runCommand } from './commands';
+import { NPM, runCommand } from './commands';
 import { lastLines } from './log-tail';
 
 export const SCANNER_PACKAGE = '@n8n/scan-community-package';
@@ -227,9 +227,8 @@ export async function ensureScanner(
 				'\t',
 			)}\n`,
 		);
-		const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 		const install = await runCommand(
-			npm,
+			NPM,
 			[
 				'install',
 				'--ignore-scripts',

@@ -39,22 +39,21 @@ export interface QueueEnvironment {
 
 /**
  * Starts it all. The package is the packed build in every process's folder, or with `installFrom`
- * installed through the main by n8n's community-package installer from that registry (whose
- * certificate must come from `tls`), which tells the running workers and webhook processors to
- * install it too.
+ * installed through the main by n8n's community-package installer from that registry, which
+ * tells the running workers and webhook processors to install it too.
  */
 export async function startQueueEnvironment(
 	version: RuntimeVersion,
 	options: {
 		workers?: number;
 		webhookProcessors?: number;
-		tls?: LocalCa;
 		installFrom?: { registry: LocalRegistry; version: string };
 	} = {},
 ): Promise<QueueEnvironment> {
 	const { installFrom } = options;
-	const tlsDir = options.tls ? undefined : await mkdtemp(join(tmpdir(), 'svc-queue-tls-'));
-	const tls = options.tls ?? (await makeLocalCa(tlsDir as string));
+	// With a registry, the CA n8n trusts is the registry's, so n8n trusts its certificate too.
+	const tlsDir = installFrom ? undefined : await mkdtemp(join(tmpdir(), 'svc-queue-tls-'));
+	const tls = installFrom?.registry.ca ?? (await makeLocalCa(tlsDir as string));
 	const sandbox = await startSandbox({
 		allowLoopbackWebhooks: true,
 		trustedCa: tls.caPem,

@@ -6,6 +6,7 @@ import type {
 	Campaign,
 	Consent,
 	DispatchResult,
+	EventEnvelope,
 	Lead,
 	LeadWritableField,
 	Message,
@@ -115,11 +116,14 @@ function checkLeadInput(input: Record<string, unknown>): LeadInput {
 	return { fields, customFields };
 }
 
-/** Creates a lead, or updates the one matched on the first of external_id, email, phone the body has. */
+/**
+ * Creates a lead, or updates the one matched on the first of external_id, email, phone the body
+ * has. A new lead comes back with the lead.created event it emitted.
+ */
 export function upsertLead(
 	state: SandboxState,
 	input: Record<string, unknown>,
-): { lead: Lead; created: boolean } {
+): { lead: Lead; created: boolean; event?: EventEnvelope } {
 	const now = state.now();
 	const { fields, customFields } = checkLeadInput(input);
 	const matchField = LEAD_MATCH_ORDER.find((field) => typeof fields[field] === 'string');
@@ -158,8 +162,8 @@ export function upsertLead(
 		updated_at: now,
 	});
 	state.stats.count('leadsCreated');
-	state.deliveries.emit('lead.created', { ...lead });
-	return { lead, created: true };
+	const { event } = state.deliveries.emit('lead.created', { ...lead });
+	return { lead, created: true, event };
 }
 
 /** Without the sensitive-read scope every word keeps its first character only. */

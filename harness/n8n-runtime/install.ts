@@ -26,7 +26,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { cacheRoot, promoteInstall, readInstallMarker } from '../cached-install';
 import { recordTiming } from '../timings';
 import { childEnv } from '../child-env';
-import { runCommand } from '../commands';
+import { NPM, runCommand } from '../commands';
 import { lastLines } from '../log-tail';
 import { PROJECT_DIR } from '../project';
 
@@ -169,14 +169,13 @@ async function installInto(
 	const specDir = join(__dirname, version);
 	await copyFile(join(specDir, 'package.json'), join(tmp, 'package.json'));
 	await copyFile(join(specDir, 'package-lock.json'), join(tmp, 'package-lock.json'));
-	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 	const baseEnv = childEnv({});
 
 	// Scripts off: kafka's install script downloads from outside the registry and fails the whole install.
 	await run(
 		step,
 		'npm install (no scripts, no optional deps)',
-		npm,
+		NPM,
 		[
 			'install',
 			'--ignore-scripts',
@@ -222,7 +221,7 @@ async function installInto(
 	await run(
 		step,
 		'npm rebuild sqlite3 (compiles, ~1.5 min)',
-		npm,
+		NPM,
 		['rebuild', 'sqlite3', '--loglevel=warn'],
 		tmp,
 		buildEnv,

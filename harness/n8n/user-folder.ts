@@ -17,10 +17,15 @@ import type { StartOptions } from './instance';
 /** Fixed so credentials encrypted by one start (or by the CLI) decrypt in another. */
 export const ENCRYPTION_KEY = 'n8n-nodes-svc-e2e-encryption-key';
 
+/** Where n8n keeps the package in a user folder, whichever way it got there. */
+export function packageFolder(userFolder: string): string {
+	return join(userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME);
+}
+
 /** Puts the package from `options` (a tarball or a folder) into the user folder; nothing when neither is given. */
 export async function installPackage(options: StartOptions, userFolder: string): Promise<void> {
 	if (!options.packageTarball && !options.packageDir) return;
-	const target = join(userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME);
+	const target = packageFolder(userFolder);
 	await mkdir(target, { recursive: true });
 	if (options.packageTarball) {
 		// npm pack puts everything under package/.

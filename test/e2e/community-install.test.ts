@@ -8,8 +8,7 @@
  * update from what users have installed (harness/baseline-package.ts).
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import {
@@ -28,6 +27,7 @@ import {
 import type { N8nInstance } from '../../harness/n8n/instance';
 import { nodeOutput } from '../../harness/n8n/node-results';
 import { startN8n } from '../../harness/n8n/process';
+import { packageFolder } from '../../harness/n8n/user-folder';
 import type { Environment } from '../../harness/environment';
 import { sandboxCredential, startEnvironment } from '../../harness/environment';
 import { IDENTITY_NODE, runIdentity } from '../../harness/identity-run';
@@ -37,8 +37,6 @@ import {
 	receiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
-import type { LocalCa } from '../../harness/local-ca';
-import { makeLocalCa } from '../../harness/local-ca';
 import type { LocalRegistry } from '../../harness/npm-registry';
 import { startLocalRegistry } from '../../harness/npm-registry';
 import { packedAtRevision } from '../../harness/baseline-package';
@@ -54,37 +52,27 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 	"n8n %s: installed, updated and uninstalled by n8n's community-package installer",
 	(version) => {
 		let registry: LocalRegistry;
-		let tls: LocalCa;
-		let workDir: string;
 		let env: Environment;
 		let first: string;
 		let firstIntegrity: string;
 		let next: string;
 		let receiverId: string;
 		const subscriptions = () => [...env.sandbox.state.store.subscriptions.values()];
-		const packageDir = () =>
-			join(env.n8n.userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME);
+		const packageDir = () => packageFolder(env.n8n.userFolder);
 
 		beforeAll(async () => {
-			workDir = await mkdtemp(join(tmpdir(), 'svc-registry-'));
-			tls = await makeLocalCa(join(workDir, 'tls'));
-			registry = await startLocalRegistry(tls);
+			registry = await startLocalRegistry();
 			const tarball = await packedTarball();
 			// N: the build users may have installed (UPGRADE_BASELINE); N+1: the build under test.
 			({ version: first, integrity: firstIntegrity } = await registry.publish(
 				await packedAtRevision(),
 			));
 			next = (await registry.publish(tarball)).version;
-			env = await startEnvironment({
-				version,
-				tls,
-				installFrom: { registry, version: first },
-			});
+			env = await startEnvironment({ version, installFrom: { registry, version: first } });
 		}, 15 * 60_000);
 		afterAll(async () => {
 			await env?.stop();
 			await registry?.close();
-			await rm(workDir, { recursive: true, force: true });
 		});
 
 		/** Leads created one after the other, each waiting for its deliveries (retries included) to end. */
@@ -94,12 +82,9 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		): Promise<string[]> {
 			const eventIds: string[] = [];
 			while (keepGoing(eventIds.length)) {
-				const { lead } = upsertLead(env.sandbox.state, {
+				const { event } = upsertLead(env.sandbox.state, {
 					email: `${prefix}.${eventIds.length}@example.com`,
 				});
-				const event = env.sandbox.state.deliveries
-					.listEvents()
-					.find((candidate) => candidate.type === 'lead.created' && candidate.data.id === lead.id);
 				eventIds.push(String(event?.id));
 				await env.sandbox.state.waitForDeliveries();
 			}
@@ -228,7 +213,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		): Promise<N8nInstance> {
 			return await startN8n({
 				runtime: env.n8n.runtime,
-				tls,
+				tls: registry.ca,
 				expectNodeTypes: [],
 				env: {
 					...registry.env(),

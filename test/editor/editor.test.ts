@@ -500,13 +500,10 @@ describe('n8n editor in a real browser', () => {
 			await until('the test subscription', () => subscriptionsOf(webhookId).test.length === 1);
 			expect(subscriptionsOf(webhookId).production).toHaveLength(1);
 
-			const { lead } = upsertLead(env.sandbox.state, {
+			const { event } = upsertLead(env.sandbox.state, {
 				email: 'editor.listen@example.com',
 				first_name: 'Listen',
 			});
-			const event = env.sandbox.state.deliveries
-				.listEvents()
-				.find((candidate) => candidate.type === 'lead.created' && candidate.data.id === lead.id);
 			if (!event) throw new Error('The sandbox emitted no lead.created for the new lead');
 			// The JSON view renders in parts: wait until the event's verified mark is on screen too.
 			const output = await editor.waitForOutput(
@@ -563,10 +560,7 @@ describe('n8n editor in a real browser', () => {
 			const workflow = example('new-leads-no-public-url.json');
 			await editor.openWorkflow(workflow.id);
 			await editor.openNode('On New Lead');
-			const { lead } = upsertLead(env.sandbox.state, { email: 'editor.pull@example.com' });
-			const event = env.sandbox.state.deliveries
-				.listEvents()
-				.find((candidate) => candidate.type === 'lead.created' && candidate.data.id === lead.id);
+			const { event } = upsertLead(env.sandbox.state, { email: 'editor.pull@example.com' });
 			if (!event) throw new Error('The sandbox emitted no lead.created for the new lead');
 			await editor.executeStep();
 			await editor.waitForOutput(

@@ -5,8 +5,6 @@
  * started later with N8N_REINSTALL_MISSING_PACKAGES=true installs it itself.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
@@ -17,12 +15,11 @@ import {
 	receiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
-import type { LocalCa } from '../../harness/local-ca';
-import { makeLocalCa } from '../../harness/local-ca';
 import type { LocalRegistry } from '../../harness/npm-registry';
 import { startLocalRegistry } from '../../harness/npm-registry';
 import { packedTarball } from '../../harness/pack';
 import { runIdentity } from '../../harness/identity-run';
+import { packageFolder } from '../../harness/n8n/user-folder';
 import { PACKAGE_NAME } from '../../harness/project';
 import type { QueueEnvironment } from '../../harness/queue-environment';
 import { startQueueEnvironment } from '../../harness/queue-environment';
@@ -35,32 +32,26 @@ jest.setTimeout(240_000);
 describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 	"n8n %s in queue mode: the package installed through the main's community-package installer",
 	(version) => {
-		let workDir: string;
-		let tls: LocalCa;
 		let registry: LocalRegistry;
 		let queue: QueueEnvironment;
 		let published: string;
 
 		beforeAll(async () => {
-			workDir = await mkdtemp(join(tmpdir(), 'svc-queue-install-'));
-			tls = await makeLocalCa(join(workDir, 'tls'));
-			registry = await startLocalRegistry(tls);
+			registry = await startLocalRegistry();
 			published = (await registry.publish(await packedTarball())).version;
 			queue = await startQueueEnvironment(version, {
 				workers: 1,
 				webhookProcessors: 1,
-				tls,
 				installFrom: { registry, version: published },
 			});
 		}, 15 * 60_000);
 		afterAll(async () => {
 			await queue?.stop();
 			await registry?.close();
-			await rm(workDir, { recursive: true, force: true });
 		});
 
 		const packageIn = (process: N8nRoleProcess) =>
-			join(process.userFolder, '.n8n', 'nodes', 'node_modules', PACKAGE_NAME, 'package.json');
+			join(packageFolder(process.userFolder), 'package.json');
 
 		/** The identity workflow's run: where it ran is in the workers' logs. */
 		async function identityRun(): Promise<{ executionId: string; status: string; error?: string }> {
@@ -106,10 +97,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			await activate(topology.main, receiver.id);
 			const eventIds: string[] = [];
 			for (const email of ['queue.install.1@example.com', 'queue.install.2@example.com']) {
-				const { lead } = upsertLead(sandbox.state, { email });
-				const event = sandbox.state.deliveries
-					.listEvents()
-					.find((candidate) => candidate.type === 'lead.created' && candidate.data.id === lead.id);
+				const { event } = upsertLead(sandbox.state, { email });
 				eventIds.push(String(event?.id));
 			}
 			await sandbox.state.waitForDeliveries();
