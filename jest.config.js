@@ -12,11 +12,13 @@ module.exports = {
 			...COMMON,
 			displayName: 'unit, engine, sandbox, package',
 			roots: ['<rootDir>/test'],
-			// The queue-mode suite (jest.queue.config.js) and the editor suite (a real browser) have
-			// scripts of their own; the end-to-end files are the projects below.
+			// The queue-mode suite (jest.queue.config.js), the kills and catch-up (jest.recovery.config.js)
+			// and the editor suite (a real browser) have scripts of their own; the end-to-end files
+			// are the projects below.
 			testPathIgnorePatterns: [
 				'/node_modules/',
 				'<rootDir>/test/queue/',
+				'<rootDir>/test/recovery/',
 				'<rootDir>/test/editor/',
 				'<rootDir>/test/e2e/',
 			],

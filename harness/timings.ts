@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
-/** The costly set-up steps a run of the suites spends its time on, for jest's timing report. */
+/** The costly set-up steps a run of the suites spends its time on, and each file's CPU time, for jest's timing report. */
 import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -8,8 +8,9 @@ import { TMP_DIR } from './project';
 const TIMINGS_FILE = join(TMP_DIR, 'timings.jsonl');
 
 export interface Timing {
-	kind: 'n8n start' | 'n8n runtime install';
-	/** What was started or installed, e.g. "n8n v2 main". */
+	/** `file cpu`: the CPU time of one test file, n8n's processes included (harness/jest/measured-environment.ts). */
+	kind: 'n8n start' | 'n8n runtime install' | 'file cpu';
+	/** What was started or installed, e.g. "n8n v2 main"; for `file cpu`, the file and its project. */
 	label: string;
 	ms: number;
 }

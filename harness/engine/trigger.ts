@@ -82,6 +82,21 @@ export interface TriggerHarness {
 	/** n8n's activation: `create` only when `checkExists` says no. Returns whether it created. */
 	activate(activation?: WorkflowActivateMode): Promise<boolean>;
 	deliver(delivery: Delivery): Promise<DeliveryResult>;
+	/** The webhook step alone: the items n8n stores for an execution that a kill then cuts short. */
+	receive(delivery: Delivery): Promise<DeliveryResult>;
+	/**
+	 * n8n runs a stored execution of the trigger's items again: a person's Retry (`mode` 'retry'),
+	 * or n8n 1.x's queue mode running a dead worker's job again under its id (`mode` 'webhook').
+	 * Returns what the trigger passed on.
+	 */
+	runAgain(
+		workflowData: INodeExecutionData[][],
+		options: {
+			mode: WorkflowExecuteMode;
+			executionId?: string;
+			onAnswer?: (response: RecordedResponse) => void;
+		},
+	): Promise<INodeExecutionData[]>;
 }
 
 /**
@@ -214,26 +229,43 @@ export async function createTriggerHarness(
 		},
 		deliver: async (delivery) =>
 			await deliver(
+				{ workflow, node, nodeType, webhookData, baseData, mode: options.mode ?? 'webhook' },
+				delivery,
+			),
+		receive: async (delivery) =>
+			await deliver(
+				{ workflow, node, nodeType, webhookData, baseData, mode: options.mode ?? 'webhook' },
+				delivery,
+				{ execute: false },
+			),
+		runAgain: async (workflowData, { mode, executionId, onAnswer }) =>
+			await runExecution(
 				workflow,
 				node,
-				nodeType,
-				webhookData,
 				baseData,
-				delivery,
-				options.mode ?? 'webhook',
+				mode,
+				workflowData,
+				executionId ?? nextExecutionId(),
+				onAnswer ?? (() => undefined),
 			),
 	};
 	return harness;
 }
 
+interface DeliveryTarget {
+	workflow: Workflow;
+	node: INode;
+	nodeType: INodeType;
+	webhookData: IWebhookData;
+	baseData: IWorkflowExecuteAdditionalData;
+	mode: WorkflowExecuteMode;
+}
+
+/** The webhook step, then (`execute`, default true) the execution n8n starts with its items. */
 async function deliver(
-	workflow: Workflow,
-	node: INode,
-	nodeType: INodeType,
-	webhookData: IWebhookData,
-	baseData: IWorkflowExecuteAdditionalData,
+	{ workflow, node, nodeType, webhookData, baseData, mode }: DeliveryTarget,
 	delivery: Delivery,
-	mode: WorkflowExecuteMode,
+	{ execute = true }: { execute?: boolean } = {},
 ): Promise<DeliveryResult> {
 	const recorder = recordingResponse();
 	// As n8n's webhook helpers do: the request and response travel in the additional data.
@@ -257,7 +289,7 @@ async function deliver(
 		workflowData: webhookResponse.workflowData,
 	};
 	if (result.response) delivery.onAnswer?.(result.response);
-	if (webhookResponse.workflowData !== undefined && nodeType.execute !== undefined) {
+	if (execute && webhookResponse.workflowData !== undefined && nodeType.execute !== undefined) {
 		const execution = await runExecution(
 			workflow,
 			node,

@@ -1,14 +1,16 @@
 /**
  * The jest projects of the suites that run on both n8n majors: one project per major, so jest's
  * two workers run a file on 2.x and on 1.x side by side instead of one after the other. Loaded by
- * jest.config.js (end to end) and jest.queue.config.js (queue mode).
+ * jest.config.js (end to end), jest.recovery.config.js (kills and catch-up) and jest.queue.config.js
+ * (queue mode).
  */
 import type { Config } from 'jest';
 
 import { runtimeVersions } from '../runtime-versions';
 
 export const COMMON: Config = {
-	testEnvironment: 'node',
+	// Jest's node environment, recording each file's CPU time for the timing report.
+	testEnvironment: '<rootDir>/harness/jest/measured-environment.ts',
 	// Type errors are caught by `npm run typecheck`; tests only transpile, which keeps them fast.
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.tools.json', diagnostics: false }] },
 	testMatch: ['**/*.test.ts'],
@@ -17,6 +19,7 @@ export const COMMON: Config = {
 const SUITES = {
 	e2e: { variable: 'SVC_E2E_N8N', root: '<rootDir>/test/e2e' },
 	queue: { variable: 'SVC_QUEUE_N8N', root: '<rootDir>/test/queue' },
+	recovery: { variable: 'SVC_E2E_N8N', root: '<rootDir>/test/recovery' },
 } as const;
 
 /** One project per major the suite's variable picks (SVC_E2E_N8N or SVC_QUEUE_N8N; default both). */
@@ -26,7 +29,6 @@ export function perMajorProjects(suite: keyof typeof SUITES): Config[] {
 		...COMMON,
 		displayName: `${suite}, n8n ${major}`,
 		roots: [root],
-		testEnvironment: '<rootDir>/harness/jest/n8n-major-environment.ts',
 		testEnvironmentOptions: { n8nMajor: major, variable },
 	}));
 }

@@ -10,6 +10,7 @@ import { clearTimings, readTimings } from '../timings';
 
 const REPORT_DIR = join(TMP_DIR, 'timing');
 const SLOWEST_FILES = 12;
+const SLOWEST_TESTS = 15;
 
 /**
  * The report's file, one per kind of run so that CI's runs one after another keep theirs: the
@@ -50,8 +51,22 @@ export default class TimingReporter implements Pick<Reporter, 'onRunStart' | 'on
 				ms: file.perfStats.end - file.perfStats.start,
 			}))
 			.sort((a, b) => b.ms - a.ms);
+		const tests = results.testResults
+			.flatMap((file) =>
+				file.testResults.map((test) => ({
+					name: test.fullName,
+					project: file.displayName?.name ?? '',
+					ms: test.duration ?? 0,
+				})),
+			)
+			.sort((a, b) => b.ms - a.ms)
+			.slice(0, SLOWEST_TESTS);
+		const timings = await readTimings();
+		const cpuOf = new Map(
+			timings.filter((timing) => timing.kind === 'file cpu').map((t) => [t.label, t.ms]),
+		);
 		const byStep = new Map<string, { count: number; ms: number; longest: number }>();
-		for (const timing of await readTimings()) {
+		for (const timing of timings.filter(({ kind }) => kind !== 'file cpu')) {
 			const key = `${timing.kind}: ${timing.label}`;
 			const step = byStep.get(key) ?? { count: 0, ms: 0, longest: 0 };
 			step.count += 1;
@@ -60,15 +75,28 @@ export default class TimingReporter implements Pick<Reporter, 'onRunStart' | 'on
 			byStep.set(key, step);
 		}
 		const wallMs = Date.now() - results.startTime;
+		const fileCpu = (file: { file: string; project: string }): number | undefined =>
+			cpuOf.get(`${file.file} (${file.project})`);
+		const cpuMs = [...cpuOf.values()].reduce((sum, ms) => sum + ms, 0);
 		const slowest = files.slice(0, SLOWEST_FILES);
 		const report = [
 			'# Where the time went',
 			'',
-			`${results.numTotalTests} tests in ${files.length} files, ${seconds(wallMs)} s from start to end (the files' own times add up to ${seconds(files.reduce((sum, file) => sum + file.ms, 0))} s over jest's workers).`,
+			`${results.numTotalTests} tests in ${files.length} files, ${seconds(wallMs)} s from start to end (the files' own times add up to ${seconds(files.reduce((sum, file) => sum + file.ms, 0))} s over jest's workers; CPU ${seconds(cpuMs)} s, n8n's processes included).`,
 			'',
 			markdownTable(
-				['file', 'project', 's'],
-				slowest.map((file) => [file.file, file.project, seconds(file.ms)]),
+				['file', 'project', 's', 'CPU s'],
+				slowest.map((file) => {
+					const cpu = fileCpu(file);
+					return [file.file, file.project, seconds(file.ms), cpu === undefined ? '' : seconds(cpu)];
+				}),
+			),
+			'',
+			'The slowest tests (their own time, without the set-up they share):',
+			'',
+			markdownTable(
+				['test', 'project', 's'],
+				tests.map((test) => [test.name, test.project, seconds(test.ms)]),
 			),
 			'',
 			byStep.size === 0

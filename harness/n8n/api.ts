@@ -144,13 +144,15 @@ interface ExecutionList {
 	nextCursor: string | null;
 }
 
-/** The workflow's executions across the public API's pages, newest first; running ones only with status `running`. */
+/** The workflow's executions across the public API's pages; running ones with `withRunning` or status `running`. */
 export async function listExecutions(
 	n8n: N8nInstance,
 	workflowId: string,
-	options: { includeData?: boolean; status?: ExecutionStatus } = {},
+	options: { includeData?: boolean; status?: ExecutionStatus; withRunning?: boolean } = {},
 ): Promise<ExecutionRecord[]> {
-	const all: ExecutionRecord[] = [];
+	const all: ExecutionRecord[] = options.withRunning
+		? await listExecutions(n8n, workflowId, { ...options, status: 'running', withRunning: false })
+		: [];
 	let cursor: string | null = null;
 	do {
 		const query = new URLSearchParams({
@@ -168,7 +170,7 @@ export async function listExecutions(
 	return all;
 }
 
-/** All of the workflow's executions once none runs (n8n's list leaves running ones out) or waits to start. */
+/** All of the workflow's executions once none runs or waits to start. */
 export async function settledExecutions(
 	n8n: N8nInstance,
 	workflowId: string,
@@ -178,8 +180,7 @@ export async function settledExecutions(
 	await until(
 		`every execution of workflow ${workflowId} to end`,
 		async () => {
-			if ((await listExecutions(n8n, workflowId, { status: 'running' })).length > 0) return false;
-			executions = await listExecutions(n8n, workflowId);
+			executions = await listExecutions(n8n, workflowId, { withRunning: true });
 			return !executions.some((execution) => UNFINISHED.includes(execution.status));
 		},
 		{ timeoutMs },

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
 import type { Sandbox } from '../../sandbox';
@@ -327,6 +327,12 @@ describe('deliveries signed by the sandbox', () => {
 describe('acknowledged only once n8n stored the execution, and run once', () => {
 	/** n8n's processed-data row of the trigger's workflow (workflow scope, shared by its Svc triggers). */
 	const row = (t: TriggerHarness) => processedData.rows.get(`${t.workflowId} `) ?? [];
+	/** The receipt id the trigger gave a delivery's item: the name of its execution's claim. */
+	const receiptOf = (workflowData: INodeExecutionData[][]): string => {
+		const receipt = (workflowData[0]?.[0]?.json.meta as IDataObject | undefined)?.receipt_id;
+		if (typeof receipt !== 'string') throw new Error('the delivery gave its item no receipt id');
+		return receipt;
+	};
 
 	it("webhook() answers nothing for a new event: the execution answers 200, then claims the event in n8n's record", async () => {
 		const t = await trigger();
@@ -368,13 +374,16 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 	it('the same execution started again after its process died (n8n 1.x queue mode) fails with the event kept, and runs nothing past the trigger', async () => {
 		const t = await trigger();
 		await t.activate();
+		// What n8n stored for execution 'exec-rerun-7', and what its first run left in the row
+		// before its worker was killed: the claim, under the receipt's id.
+		// n8n's row exists once a first event was claimed.
 		await t.deliver(signed(stored(t).secret, 'evt_rerun_0'));
-		// What the first run of execution 'exec-rerun-7' left before its worker was killed.
-		row(t).push('event evt_rerun', 'claim evt_rerun exec-rerun-7');
+		const { workflowData = [] } = await t.receive(signed(stored(t).secret, 'evt_rerun'));
+		row(t).push('event evt_rerun', `claim evt_rerun ${receiptOf(workflowData)}`);
 		const answers: RecordedResponse[] = [];
 		await expect(
-			t.deliver({
-				...signed(stored(t).secret, 'evt_rerun'),
+			t.runAgain(workflowData, {
+				mode: 'webhook',
 				executionId: 'exec-rerun-7',
 				onAnswer: (answer) => answers.push(answer),
 			}),
@@ -384,11 +393,47 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 		});
 		expect(answers.map((answer) => answer.statusCode)).toEqual([200]);
 		// Another execution of the same event is a repeat, as before.
-		row(t).push('event evt_rerun_2', 'claim evt_rerun_2 exec-first-8');
+		row(t).push('event evt_rerun_2', 'claim evt_rerun_2 3d0c9a8e-5b7f-4e21-9c64-1f2a7b8d9e03');
 		expect(
 			(await t.deliver({ ...signed(stored(t).secret, 'evt_rerun_2'), executionId: 'exec-other-9' }))
 				.passedOn,
 		).toEqual([]);
+	});
+
+	it("a person's Retry of each run a kill cut short: the event runs once, whichever runs held it", async () => {
+		const t = await trigger();
+		await t.activate();
+		// The service delivered the event again while n8n was slow: two stored runs hold it, and
+		// the kill cut both short before either claimed it.
+		const first = await t.receive(signed(stored(t).secret, 'evt_cut_twice'));
+		const second = await t.receive(signed(stored(t).secret, 'evt_cut_twice'));
+		expect(receiptOf(first.workflowData ?? [])).not.toEqual(receiptOf(second.workflowData ?? []));
+		const retried = [
+			await t.runAgain(first.workflowData ?? [], { mode: 'retry' }),
+			await t.runAgain(second.workflowData ?? [], { mode: 'retry' }),
+		];
+		expect(retried.map((passed) => passed.map((item) => item.json.id))).toEqual([
+			['evt_cut_twice'],
+			[],
+		]);
+		// A Retry of the first again: its own claim, so it runs (a person retries what did not finish).
+		expect(await t.runAgain(first.workflowData ?? [], { mode: 'retry' })).toHaveLength(1);
+	});
+
+	it("a person's Retry of a run cut short after its claim runs the event; one whose event ran elsewhere stops at the trigger", async () => {
+		const t = await trigger();
+		await t.activate();
+		await t.deliver(signed(stored(t).secret, 'evt_claimed_0'));
+		const cut = await t.receive(signed(stored(t).secret, 'evt_claimed_then_cut'));
+		row(t).push(
+			'event evt_claimed_then_cut',
+			`claim evt_claimed_then_cut ${receiptOf(cut.workflowData ?? [])}`,
+		);
+		expect(await t.runAgain(cut.workflowData ?? [], { mode: 'retry' })).toHaveLength(1);
+		// Stored, cut short, and then the service's next delivery of the same event ran it.
+		const stranded = await t.receive(signed(stored(t).secret, 'evt_ran_later'));
+		expect((await t.deliver(signed(stored(t).secret, 'evt_ran_later'))).passedOn).toHaveLength(1);
+		expect(await t.runAgain(stranded.workflowData ?? [], { mode: 'retry' })).toEqual([]);
 	});
 
 	it('two copies of an event arriving at the same instant: both answered 200, one passes the event on', async () => {

@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import type {
 	IDataObject,
@@ -167,6 +168,9 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			verified: true,
 			webhook_id: delivery.id,
 			webhook_timestamp: Number(delivery.timestamp),
+			// Names this receipt's claim: n8n stores it with the execution, so a Retry of the
+			// execution knows its own claim from another execution's claim of the same event.
+			receipt_id: randomUUID(),
 			...(headerValue(headers, 'webhook-attempt')
 				? { attempt: Number(headerValue(headers, 'webhook-attempt')) }
 				: {}),
@@ -182,17 +186,25 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
  * acknowledge, because a crash from here on leaves an execution that n8n marks crashed and can
  * retry. Then the event is claimed: a repeat (the service delivered it again because an answer was
  * lost, or a copy reached another webhook processor) stops here with no items, so nothing past
- * the trigger runs twice. Test listens and a person's Retry run as they are.
+ * the trigger runs twice. A person's Retry claims too: several runs cut short can hold the same
+ * event, and only the first Retry of them runs it. Test listens run as they are.
  */
 export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	await this.sendResponse({ statusCode: 200, headers: {}, body: { received: true } });
-	if (this.getMode() !== 'webhook') return [items];
-	// receiveDelivery lets through only events with an id.
+	// receiveDelivery lets through only events with an id, and gives each receipt an id.
+	const receiptId = (items[0]?.json.meta as IDataObject | undefined)?.receipt_id;
+	const mode = this.getMode();
+	// A Retry of an execution stored before receipts had ids cannot tell its own claim: it runs.
+	if (mode !== 'webhook' && !(mode === 'retry' && typeof receiptId === 'string')) return [items];
 	const eventIds = items.map((item) => item.json.id as string);
 	let outcomes: ClaimOutcome[];
 	try {
-		outcomes = await claimEvents(this, eventIds, this.getExecutionId());
+		outcomes = await claimEvents(
+			this,
+			eventIds,
+			typeof receiptId === 'string' ? receiptId : this.getExecutionId(),
+		);
 	} catch (error) {
 		throw new NodeOperationError(this.getNode(), error as Error, {
 			description:

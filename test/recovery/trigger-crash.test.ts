@@ -1,13 +1,9 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * A 2xx to the service is a promise that the event will run, once. Each receiver here takes a
  * burst of 600 distinct signed events, 16 at a time; n8n's main is killed (SIGKILL, its whole
  * process group) once 250 were answered 2xx, started again on the same database, and every event
  * not yet answered 2xx is sent again until it is. Figures go to .tmp/crash-figures.json.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-
 import type { IDataObject } from 'n8n-workflow';
 
 import {
@@ -35,7 +31,7 @@ import {
 	SVC_TRIGGER_RECEIVER,
 	withWebhookNodeReceiver,
 } from '../../harness/crash-receivers';
-import { TMP_DIR } from '../../harness/project';
+import { mergeFigures } from '../../harness/figures';
 import { until } from '../../harness/wait';
 
 jest.setTimeout(600_000);
@@ -43,8 +39,8 @@ jest.setTimeout(600_000);
 const figures: Record<string, IDataObject> = {};
 
 afterAll(async () => {
-	await mkdir(TMP_DIR, { recursive: true });
-	await writeFile(join(TMP_DIR, 'crash-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
+	// Each major runs in its own jest process: the other's figures are kept.
+	await mergeFigures('crash-figures.json', figures);
 });
 
 describe.each(runtimeVersions('SVC_E2E_N8N'))(
@@ -78,7 +74,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				restart: async () => {
 					env.n8n = await env.n8n.restart();
 				},
-				executions: async () => await listExecutions(env.n8n, workflowId, { includeData: true }),
+				executions: async () =>
+					await listExecutions(env.n8n, workflowId, { includeData: true, withRunning: true }),
 			});
 		}
 
