@@ -23,7 +23,7 @@ import {
 } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 
-import { cacheRoot, promoteInstall, readInstallMarker } from '../cached-install';
+import { cacheRoot, lockInstall, promoteInstall, readInstallMarker } from '../cached-install';
 import { recordTiming } from '../timings';
 import { childEnv } from '../child-env';
 import { NPM, runCommand } from '../commands';
@@ -302,6 +302,52 @@ export async function ensureN8nRuntime(
 	}
 
 	await mkdir(root, { recursive: true });
+	const release = await lockInstall(
+		dir,
+		async () => !options.force && (await readMarker(dir)) !== undefined,
+		INSTALL_WAIT_MS,
+	);
+	if (!release) {
+		marker = await readMarker(dir);
+		if (marker) {
+			await linkIntoProject(version, dir);
+			say(`n8n ${version} runtime: ${dir} (installed by another process meanwhile)`);
+			return describe(dir, marker);
+		}
+	}
+	try {
+		return await installRuntime(version, hash, dir, {
+			force: options.force ?? false,
+			say,
+			progress,
+			started,
+		});
+	} finally {
+		await release?.();
+	}
+}
+
+/** How long a process waits for another's install of the same runtime (a cold one takes 4–5 min on 2 cores). */
+const INSTALL_WAIT_MS = 20 * 60_000;
+
+async function installRuntime(
+	version: RuntimeVersion,
+	hash: string,
+	dir: string,
+	{
+		force,
+		say,
+		progress,
+		started,
+	}: {
+		force: boolean;
+		say: (line: string) => void;
+		progress: (text: string) => void;
+		started: number;
+	},
+): Promise<N8nRuntime> {
+	const root = cacheRoot();
+	let marker: Marker | undefined;
 	// Same parent as the final folder, so the final rename is atomic and never crosses devices.
 	const tmp = await mkdtemp(join(root, `.tmp-n8n-${version}-${hash}-`));
 	const logPath = join(tmp, 'install.log');
@@ -313,17 +359,12 @@ export async function ensureN8nRuntime(
 		marker = await installInto(tmp, version, hash, { log, logPath, progress });
 		await endLog();
 		marker = (
-			await promoteInstall(
-				tmp,
-				dir,
-				{ file: MARKER, value: marker, read: readMarker },
-				options.force ?? false,
-			)
+			await promoteInstall(tmp, dir, { file: MARKER, value: marker, read: readMarker }, force)
 		).marker;
 	} catch (error) {
 		await endLog();
 		const winner = await readMarker(dir);
-		if (winner && !options.force) {
+		if (winner && !force) {
 			// Another process finished the same install first: use theirs.
 			await rm(tmp, { recursive: true, force: true });
 			marker = winner;

@@ -1,0 +1,101 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, no-console -- tooling that runs in Node.js beside n8n, never inside it */
+/**
+ * `npm run test:all`: every suite CI runs, on one build, in two lanes side by side. The suites
+ * wait on n8n for much of their time (polls, restarts, the browser), so two at once take less
+ * time than one after the other, and each runs on a machine the other keeps busy: the loaded
+ * round of the unit, engine and sandbox suites runs beside the queue suite instead of beside
+ * processes that only spin. Each line of output is prefixed with its suite; every suite runs to
+ * its end, and the command fails if any failed.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+import { childEnv } from '../harness/child-env';
+import { NPM, runChecked } from '../harness/commands';
+import { addLiveGroup, removeLiveGroup } from '../harness/live-groups';
+import { markdownTable } from '../harness/markdown-table';
+import { PROJECT_DIR, TMP_DIR } from '../harness/project';
+
+interface Suite {
+	name: string;
+	/** A command under node_modules/.bin and its arguments. */
+	bin: string;
+	args: string[];
+}
+
+const jest = (name: string, ...args: string[]): Suite => ({ name, bin: 'jest', args });
+
+/** Lane by lane, one suite after another; each lane's first suite starts at once. */
+const LANES: Suite[][] = [
+	[jest('npm test'), jest('queue', '-c', 'jest.queue.config.js')],
+	[
+		jest('recovery', '-c', 'jest.recovery.config.js'),
+		{ name: 'stress', bin: 'tsx', args: ['scripts/stress.ts', '--rounds', '1', '--load', '0'] },
+		jest('editor', 'test/editor', '--runInBand', '--testPathIgnorePatterns', '/node_modules/'),
+	],
+];
+
+interface Outcome {
+	name: string;
+	code: number | null;
+	seconds: number;
+}
+
+/** Runs one suite in its own process group, each output line prefixed with the suite's name. */
+async function run(suite: Suite): Promise<Outcome> {
+	const startedAt = Date.now();
+	const child = spawn(join(PROJECT_DIR, 'node_modules', '.bin', suite.bin), suite.args, {
+		cwd: PROJECT_DIR,
+		detached: true,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		env: childEnv({
+			NODE_OPTIONS: '--experimental-vm-modules',
+			// The suites side by side keep their timing reports apart (harness/timings.ts).
+			SVC_TIMINGS_FILE: join(TMP_DIR, `timings-${suite.name.replace(/\W+/g, '-')}.jsonl`),
+		}),
+	});
+	if (child.pid !== undefined) addLiveGroup(child.pid);
+	for (const stream of [child.stdout, child.stderr]) {
+		let rest = '';
+		stream.setEncoding('utf8');
+		stream.on('data', (chunk: string) => {
+			const lines = (rest + chunk).split('\n');
+			rest = lines.pop() ?? '';
+			for (const line of lines) console.log(`[${suite.name}] ${line}`);
+		});
+		stream.on('end', () => rest && console.log(`[${suite.name}] ${rest}`));
+	}
+	const code = await new Promise<number | null>((done) => child.on('close', done));
+	if (child.pid !== undefined) removeLiveGroup(child.pid);
+	return { name: suite.name, code, seconds: Math.round((Date.now() - startedAt) / 1000) };
+}
+
+async function main(): Promise<void> {
+	const startedAt = Date.now();
+	// One build for all: a suite's own build would empty dist/ under the other lane's packing.
+	await runChecked('npm run build', NPM, ['run', 'build'], { cwd: PROJECT_DIR });
+	const lanes = await Promise.all(
+		LANES.map(async (lane) => {
+			const outcomes: Outcome[] = [];
+			for (const suite of lane) outcomes.push(await run(suite));
+			return outcomes;
+		}),
+	);
+	const outcomes = lanes.flat();
+	console.log(
+		`\nEvery suite, ${Math.round((Date.now() - startedAt) / 1000)} s in all:\n\n${markdownTable(
+			['suite', 'result', 's'],
+			outcomes.map(({ name, code, seconds }) => [
+				name,
+				code === 0 ? 'passed' : `failed (exit ${code})`,
+				String(seconds),
+			]),
+		)}`,
+	);
+	if (outcomes.some(({ code }) => code !== 0)) process.exitCode = 1;
+}
+
+void main().catch((error: unknown) => {
+	console.error(error);
+	process.exitCode = 1;
+});
