@@ -14,12 +14,14 @@ export interface Timing {
 	/** What was started or installed, e.g. "n8n v2 main"; for `file cpu`, the file and its project. */
 	label: string;
 	ms: number;
+	/** When it was recorded (ms since the epoch): a report counts those since its run started. */
+	at?: number;
 }
 
 /** Appends one line: jest's workers record side by side, each line whole. */
 export async function recordTiming(timing: Timing): Promise<void> {
 	await mkdir(TMP_DIR, { recursive: true });
-	await appendFile(TIMINGS_FILE, `${JSON.stringify(timing)}\n`);
+	await appendFile(TIMINGS_FILE, `${JSON.stringify({ ...timing, at: Date.now() })}\n`);
 }
 
 export async function readTimings(): Promise<Timing[]> {

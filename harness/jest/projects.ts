@@ -30,6 +30,8 @@ export function perMajorProjects(suite: keyof typeof SUITES): Config[] {
 		displayName: `${suite}, n8n ${major}`,
 		roots: [root],
 		testEnvironmentOptions: { n8nMajor: major, variable },
+		// Installs the runtimes once, both at once, before the first file that needs one.
+		globalSetup: '<rootDir>/harness/jest/install-runtimes.cjs',
 	}));
 }
 

@@ -32,15 +32,11 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(1);
  * Where a run's time went, written to .tmp/timing/<run>.md at its end: the slowest test files (per
  * project, so per n8n major), the n8n starts and the runtime installs the harness recorded.
  */
-export default class TimingReporter implements Pick<Reporter, 'onRunStart' | 'onRunComplete'> {
+export default class TimingReporter implements Pick<Reporter, 'onRunComplete'> {
 	private readonly file: string;
 
 	constructor(globalConfig: Config.GlobalConfig, options: { run?: string } = {}) {
 		this.file = reportFile(globalConfig, options.run);
-	}
-
-	async onRunStart(): Promise<void> {
-		await clearTimings();
 	}
 
 	async onRunComplete(_contexts: unknown, results: AggregatedResult): Promise<void> {
@@ -61,7 +57,9 @@ export default class TimingReporter implements Pick<Reporter, 'onRunStart' | 'on
 			)
 			.sort((a, b) => b.ms - a.ms)
 			.slice(0, SLOWEST_TESTS);
-		const timings = await readTimings();
+		// This run's: recorded since jest started (its globalSetup installs runtimes before any file).
+		const timings = (await readTimings()).filter(({ at }) => (at ?? 0) >= performance.timeOrigin);
+		await clearTimings();
 		const cpuOf = new Map(
 			timings.filter((timing) => timing.kind === 'file cpu').map((t) => [t.label, t.ms]),
 		);
