@@ -18,7 +18,7 @@ describe('lockInstall: one install of a cache entry at a time', () => {
 
 	it('the second process waits for the first and installs nothing; the lock goes with the release', async () => {
 		const dir = join(root, 'entry');
-		const done = async () => existsSync(join(dir, 'marker'));
+		const done = () => Promise.resolve(existsSync(join(dir, 'marker')));
 		const release = await lockInstall(dir, done, 10_000);
 		expect(release).toBeDefined();
 		let waiterSettled = false;
@@ -41,7 +41,7 @@ describe('lockInstall: one install of a cache entry at a time', () => {
 		const { stdout } = await runCommand('sh', ['-c', 'echo $$']);
 		await mkdir(`${dir}.lock`);
 		await writeFile(join(`${dir}.lock`, 'pid'), stdout.trim());
-		const release = await lockInstall(dir, async () => false, 10_000);
+		const release = await lockInstall(dir, () => Promise.resolve(false), 10_000);
 		expect(release).toBeDefined();
 		await release?.();
 	});
@@ -50,7 +50,7 @@ describe('lockInstall: one install of a cache entry at a time', () => {
 		const dir = join(root, 'entry');
 		await mkdir(`${dir}.lock`);
 		await writeFile(join(`${dir}.lock`, 'pid'), String(process.pid));
-		await expect(lockInstall(dir, async () => false, 1_500)).rejects.toThrow(
+		await expect(lockInstall(dir, () => Promise.resolve(false), 1_500)).rejects.toThrow(
 			`the install into ${dir} by another process`,
 		);
 	});
