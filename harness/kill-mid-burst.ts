@@ -181,7 +181,9 @@ export async function retryCutShortRuns(
 	await until(
 		"n8n to mark the killed process's runs",
 		async () => {
-			executions = await listExecutions(n8n, workflowId, { includeData: true, withRunning: true });
+			// Runs under way after the restart (a poll draining a backlog) are left out: waiting for
+			// them could take the whole backlog, and the claim stops a Retry whose event they run.
+			executions = await listExecutions(n8n, workflowId, { includeData: true });
 			return !executions.some((execution) => UNFINISHED.includes(execution.status));
 		},
 		{ timeoutMs: 120_000, everyMs: 250 },

@@ -1,12 +1,11 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /** The costly set-up steps a run of the suites spends its time on, and each file's CPU time, for jest's timing report. */
 import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { TMP_DIR } from './project';
 
-/** SVC_TIMINGS_FILE: a run beside another keeps its own (scripts/test-all.ts). */
-const TIMINGS_FILE = process.env.SVC_TIMINGS_FILE ?? join(TMP_DIR, 'timings.jsonl');
+const TIMINGS_FILE = join(TMP_DIR, 'timings.jsonl');
 
 export interface Timing {
 	/** `file cpu`: the CPU time of one test file, n8n's processes included (harness/jest/measured-environment.ts). */

@@ -1,11 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
- * `npm run test:all`: every suite CI runs, on one build, in two lanes side by side. The suites
- * wait on n8n for much of their time (polls, restarts, the browser), so two at once take less
- * time than one after the other, and each runs on a machine the other keeps busy: the loaded
- * round of the unit, engine and sandbox suites runs beside the queue suite instead of beside
- * processes that only spin. Each line of output is prefixed with its suite; every suite runs to
- * its end, and the command fails if any failed.
+ * `npm run test:all`: every suite CI runs, on one build, one after another. They are bound by CPU
+ * on 2 cores: two at once took as long and failed timing checks (the pull trigger's read-ahead,
+ * its kill), so they run in turn. Each line of output is prefixed with its suite; every suite
+ * runs to its end, and the command fails if any failed.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -14,7 +12,7 @@ import { childEnv } from '../harness/child-env';
 import { NPM, runChecked } from '../harness/commands';
 import { addLiveGroup, removeLiveGroup } from '../harness/live-groups';
 import { markdownTable } from '../harness/markdown-table';
-import { PROJECT_DIR, TMP_DIR } from '../harness/project';
+import { PROJECT_DIR } from '../harness/project';
 
 interface Suite {
 	name: string;
@@ -25,14 +23,13 @@ interface Suite {
 
 const jest = (name: string, ...args: string[]): Suite => ({ name, bin: 'jest', args });
 
-/** Lane by lane, one suite after another; each lane's first suite starts at once. */
-const LANES: Suite[][] = [
-	[jest('npm test'), jest('queue', '-c', 'jest.queue.config.js')],
-	[
-		jest('recovery', '-c', 'jest.recovery.config.js'),
-		{ name: 'stress', bin: 'tsx', args: ['scripts/stress.ts', '--rounds', '1', '--load', '0'] },
-		jest('editor', 'test/editor', '--runInBand', '--testPathIgnorePatterns', '/node_modules/'),
-	],
+/** In this order: the quick proof first, so that a broken package fails early. */
+const SUITES: Suite[] = [
+	jest('npm test'),
+	jest('recovery', '-c', 'jest.recovery.config.js'),
+	{ name: 'stress', bin: 'tsx', args: ['scripts/stress.ts', '--rounds', '1', '--load', '2'] },
+	jest('queue', '-c', 'jest.queue.config.js'),
+	jest('editor', 'test/editor', '--runInBand', '--testPathIgnorePatterns', '/node_modules/'),
 ];
 
 interface Outcome {
@@ -48,11 +45,7 @@ async function run(suite: Suite): Promise<Outcome> {
 		cwd: PROJECT_DIR,
 		detached: true,
 		stdio: ['ignore', 'pipe', 'pipe'],
-		env: childEnv({
-			NODE_OPTIONS: '--experimental-vm-modules',
-			// The suites side by side keep their timing reports apart (harness/timings.ts).
-			SVC_TIMINGS_FILE: join(TMP_DIR, `timings-${suite.name.replace(/\W+/g, '-')}.jsonl`),
-		}),
+		env: childEnv({ NODE_OPTIONS: '--experimental-vm-modules' }),
 	});
 	if (child.pid !== undefined) addLiveGroup(child.pid);
 	for (const stream of [child.stdout, child.stderr]) {
@@ -72,16 +65,10 @@ async function run(suite: Suite): Promise<Outcome> {
 
 async function main(): Promise<void> {
 	const startedAt = Date.now();
-	// One build for all: a suite's own build would empty dist/ under the other lane's packing.
+	// One build for all, instead of one per suite script.
 	await runChecked('npm run build', NPM, ['run', 'build'], { cwd: PROJECT_DIR });
-	const lanes = await Promise.all(
-		LANES.map(async (lane) => {
-			const outcomes: Outcome[] = [];
-			for (const suite of lane) outcomes.push(await run(suite));
-			return outcomes;
-		}),
-	);
-	const outcomes = lanes.flat();
+	const outcomes: Outcome[] = [];
+	for (const suite of SUITES) outcomes.push(await run(suite));
 	console.log(
 		`\nEvery suite, ${Math.round((Date.now() - startedAt) / 1000)} s in all:\n\n${markdownTable(
 			['suite', 'result', 's'],
