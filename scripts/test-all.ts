@@ -1,9 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * `npm run test:all`: every suite CI runs, on one build, one after another. They are bound by CPU
- * on 2 cores: two at once took as long and failed timing checks (the pull trigger's read-ahead,
- * its kill), so they run in turn. Each line of output is prefixed with its suite; every suite
- * runs to its end, and the command fails if any failed.
+ * on 2 cores (four jest workers took as long as two, at 98% CPU), so running two at once would
+ * gain little and load timing checks beyond the loaded round's. Each line of output is prefixed
+ * with its suite; every suite runs to its end, and the command fails if any failed.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
