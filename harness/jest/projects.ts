@@ -10,7 +10,7 @@ import { runtimeVersions } from '../runtime-versions';
 
 export const COMMON: Config = {
 	// Jest's node environment, recording each file's CPU time for the timing report.
-	testEnvironment: '<rootDir>/harness/jest/measured-environment.ts',
+	testEnvironment: '<rootDir>/harness/jest/measured-environment.cjs',
 	// Type errors are caught by `npm run typecheck`; tests only transpile, which keeps them fast.
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.tools.json', diagnostics: false }] },
 	testMatch: ['**/*.test.ts'],
