@@ -9,6 +9,7 @@ import { SANDBOX_CREDENTIAL_ID } from './example-workflows';
 import { SVC_PULL_TRIGGER_TYPE } from './project';
 import { createSubscription } from '../sandbox/operations';
 import type { SandboxState } from '../sandbox/state';
+import { until } from './wait';
 
 /** An event id as the service makes them. */
 export const EVENT_ID = /evt_[0-9a-f]{16}/g;
@@ -126,4 +127,33 @@ export function ranPastTrigger(state: SandboxState): Map<string, number> {
 			runs.set(id, (runs.get(id) ?? 0) + 1);
 	}
 	return runs;
+}
+
+/** n8n polls every minute at the most often, at a random second: two polls and some time for the runs. */
+export const TWO_POLLS_MS = 150_000;
+
+/** `count` lead.created events at the sandbox (pull-<n>@example.test); returns their ids. */
+export function emitLeadsCreated(state: SandboxState, count: number): string[] {
+	return Array.from(
+		{ length: count },
+		(_, n) => state.deliveries.emit('lead.created', { email: `pull-${n}@example.test` }).event.id,
+	);
+}
+
+/** Waits until every one of `ids` ran past the trigger; returns how often each ran. */
+export async function untilRanPastTrigger(
+	state: SandboxState,
+	ids: string[],
+	timeoutMs = TWO_POLLS_MS,
+): Promise<number[]> {
+	await until(
+		`${ids.length} events to run past the trigger`,
+		() => {
+			const ran = ranPastTrigger(state);
+			return ids.every((id) => ran.has(id));
+		},
+		{ timeoutMs, everyMs: 250 },
+	);
+	const ran = ranPastTrigger(state);
+	return ids.map((id) => ran.get(id) ?? 0);
 }

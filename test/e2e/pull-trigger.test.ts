@@ -8,9 +8,10 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
-	ranPastTrigger,
+	emitLeadsCreated,
 	receiverWorkflow,
 	SVC_PULL_TRIGGER_RECEIVER,
+	untilRanPastTrigger,
 } from '../../harness/crash-receivers';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
@@ -26,13 +27,10 @@ import {
 } from '../../harness/n8n/api';
 import { nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
-import { until } from '../../harness/wait';
 
 jest.setTimeout(15 * 60_000);
 
 const TRIGGER = SVC_PULL_TRIGGER_RECEIVER.name;
-/** n8n polls every minute at the most often, at a random second: two polls and some time for the runs. */
-const TWO_POLLS_MS = 150_000;
 const figures: Record<string, IDataObject> = {};
 
 afterAll(async () => {
@@ -65,28 +63,9 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			await env?.stop();
 		});
 
-		function emit(count: number): string[] {
-			return Array.from(
-				{ length: count },
-				(_, n) =>
-					env.sandbox.state.deliveries.emit('lead.created', { email: `pull-${n}@example.test` })
-						.event.id,
-			);
-		}
-
-		/** Waits until every event ran past the trigger; returns how often each of `ids` ran. */
-		async function waitUntilRan(ids: string[], timeoutMs = TWO_POLLS_MS): Promise<number[]> {
-			await until(
-				`${ids.length} events to run past the trigger`,
-				() => {
-					const ran = ranPastTrigger(env.sandbox.state);
-					return ids.every((id) => ran.has(id));
-				},
-				{ timeoutMs, everyMs: 250 },
-			);
-			const ran = ranPastTrigger(env.sandbox.state);
-			return ids.map((id) => ran.get(id) ?? 0);
-		}
+		const emit = (count: number): string[] => emitLeadsCreated(env.sandbox.state, count);
+		const waitUntilRan = async (ids: string[], timeoutMs?: number): Promise<number[]> =>
+			await untilRanPastTrigger(env.sandbox.state, ids, timeoutMs);
 
 		it("publishes with no https URL; the events created while it was unpublished and after run once each, as the Svc Trigger's event marked pull", async () => {
 			await activate(env.n8n, workflowId);

@@ -7,9 +7,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
+	emitLeadsCreated,
 	ranPastTrigger,
 	receiverWorkflow,
 	SVC_PULL_TRIGGER_RECEIVER,
+	TWO_POLLS_MS,
+	untilRanPastTrigger,
 	SVC_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import type { Environment } from '../../harness/environment';
@@ -30,8 +33,6 @@ import { until } from '../../harness/wait';
 
 jest.setTimeout(15 * 60_000);
 
-/** n8n polls every minute at the most often, at a random second: two polls and some time for the runs. */
-const TWO_POLLS_MS = 150_000;
 const figures: Record<string, IDataObject> = {};
 
 afterAll(async () => {
@@ -64,28 +65,9 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			await env?.stop();
 		});
 
-		function emit(count: number): string[] {
-			return Array.from(
-				{ length: count },
-				(_, n) =>
-					env.sandbox.state.deliveries.emit('lead.created', { email: `pull-${n}@example.test` })
-						.event.id,
-			);
-		}
-
-		/** Waits until every event ran past the trigger; returns how often each of `ids` ran. */
-		async function waitUntilRan(ids: string[], timeoutMs = TWO_POLLS_MS): Promise<number[]> {
-			await until(
-				`${ids.length} events to run past the trigger`,
-				() => {
-					const ran = ranPastTrigger(env.sandbox.state);
-					return ids.every((id) => ran.has(id));
-				},
-				{ timeoutMs, everyMs: 250 },
-			);
-			const ran = ranPastTrigger(env.sandbox.state);
-			return ids.map((id) => ran.get(id) ?? 0);
-		}
+		const emit = (count: number): string[] => emitLeadsCreated(env.sandbox.state, count);
+		const waitUntilRan = async (ids: string[], timeoutMs?: number): Promise<number[]> =>
+			await untilRanPastTrigger(env.sandbox.state, ids, timeoutMs);
 
 		it('SIGKILL in the middle of a backlog: after a restart every event runs, and none twice', async () => {
 			// Published once, so that the trigger holds a position: the backlog builds up after it.
