@@ -4,8 +4,8 @@
  * started again, and every event not yet answered 2xx sent again until it is, as the service does.
  * The sandbox's delivery log is the service's side of the count; the workflow's executions are n8n's.
  */
-import type { ExecutionRecord } from './n8n/api';
-import { listExecutions, retryExecution, UNFINISHED } from './n8n/api';
+import type { ExecutionReader, ExecutionRecord } from './n8n/api';
+import { dataOnceEnded, listExecutions, retryExecution, UNFINISHED } from './n8n/api';
 import type { N8nInstance } from './n8n/instance';
 import { EVENT_ID, ranPastTrigger } from './crash-receivers';
 import type { SandboxState } from '../sandbox/state';
@@ -23,8 +23,8 @@ export interface KillMidBurstOptions {
 	kill: () => Promise<void>;
 	/** Start it again on the same database; resolves once it takes deliveries. */
 	restart: () => Promise<void>;
-	/** The receiving workflow's executions with their data, as n8n stores them, running ones included. */
-	executions: () => Promise<ExecutionRecord[]>;
+	/** The receiving workflow's executions, with their data when asked, as n8n stores them, running ones included. */
+	executions: ExecutionReader;
 	/** Default 180 s: how long every acknowledged event may take to show in a finished execution. */
 	settleTimeoutMs?: number;
 	/**
@@ -178,13 +178,17 @@ export async function retryCutShortRuns(
 	state: SandboxState,
 ): Promise<number> {
 	let executions: ExecutionRecord[] = [];
+	// Runs under way after the restart (a poll draining a backlog) are left out: waiting for them
+	// could take the whole backlog, and the claim stops a Retry whose event they run.
+	const read = dataOnceEnded(
+		async (includeData) => await listExecutions(n8n, workflowId, { includeData }),
+	);
+	const unfinished = (execution: ExecutionRecord) => UNFINISHED.includes(execution.status);
 	await until(
 		"n8n to mark the killed process's runs",
 		async () => {
-			// Runs under way after the restart (a poll draining a backlog) are left out: waiting for
-			// them could take the whole backlog, and the claim stops a Retry whose event they run.
-			executions = await listExecutions(n8n, workflowId, { includeData: true });
-			return !executions.some((execution) => UNFINISHED.includes(execution.status));
+			executions = await read(unfinished);
+			return !executions.some(unfinished);
 		},
 		{ timeoutMs: 120_000, everyMs: 250 },
 	);
@@ -262,22 +266,19 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	 * nothing will start (`orphans`, see `queuedExecutionIds`). n8n's queue is read first, so a run
 	 * whose job ends and leaves the queue between the two reads shows as ended, never as an orphan.
 	 */
-	const look = async (): Promise<ExecutionsLook> => {
+	const read = dataOnceEnded(options.executions);
+	/** `withData`: read the data even while runs are waiting (for the figures after a timed-out wait). */
+	const look = async (withData = false): Promise<ExecutionsLook> => {
 		const queued = await options.queuedExecutionIds?.();
-		const executions = await options.executions();
-		const orphans = new Set(
-			queued
-				? executions
-						.filter((execution) => execution.status === 'new' && !queued.has(execution.id))
-						.map(({ id }) => id)
-				: [],
-		);
+		const isOrphan = (execution: ExecutionRecord) =>
+			queued !== undefined && execution.status === 'new' && !queued.has(execution.id);
+		const isWaiting = (execution: ExecutionRecord) =>
+			UNFINISHED.includes(execution.status) && !isOrphan(execution);
+		const executions = withData ? await options.executions(true) : await read(isWaiting);
 		return {
 			executions,
-			waiting: executions.filter(
-				(execution) => UNFINISHED.includes(execution.status) && !orphans.has(execution.id),
-			),
-			orphans,
+			waiting: executions.filter(isWaiting),
+			orphans: new Set(executions.filter(isOrphan).map(({ id }) => id)),
 		};
 	};
 	let settled: ExecutionsLook = { executions: [], waiting: [], orphans: new Set() };
@@ -293,6 +294,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		},
 		{ everyMs: 500, timeoutMs: options.settleTimeoutMs ?? 180_000 },
 	).catch(() => undefined);
+	if (settled.waiting.length > 0) settled = await look(true);
 	const { executions } = settled;
 	const recoverySeconds = (Date.now() - killedAt) / 1000;
 
@@ -308,18 +310,21 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	let heldAfterRetry = held;
 	if (options.retry) {
 		for (const { execution } of toRetry) await options.retry(execution.id);
-		let afterRetry = executions;
+		let afterRetry = settled;
 		// As above: if they do not end, the figures below say which events did not run.
 		await until(
 			'every retried execution has ended',
 			async () => {
-				const now = await look();
-				afterRetry = now.executions;
-				return afterRetry.length >= executions.length + toRetry.length && now.waiting.length === 0;
+				afterRetry = await look();
+				return (
+					afterRetry.executions.length >= executions.length + toRetry.length &&
+					afterRetry.waiting.length === 0
+				);
 			},
 			{ everyMs: 500, timeoutMs: options.settleTimeoutMs ?? 180_000 },
 		).catch(() => undefined);
-		heldAfterRetry = withEventIds(afterRetry);
+		if (afterRetry.waiting.length > 0) afterRetry = await look(true);
+		heldAfterRetry = withEventIds(afterRetry.executions);
 	}
 	const runs = ranPastTrigger(state);
 	const lost = ids.filter((id) => answered.has(id) && !stored.has(id));

@@ -210,6 +210,32 @@ export type ExecutionSource = (
 	options: { includeData?: boolean },
 ) => Promise<ExecutionRecord[]>;
 
+/** One read of a workflow's executions, with or without their data. */
+export type ExecutionReader = (includeData: boolean) => Promise<ExecutionRecord[]>;
+
+/**
+ * A reader for polls over many executions that asks n8n for their data only when it is of use:
+ * while some run has not ended (`waiting`), it answers the list without data; once none is, the
+ * list with data, read again only when an id or a status changed. The data of hundreds of runs,
+ * read twice a second, cost n8n more than the runs the crash tests waited for.
+ */
+export function dataOnceEnded(
+	read: ExecutionReader,
+): (waiting: (execution: ExecutionRecord) => boolean) => Promise<ExecutionRecord[]> {
+	const keyOf = (executions: ExecutionRecord[]) =>
+		executions.map(({ id, status }) => `${id} ${status}`).join(',');
+	let withData: { key: string; executions: ExecutionRecord[] } | undefined;
+	return async (waiting) => {
+		const brief = await read(false);
+		if (brief.some(waiting)) return brief;
+		if (withData?.key !== keyOf(brief)) {
+			const executions = await read(true);
+			withData = { key: keyOf(executions), executions };
+		}
+		return withData.executions;
+	};
+}
+
 /** Polls until the workflow has at least `count` executions, none of them still running; returns them oldest first. */
 export async function waitForExecutions(
 	n8n: N8nInstance,

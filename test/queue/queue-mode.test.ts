@@ -20,6 +20,7 @@ import type {
 import type { N8nRoleProcess } from '../../harness/n8n/instance';
 import {
 	activate,
+	dataOnceEnded,
 	deactivate,
 	executeWorkflow,
 	getExecution,
@@ -169,18 +170,23 @@ async function settled(workflowId: string): Promise<ExecutionRecord[]> {
 		markers.push({ id, target, answer: JSON.stringify(answer.body) });
 	}
 	let executions: ExecutionRecord[] = [];
+	const read = dataOnceEnded(
+		async (includeData) => await storedExecutions(workflowId, { includeData }),
+	);
+	const unfinished = (execution: ExecutionRecord) => UNFINISHED.includes(execution.status);
 	try {
 		await until(
 			'the markers ran',
 			async () => {
-				executions = await storedExecutions(workflowId, { includeData: true });
-				if (executions.some((execution) => UNFINISHED.includes(execution.status))) return false;
+				executions = await read(unfinished);
+				if (executions.some(unfinished)) return false;
 				const seen = perEvent(executions, 'On Lead Created');
 				return markers.every(({ id }) => seen.has(id));
 			},
 			{ everyMs: 500, timeoutMs: 120_000 },
 		);
 	} catch (error) {
+		executions = await storedExecutions(workflowId, { includeData: true });
 		throw new Error(
 			`${(error as Error).message}\n${await whyMarkersDidNotRun(markers, executions)}`,
 		);
@@ -573,7 +579,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				settleTimeoutMs: options.settleTimeoutMs,
 				kill: async () => await target.kill(),
 				restart: async () => await target.restart(),
-				executions: async () => await storedExecutions(workflowId, { includeData: true }),
+				executions: async (includeData) => await storedExecutions(workflowId, { includeData }),
 				// Only a webhook processor stores and queues runs: see the option.
 				queuedExecutionIds:
 					target.role === 'webhook'

@@ -74,8 +74,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				restart: async () => {
 					env.n8n = await env.n8n.restart();
 				},
-				executions: async () =>
-					await listExecutions(env.n8n, workflowId, { includeData: true, withRunning: true }),
+				executions: async (includeData) =>
+					await listExecutions(env.n8n, workflowId, { includeData, withRunning: true }),
 			});
 		}
 
