@@ -23,11 +23,19 @@ interface Suite {
 
 const jest = (name: string, ...args: string[]): Suite => ({ name, bin: 'jest', args });
 
-/** In this order: the quick proof first, so that a broken package fails early. */
+/**
+ * In this order: the quick proof first, so that a broken package fails early. `npm test`'s unit,
+ * engine and sandbox files run once, in the loaded round (the same files beside 2 busy
+ * processes), so the first suite is the rest of `npm test`: end to end and the package build.
+ */
 const SUITES: Suite[] = [
-	jest('npm test'),
+	jest('e2e, package', 'test/e2e', 'test/package'),
 	jest('recovery', '-c', 'jest.recovery.config.js'),
-	{ name: 'stress', bin: 'tsx', args: ['scripts/stress.ts', '--rounds', '1', '--load', '2'] },
+	{
+		name: 'unit, engine, sandbox (loaded)',
+		bin: 'tsx',
+		args: ['scripts/stress.ts', '--rounds', '1', '--load', '2'],
+	},
 	jest('queue', '-c', 'jest.queue.config.js'),
 	jest('editor', 'test/editor', '--runInBand', '--testPathIgnorePatterns', '/node_modules/'),
 ];
