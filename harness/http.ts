@@ -107,3 +107,9 @@ export async function request<T = unknown>(
 		body: parsed(text, String(responseHeaders['content-type'] ?? '')) as T,
 	};
 }
+
+/** Throws for an answer the caller did not expect: what was called, its status and its body. */
+export function failedCall(what: string, result: HttpResult): never {
+	const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
+	throw new Error(`${what} answered HTTP ${result.status}: ${body}`);
+}

@@ -2,7 +2,8 @@
  * The smallest proof that an installed package works with its credential: Manual Trigger → Svc
  * (Account → Get Current Identity), run as the editor's Execute workflow does.
  */
-import type { CredentialRef, ExecutionRecord } from './n8n/api';
+import type { CredentialRef } from './n8n/api';
+import type { ExecutionRecord } from './n8n/executions';
 import { executeWorkflow, importWorkflow } from './n8n/api';
 import type { N8nInstance } from './n8n/instance';
 import { SVC_NODE_TYPE } from './project';

@@ -4,8 +4,9 @@
  * started again, and every event not yet answered 2xx sent again until it is, as the service does.
  * The sandbox's delivery log is the service's side of the count; the workflow's executions are n8n's.
  */
-import type { ExecutionReader, ExecutionRecord } from './n8n/api';
-import { dataOnceEnded, listExecutions, retryExecution, UNFINISHED } from './n8n/api';
+import type { ExecutionReader, ExecutionRecord } from './n8n/executions';
+import { retryExecution } from './n8n/api';
+import { dataOnceEnded, listExecutions, UNFINISHED } from './n8n/executions';
 import type { N8nInstance } from './n8n/instance';
 import { EVENT_ID, ranPastTrigger } from './crash-receivers';
 import type { SandboxState } from '../sandbox/state';

@@ -19,8 +19,8 @@ import {
 	importCredential,
 	importWorkflow,
 	testCredential,
-	waitForExecutions,
 } from '../harness/n8n/api';
+import { waitForExecutions } from '../harness/n8n/executions';
 import { request } from '../harness/http';
 import { startN8n } from '../harness/n8n/process';
 import { type N8nInstance } from '../harness/n8n/instance';

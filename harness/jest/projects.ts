@@ -40,8 +40,6 @@ export const RUN: Config = {
 	// Two workers on 2 cores: the n8n suites spend most of their time waiting on n8n (polls,
 	// retries, restarts), so two files side by side, one per major, take about the time of one.
 	maxWorkers: 2,
-	// Cold, the files that need no n8n first, while the runtimes install.
-	testSequencer: '<rootDir>/harness/jest/sequencer.cjs',
 	testTimeout: 30000,
 	// Where the time went (slowest files, n8n starts, runtime installs): .tmp/timing/<run>.md.
 	reporters: ['default', '<rootDir>/harness/jest/timing-reporter.cjs'],

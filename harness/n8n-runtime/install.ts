@@ -26,9 +26,11 @@ import { delimiter, dirname, join } from 'node:path';
 import { cacheRoot, lockInstall, promoteInstall, readInstallMarker } from '../cached-install';
 import { recordTiming } from '../timings';
 import { childEnv } from '../child-env';
-import { NPM, runCommand } from '../commands';
-import { lastLines } from '../log-tail';
+import { NPM } from '../commands';
 import { PROJECT_DIR } from '../project';
+import type { Step } from './install-step';
+import { run } from './install-step';
+import { provideSqlite3 } from './sqlite3';
 
 export type RuntimeVersion = 'v1' | 'v2';
 
@@ -65,8 +67,6 @@ const INSTALL_RECIPE =
 const MARKER = '.n8n-runtime-complete.json';
 /** How long an install waits for the same install under way in another process. */
 const INSTALL_WAIT_MS = 20 * 60_000;
-/** sqlite3 5.1.7 is released for Node-API 3 and 6; 6 loads on Node 20 and 24. */
-const SQLITE3_NAPI_VERSION = 6;
 
 interface Marker {
 	version: RuntimeVersion;
@@ -133,93 +133,6 @@ async function readMarker(dir: string): Promise<Marker | undefined> {
 	return await readInstallMarker<Marker>(dir, MARKER);
 }
 
-interface Step {
-	log: NodeJS.WritableStream;
-	logPath: string;
-	/** Progress output (silent when not verbose). */
-	progress: (text: string) => void;
-}
-
-/** Runs one command, appending its output to the install log; throws with the log's tail on failure. */
-async function run(
-	step: Step,
-	title: string,
-	cmd: string,
-	args: string[],
-	cwd: string,
-	env: NodeJS.ProcessEnv,
-): Promise<string> {
-	const started = Date.now();
-	step.progress(`  ${title} ... `);
-	const { code, output } = await runCommand(cmd, args, { cwd, env, log: step.log });
-	const seconds = ((Date.now() - started) / 1000).toFixed(1);
-	if (code !== 0) {
-		step.progress(`FAILED after ${seconds} s\n`);
-		throw new Error(
-			`${title} failed (exit ${code}). Last lines of ${step.logPath}:\n${lastLines(output, 30)}`,
-		);
-	}
-	step.progress(`${seconds} s\n`);
-	return output;
-}
-
-/**
- * sqlite3 is n8n's default DB. Its addon uses Node-API, so one build serves every runtime: built
- * for Node-API 6 (the highest its release supports) it loads on Node 20 and Node 24 alike. The
- * first install compiles it from the runtime's local headers (no downloads) and keeps the addon
- * in the cache; another install, or one running beside it, takes that copy instead of compiling
- * again. The load check after this proves the copy loads on the runtime's Node.
- */
-async function provideSqlite3(
-	tmp: string,
-	step: Step,
-	nodeBin: string,
-	nodeDir: string,
-): Promise<void> {
-	const packageDir = join(tmp, 'node_modules', 'sqlite3');
-	const { version } = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as {
-		version: string;
-	};
-	const addon = join('build', 'Release', 'node_sqlite3.node');
-	const entry = join(cacheRoot(), `sqlite3-${version}-napi${SQLITE3_NAPI_VERSION}`);
-	const built = join(entry, 'node_sqlite3.node');
-	const done = async () =>
-		await access(built).then(
-			() => true,
-			() => false,
-		);
-	const release = await lockInstall(entry, done, INSTALL_WAIT_MS);
-	try {
-		if (await done()) {
-			await mkdir(dirname(join(packageDir, addon)), { recursive: true });
-			await copyFile(built, join(packageDir, addon));
-			step.progress(`  sqlite3 ${version}: the build in ${entry}\n`);
-			return;
-		}
-		const buildEnv = childEnv({
-			PATH: `${dirname(nodeBin)}${delimiter}${process.env.PATH ?? ''}`,
-			npm_config_nodedir: nodeDir,
-			npm_config_build_from_source: 'true',
-			npm_config_napi_build_version: String(SQLITE3_NAPI_VERSION),
-			JOBS: 'max',
-		});
-		await run(
-			step,
-			'npm rebuild sqlite3 (compiles, ~1.5 min)',
-			NPM,
-			['rebuild', 'sqlite3', '--loglevel=warn'],
-			tmp,
-			buildEnv,
-		);
-		const staged = `${entry}.tmp-${process.pid}`;
-		await mkdir(staged, { recursive: true });
-		await copyFile(join(packageDir, addon), join(staged, 'node_sqlite3.node'));
-		await rename(staged, entry);
-	} finally {
-		await release?.();
-	}
-}
-
 async function installInto(
 	tmp: string,
 	version: RuntimeVersion,
@@ -272,7 +185,7 @@ async function installInto(
 	}
 	const nodeVersion = (await run(step, 'check node', nodeBin, ['--version'], tmp, baseEnv)).trim();
 
-	await provideSqlite3(tmp, step, nodeBin, nodeDir);
+	await provideSqlite3(tmp, step, nodeBin, nodeDir, INSTALL_WAIT_MS);
 	await run(
 		step,
 		'load sqlite3',
@@ -329,11 +242,6 @@ export interface EnsureOptions {
 /** The cache entry of this version's runtime, for the inputs that hash to `hash`. */
 function runtimeDir(version: RuntimeVersion, hash: string): string {
 	return join(cacheRoot(), `n8n-${version}-${hash}`);
-}
-
-/** Whether the runtime ensureN8nRuntime would use is installed already. */
-export async function isN8nRuntimeInstalled(version: RuntimeVersion): Promise<boolean> {
-	return (await readMarker(runtimeDir(version, await inputHash(version)))) !== undefined;
 }
 
 /** Returns a complete runtime for `version`, installing it first if needed (5–6 min cold, well under a second warm). */

@@ -1,7 +1,7 @@
 /** What one node did in an execution fetched with its data: its items, or its error. */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { ExecutionRecord } from './api';
+import type { ExecutionRecord } from './executions';
 
 /** The items a node's last run put on one output of an execution fetched with its data (output 0 unless told; 1 is an error output). */
 export function nodeOutput(

@@ -1,5 +1,5 @@
 /** Waiting for the thousands of executions a burst starts. */
-import { listExecutions, UNFINISHED } from '../../harness/n8n/api';
+import { listExecutions, UNFINISHED } from '../../harness/n8n/executions';
 import type { N8nInstance } from '../../harness/n8n/instance';
 import { poll } from '../../harness/wait';
 

@@ -5,7 +5,8 @@ import type { ExecutionStatus, IConnections, INode } from 'n8n-workflow';
 
 import type { CredentialRef, WorkflowNodeInput, WorkflowRecord } from '../../harness/n8n/api';
 import type { N8nInstance } from '../../harness/n8n/instance';
-import { importWorkflow, waitForExecutionEnd } from '../../harness/n8n/api';
+import { importWorkflow } from '../../harness/n8n/api';
+import { waitForExecutionEnd } from '../../harness/n8n/executions';
 import { FLOOR_NODE_TYPE } from './floor/build';
 
 export type Sink = 'svc' | 'httpRequest' | 'floor' | 'floorNoRedirect' | 'none';

@@ -23,15 +23,8 @@ import { runtimeVersions } from '../../harness/runtime-versions';
 import type { McpConnection } from '../../harness/mcp-client';
 import { connectMcp, resultText, toolFailure } from '../../harness/mcp-client';
 import type { CredentialRef, WorkflowNodeInput, WorkflowRecord } from '../../harness/n8n/api';
-import {
-	activate,
-	deactivate,
-	getExecution,
-	importCredential,
-	importWorkflow,
-	listExecutions,
-	waitForExecutions,
-} from '../../harness/n8n/api';
+import { activate, deactivate, importCredential, importWorkflow } from '../../harness/n8n/api';
+import { getExecution, listExecutions, waitForExecutions } from '../../harness/n8n/executions';
 import type {
 	ChatRequest,
 	OfferedTool,

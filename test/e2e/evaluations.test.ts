@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import type { WorkflowInput } from '../../harness/n8n/api';
-import { importWorkflow, listExecutions, restData } from '../../harness/n8n/api';
+import { importWorkflow, restData } from '../../harness/n8n/api';
+import { listExecutions } from '../../harness/n8n/executions';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { until } from '../../harness/wait';
 

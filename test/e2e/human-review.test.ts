@@ -8,20 +8,10 @@
 import { scriptedModelCredential } from '../../harness/agent-example';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
-import type {
-	CredentialRef,
-	ExecutionRecord,
-	WorkflowInput,
-	WorkflowRecord,
-} from '../../harness/n8n/api';
-import {
-	activate,
-	deactivate,
-	getExecution,
-	importCredential,
-	importWorkflow,
-	listExecutions,
-} from '../../harness/n8n/api';
+import type { CredentialRef, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
+import type { ExecutionRecord } from '../../harness/n8n/executions';
+import { activate, deactivate, importCredential, importWorkflow } from '../../harness/n8n/api';
+import { getExecution, listExecutions } from '../../harness/n8n/executions';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import type { ScriptedModel } from '../../harness/scripted-model';
 import {

@@ -2,18 +2,17 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
-import type { ExecutionRecord, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
+import type { WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
+import type { ExecutionRecord } from '../../harness/n8n/executions';
 import {
 	activate,
 	deactivate,
 	executeWorkflow,
-	getExecution,
 	importCredential,
 	importWorkflow,
-	listExecutions,
 	testCredential,
-	waitForExecutions,
 } from '../../harness/n8n/api';
+import { getExecution, listExecutions, waitForExecutions } from '../../harness/n8n/executions';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
 import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { Environment } from '../../harness/environment';

@@ -17,14 +17,8 @@ import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import { withCredential } from '../../harness/example-workflows';
 import { mergeFigures } from '../../harness/figures';
-import {
-	activate,
-	deactivate,
-	executeWorkflow,
-	getExecution,
-	importWorkflow,
-	settledExecutions,
-} from '../../harness/n8n/api';
+import { activate, deactivate, executeWorkflow, importWorkflow } from '../../harness/n8n/api';
+import { getExecution, settledExecutions } from '../../harness/n8n/executions';
 import { nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
 

@@ -3,19 +3,22 @@ import { Webhook } from 'standardwebhooks';
 
 import type { StoredSubscription } from '../../sandbox/store';
 import { upsertLead } from '../../sandbox/operations';
-import type { ExecutionRecord, WorkflowRecord } from '../../harness/n8n/api';
+import type { WorkflowRecord } from '../../harness/n8n/api';
+import type { ExecutionRecord } from '../../harness/n8n/executions';
 import {
 	activate,
 	deactivate,
-	getExecution,
 	importWorkflow,
-	listExecutions,
 	startTestListen,
 	stopTestListen,
-	UNFINISHED,
 	updateCredential,
-	waitForExecutions,
 } from '../../harness/n8n/api';
+import {
+	getExecution,
+	listExecutions,
+	UNFINISHED,
+	waitForExecutions,
+} from '../../harness/n8n/executions';
 import type { Environment } from '../../harness/environment';
 import { FULL_KEY, startEnvironment } from '../../harness/environment';
 import { loadExample } from '../../harness/example-workflows';

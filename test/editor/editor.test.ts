@@ -27,21 +27,16 @@ import {
 } from '../../harness/agent-example';
 import { launchBrowser } from '../../harness/browser';
 import { devExamples } from '../../harness/dev-examples';
-import type {
-	CredentialRef,
-	ExecutionRecord,
-	WorkflowInput,
-	WorkflowRecord,
-} from '../../harness/n8n/api';
+import type { CredentialRef, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
+import type { ExecutionRecord } from '../../harness/n8n/executions';
 import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD } from '../../harness/n8n/process';
+import { importCredential, importWorkflow } from '../../harness/n8n/api';
 import {
 	getExecution,
-	importCredential,
-	importWorkflow,
 	listExecutions,
 	settledExecutions,
 	waitForExecutions,
-} from '../../harness/n8n/api';
+} from '../../harness/n8n/executions';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import { loadExample } from '../../harness/example-workflows';

@@ -13,7 +13,8 @@ import {
 import { withCredential } from '../../harness/example-workflows';
 import { mergeFigures } from '../../harness/figures';
 import { retryCutShortRuns, withEventIds } from '../../harness/kill-mid-burst';
-import { activate, deactivate, importWorkflow, listExecutions } from '../../harness/n8n/api';
+import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
+import { listExecutions } from '../../harness/n8n/executions';
 import type { QueueEnvironment } from '../../harness/queue-environment';
 import { startQueueEnvironment } from '../../harness/queue-environment';
 import { runtimeVersions } from '../../harness/runtime-versions';

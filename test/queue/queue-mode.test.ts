@@ -11,25 +11,23 @@ import { Webhook } from 'standardwebhooks';
 
 import type { Sandbox } from '../../sandbox';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
-import type {
-	CredentialRef,
-	ExecutionRecord,
-	WorkflowInput,
-	WorkflowRecord,
-} from '../../harness/n8n/api';
+import type { CredentialRef, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
+import type { ExecutionRecord } from '../../harness/n8n/executions';
 import type { N8nRoleProcess } from '../../harness/n8n/instance';
 import {
 	activate,
-	dataOnceEnded,
 	deactivate,
 	executeWorkflow,
-	getExecution,
 	importWorkflow,
-	listExecutions,
 	retryExecution,
+} from '../../harness/n8n/api';
+import {
+	dataOnceEnded,
+	getExecution,
+	listExecutions,
 	UNFINISHED,
 	waitForExecutions,
-} from '../../harness/n8n/api';
+} from '../../harness/n8n/executions';
 import type { QueueTopology } from '../../harness/n8n/queue';
 import { EVENTS_DB_CREDENTIAL_ID, prepareEventsDatabase } from '../../harness/n8n/queue';
 import type { QueueEnvironment } from '../../harness/queue-environment';

@@ -20,13 +20,8 @@ import { startEnvironment } from '../../harness/environment';
 import { loadExample, withCredential } from '../../harness/example-workflows';
 import { upsertLead } from '../../sandbox/operations';
 import { mergeFigures } from '../../harness/figures';
-import {
-	activate,
-	deactivate,
-	importWorkflow,
-	listExecutions,
-	UNFINISHED,
-} from '../../harness/n8n/api';
+import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
+import { listExecutions, UNFINISHED } from '../../harness/n8n/executions';
 import { retryCutShortRuns } from '../../harness/kill-mid-burst';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { until } from '../../harness/wait';

@@ -6,13 +6,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	activate,
-	deactivate,
-	importWorkflow,
-	listExecutions,
-	retryExecution,
-} from '../../harness/n8n/api';
+import { activate, deactivate, importWorkflow, retryExecution } from '../../harness/n8n/api';
+import { listExecutions } from '../../harness/n8n/executions';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import { withCredential } from '../../harness/example-workflows';

@@ -7,8 +7,8 @@
 import type { BurstResult, DeliveryAttempt } from '../../../sandbox';
 import { fireBurst } from '../../../sandbox';
 import { nodeOutput } from '../../../harness/n8n/node-results';
-import type { ExecutionRecord } from '../../../harness/n8n/api';
-import { listExecutions, UNFINISHED } from '../../../harness/n8n/api';
+import type { ExecutionRecord } from '../../../harness/n8n/executions';
+import { listExecutions, UNFINISHED } from '../../../harness/n8n/executions';
 import type { N8nInstance } from '../../../harness/n8n/instance';
 import { CLAIMED_EVENTS_KEPT } from '../../../nodes/Svc/trigger/eventClaims';
 import { CpuSplitTracker } from '../cpu';

@@ -1,0 +1,182 @@
+/** A workflow's executions through n8n's public API: listing, reading, waiting for them to end. */
+import type { ExecutionStatus, IRunExecutionData } from 'n8n-workflow';
+import { failedCall as fail } from '../http';
+import { poll, until, type PollOptions } from '../wait';
+import type { N8nInstance } from './instance';
+
+export interface ExecutionRecord {
+	id: string;
+	finished: boolean;
+	mode: string;
+	status: ExecutionStatus;
+	startedAt: string;
+	stoppedAt: string | null;
+	workflowId: string;
+	retryOf?: string | null;
+	/** Only with includeData. */
+	data?: IRunExecutionData;
+}
+
+interface ExecutionList {
+	data: ExecutionRecord[];
+	nextCursor: string | null;
+}
+
+/** The workflow's executions across the public API's pages; running ones with `withRunning` or status `running`. */
+export async function listExecutions(
+	n8n: N8nInstance,
+	workflowId: string,
+	options: { includeData?: boolean; status?: ExecutionStatus; withRunning?: boolean } = {},
+): Promise<ExecutionRecord[]> {
+	const all: ExecutionRecord[] = options.withRunning
+		? await listExecutions(n8n, workflowId, { ...options, status: 'running', withRunning: false })
+		: [];
+	let cursor: string | null = null;
+	do {
+		const query = new URLSearchParams({
+			workflowId,
+			limit: '250',
+			includeData: String(options.includeData ?? false),
+		});
+		if (options.status) query.set('status', options.status);
+		if (cursor !== null) query.set('cursor', cursor);
+		const result = await n8n.api<ExecutionList>('GET', `/executions?${query.toString()}`);
+		if (result.status !== 200) fail(`GET /api/v1/executions?${query.toString()}`, result);
+		all.push(...result.body.data.map((execution) => ({ ...execution, id: String(execution.id) })));
+		cursor = result.body.nextCursor;
+	} while (cursor !== null);
+	return all;
+}
+
+/** All of the workflow's executions once none runs or waits to start. */
+export async function settledExecutions(
+	n8n: N8nInstance,
+	workflowId: string,
+	timeoutMs = 60_000,
+): Promise<ExecutionRecord[]> {
+	let executions: ExecutionRecord[] = [];
+	await until(
+		`every execution of workflow ${workflowId} to end`,
+		async () => {
+			executions = await listExecutions(n8n, workflowId, { withRunning: true });
+			return !executions.some((execution) => UNFINISHED.includes(execution.status));
+		},
+		{ timeoutMs },
+	);
+	return executions;
+}
+
+export async function getExecution(
+	n8n: N8nInstance,
+	executionId: string,
+	includeData = true,
+): Promise<ExecutionRecord> {
+	const result = await n8n.api<ExecutionRecord>(
+		'GET',
+		`/executions/${executionId}?includeData=${String(includeData)}`,
+	);
+	if (result.status !== 200) fail(`GET /api/v1/executions/${executionId}`, result);
+	return { ...result.body, id: String(result.body.id) };
+}
+
+/** Statuses of an execution that has not come to an end yet. */
+export const UNFINISHED: readonly ExecutionStatus[] = ['new', 'running', 'unknown'];
+
+/** Where waitForExecutions reads a workflow's executions, newest first: n8n's public list unless told. */
+export type ExecutionSource = (
+	workflowId: string,
+	options: { includeData?: boolean },
+) => Promise<ExecutionRecord[]>;
+
+/** One read of a workflow's executions, with or without their data. */
+export type ExecutionReader = (includeData: boolean) => Promise<ExecutionRecord[]>;
+
+/**
+ * A reader for polls over many executions that asks n8n for their data only when it is of use:
+ * while some run has not ended (`waiting`), it answers the list without data; once none is, the
+ * list with data, read again only when an id or a status changed. The data of hundreds of runs,
+ * read twice a second, cost n8n more than the runs the crash tests waited for.
+ */
+export function dataOnceEnded(
+	read: ExecutionReader,
+): (waiting: (execution: ExecutionRecord) => boolean) => Promise<ExecutionRecord[]> {
+	const keyOf = (executions: ExecutionRecord[]) =>
+		executions.map(({ id, status }) => `${id} ${status}`).join(',');
+	let withData: { key: string; executions: ExecutionRecord[] } | undefined;
+	return async (waiting) => {
+		const brief = await read(false);
+		if (brief.some(waiting)) return brief;
+		if (withData?.key !== keyOf(brief)) {
+			const executions = await read(true);
+			withData = { key: keyOf(executions), executions };
+		}
+		return withData.executions;
+	};
+}
+
+/** Polls until the workflow has at least `count` executions, none of them still running; returns them oldest first. */
+export async function waitForExecutions(
+	n8n: N8nInstance,
+	workflowId: string,
+	count: number,
+	timeoutMs = 15_000,
+	options: { includeData?: boolean; source?: ExecutionSource } = {},
+): Promise<ExecutionRecord[]> {
+	const {
+		source = async (id, listOptions) => await listExecutions(n8n, id, listOptions),
+		...listOptions
+	} = options;
+	let seen: ExecutionRecord[] = [];
+	return await poll(
+		async () => {
+			seen = await source(workflowId, listOptions);
+			return seen.length >= count &&
+				!seen.some((execution) => UNFINISHED.includes(execution.status))
+				? seen.reverse()
+				: undefined;
+		},
+		{
+			timeoutMs,
+			everyMs: 100,
+			timedOut: () => {
+				const states =
+					seen.map((execution) => `${execution.id}:${execution.status}`).join(', ') || 'none';
+				throw new Error(
+					`Workflow ${workflowId}: expected ${count} finished execution(s) within ${timeoutMs} ms, saw ${states}`,
+				);
+			},
+		},
+	);
+}
+
+/**
+ * Polls execution `executionId` without its data (cheap for n8n while it runs) until `ended`
+ * holds for its row, and returns that row. 404 until the row is written and 503 while n8n is too
+ * busy to answer (heavy runs) mean: look again.
+ */
+export async function waitForExecutionEnd<
+	Row extends { status: ExecutionStatus },
+	Ended extends Row,
+>(
+	n8n: N8nInstance,
+	executionId: string,
+	options: Pick<PollOptions<Ended>, 'timeoutMs' | 'everyMs'> & {
+		ended: (row: Row) => row is Ended;
+	},
+): Promise<Ended> {
+	return await poll(
+		async () => {
+			const row = await n8n.api<Row>('GET', `/executions/${executionId}?includeData=false`);
+			if (row.status === 200 && options.ended(row.body)) return row.body;
+			if (![200, 404, 503].includes(row.status)) fail(`GET /api/v1/executions/${executionId}`, row);
+			return undefined;
+		},
+		{
+			timeoutMs: options.timeoutMs,
+			everyMs: options.everyMs,
+			timedOut: () => {
+				throw new Error(`Execution ${executionId} did not finish within ${options.timeoutMs} ms`);
+			},
+		},
+	);
+}
