@@ -116,6 +116,16 @@ export function useSandbox(options: Parameters<typeof startSandbox>[0] = {}): ()
 	};
 }
 
+/**
+ * For the tests of a describe block (or file): the transport waits a random share of each retry's
+ * back-off (full jitter), and here draws 0, so failures take their full count of attempts without
+ * the waits. Only for files whose sandbox faults fire on any draw: rate 1, or a rule with a seed.
+ */
+export function withoutBackoffJitter(): void {
+	beforeEach(() => jest.spyOn(Math, 'random').mockReturnValue(0));
+	afterEach(() => jest.restoreAllMocks());
+}
+
 /** Requests the sandbox recorded for a route such as "POST /v1/leads". */
 export function requestsTo(sandbox: Sandbox, route: string) {
 	return sandbox.state.requests.all().filter((request) => request.route === route);

@@ -16,6 +16,7 @@ import {
 	runSvc,
 	useSandbox,
 	visibleText,
+	withoutBackoffJitter,
 } from '../../harness/engine/svc';
 
 /**
@@ -186,11 +187,7 @@ const modes: Mode[] = [
 ];
 
 describe('no secret in errors, execution data or logs', () => {
-	// The transport waits a random share of each back-off (full jitter); drawing 0 makes every
-	// retry immediate, so these failures take their full count of attempts without the waits.
-	// (The sandbox's unseeded fault rates here are 1, so they fire on any draw.)
-	beforeEach(() => jest.spyOn(Math, 'random').mockReturnValue(0));
-	afterEach(() => jest.restoreAllMocks());
+	withoutBackoffJitter();
 	it.each(modes.map((mode) => [mode.name, mode] as const))(
 		'%s',
 		async (_name, mode) => {

@@ -1,11 +1,20 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { shutdownEngine } from '../../harness/engine';
-import { requestsTo, runSvc, useSandbox, visibleText, FULL_KEY } from '../../harness/engine/svc';
+import {
+	requestsTo,
+	runSvc,
+	useSandbox,
+	visibleText,
+	withoutBackoffJitter,
+	FULL_KEY,
+} from '../../harness/engine/svc';
 import { until } from '../../harness/wait';
 
 const sandbox = useSandbox();
 afterAll(async () => await shutdownEngine());
+// The faults below are seeded or fire always, and the waits asserted are Retry-After's and the timeout's.
+withoutBackoffJitter();
 
 function leads(count: number): IDataObject[] {
 	return Array.from({ length: count }, (_, index) => ({
