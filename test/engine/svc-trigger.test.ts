@@ -294,10 +294,15 @@ describe('deliveries signed by the sandbox', () => {
 		await t.activate();
 		answerDelayMs = 600;
 		upsertLead(sandbox.state, { email: 'slow@example.com' });
-		await until('two deliveries', () => delivered.length >= 2, { everyMs: 10, timeoutMs: 5000 });
+		await until('two deliveries', () => delivered.length >= 2, { everyMs: 10, timeoutMs: 15_000 });
 		answerDelayMs = 0;
 		await sandbox.state.waitForDeliveries();
 		const attempts = sandbox.state.deliveries.attempts();
+		// An answer goes out before the run's claim settles: wait for every attempt's run to end.
+		await until('every attempt ran', () => delivered.length >= attempts.length, {
+			everyMs: 10,
+			timeoutMs: 15_000,
+		});
 		expect(attempts.length).toBeGreaterThanOrEqual(2);
 		expect(new Set(attempts.map((attempt) => attempt.webhookId)).size).toBe(1);
 		expect(started()).toHaveLength(1);

@@ -35,7 +35,6 @@ export async function claimEvents(
 	ctx: IExecuteFunctions,
 	eventIds: string[],
 	claimant: string,
-	settleMs?: number,
 ): Promise<ClaimOutcome[]> {
 	const scope = claimScope(ctx);
 	const record = processedRecord(ctx);
@@ -44,7 +43,7 @@ export async function claimEvents(
 	return await Promise.all(
 		eventIds.map(
 			async (eventId) =>
-				await eventClaims.claim(scope, eventId, claimant, record, now, { askRecord, settleMs }),
+				await eventClaims.claim(scope, eventId, claimant, record, now, { askRecord }),
 		),
 	);
 }

@@ -34,7 +34,6 @@ export interface ClaimLimits {
 
 export interface ClaimOptions {
 	askRecord?: boolean;
-	settleMs?: number;
 }
 
 /** How many of the newest events n8n's record of a trigger keeps. */
@@ -128,7 +127,6 @@ export class EventClaims {
 	 * answers 'rerun', because nothing tells whether that run got past the trigger.
 	 * `askRecord` skips what this process knows and asks n8n's record: a Retry of a run cut short
 	 * must learn whether the claim there is its own, though this process has seen the event since.
-	 * `settleMs` waits longer than the limits' for a claim that is in no hurry.
 	 */
 	async claim(
 		scope: string,
@@ -136,7 +134,7 @@ export class EventClaims {
 		claimant: string,
 		record: ProcessedRecord,
 		now: number,
-		{ askRecord = false, settleMs = this.limits.settleMs }: ClaimOptions = {},
+		{ askRecord = false }: ClaimOptions = {},
 	): Promise<ClaimOutcome> {
 		const known = this.knownIn(scope, now);
 		if (known.has(eventId) && !askRecord) return 'repeat';
@@ -153,7 +151,7 @@ export class EventClaims {
 				eventId,
 				`claim ${eventId} ${claimant}`,
 				record,
-				settleMs,
+				this.limits.settleMs,
 			);
 			decided = true;
 			return outcome;
@@ -212,12 +210,15 @@ export class EventClaims {
 }
 
 /**
- * 500 ms is far longer than n8n's read and write of the row take on PostgreSQL (milliseconds), and
- * short enough that the workflow's next node starts about half a second after the event arrives.
- * This process remembers 10,000 claims per trigger for 7 days (longer than the service retries).
+ * n8n's read and write of the row take milliseconds on an idle PostgreSQL, but on a busy machine
+ * one took longer than 500 ms (the settle this had before): another process's write then dropped
+ * claims already counted, and 3 of 20 events ran again when delivered to another webhook
+ * processor. 2 s covers that; the workflow's next node starts about 2 s after the event arrives
+ * (the answer does not wait). This process remembers 10,000 claims per trigger for 7 days
+ * (longer than the service retries).
  */
 export const eventClaims = new EventClaims({
-	settleMs: 500,
+	settleMs: 2_000,
 	maxRounds: 20,
 	maxCount: 10_000,
 	maxAgeMs: 7 * 24 * 60 * 60 * 1000,

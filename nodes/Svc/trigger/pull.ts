@@ -37,13 +37,6 @@ export const FIRST_POLL_DRAIN_MS = 5_000;
  */
 const POLL_CLIENT = { timeoutMs: 20_000, retry: { maxAttempts: 4, maxRetryAfterMs: 5_000 } };
 
-/**
- * A pulled event is in no hurry, and after a restart its page is read again while the first
- * executions may still be running on other workers: two claims of one event at once. Each claim
- * stands only if no read-and-write of n8n's record takes longer than this (see EventClaims).
- */
-export const PULL_CLAIM_SETTLE_MS = 2_000;
-
 /** Per trigger in this process: a poll under way (a tick meanwhile reads nothing), and a wait the service asked for. */
 const pollsUnderWay = new Set<string>();
 const quietUntil = new Map<string, number>();
@@ -356,7 +349,6 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 			this,
 			eventIds,
 			typeof pullId === 'string' ? pullId : this.getExecutionId(),
-			PULL_CLAIM_SETTLE_MS,
 		);
 		claimed = true;
 	} catch (error) {
