@@ -6,7 +6,7 @@
  */
 import type { ExecutionReader, ExecutionRecord } from './n8n/executions';
 import { retryExecution } from './n8n/api';
-import { dataOnceEnded, listExecutions, UNFINISHED } from './n8n/executions';
+import { dataOnceEnded, isUnfinished, listExecutions } from './n8n/executions';
 import type { N8nInstance } from './n8n/instance';
 import { EVENT_ID, ranPastTrigger } from './crash-receivers';
 import type { SandboxState } from '../sandbox/state';
@@ -184,12 +184,11 @@ export async function retryCutShortRuns(
 	const read = dataOnceEnded(
 		async (includeData) => await listExecutions(n8n, workflowId, { includeData }),
 	);
-	const unfinished = (execution: ExecutionRecord) => UNFINISHED.includes(execution.status);
 	await until(
 		"n8n to mark the killed process's runs",
 		async () => {
-			executions = await read(unfinished);
-			return !executions.some(unfinished);
+			executions = await read(isUnfinished);
+			return !executions.some(isUnfinished);
 		},
 		{ timeoutMs: 120_000, everyMs: 250 },
 	);
@@ -274,7 +273,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		const isOrphan = (execution: ExecutionRecord) =>
 			queued !== undefined && execution.status === 'new' && !queued.has(execution.id);
 		const isWaiting = (execution: ExecutionRecord) =>
-			UNFINISHED.includes(execution.status) && !isOrphan(execution);
+			isUnfinished(execution) && !isOrphan(execution);
 		const executions = withData ? await options.executions(true) : await read(isWaiting);
 		return {
 			executions,

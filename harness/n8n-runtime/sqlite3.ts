@@ -37,9 +37,10 @@ export async function provideSqlite3(
 			() => true,
 			() => false,
 		);
+	// No lock held: another install finished the build meanwhile.
 	const release = await lockInstall(entry, done, waitMs);
 	try {
-		if (await done()) {
+		if (!release) {
 			await mkdir(dirname(join(packageDir, addon)), { recursive: true });
 			await copyFile(built, join(packageDir, addon));
 			step.progress(`  sqlite3 ${version}: the build in ${entry}\n`);

@@ -59,7 +59,7 @@ export async function settledExecutions(
 		`every execution of workflow ${workflowId} to end`,
 		async () => {
 			executions = await listExecutions(n8n, workflowId, { withRunning: true });
-			return !executions.some((execution) => UNFINISHED.includes(execution.status));
+			return !executions.some(isUnfinished);
 		},
 		{ timeoutMs },
 	);
@@ -81,6 +81,10 @@ export async function getExecution(
 
 /** Statuses of an execution that has not come to an end yet. */
 export const UNFINISHED: readonly ExecutionStatus[] = ['new', 'running', 'unknown'];
+
+/** Whether the execution has not come to an end yet. */
+export const isUnfinished = (execution: { status: ExecutionStatus }): boolean =>
+	UNFINISHED.includes(execution.status);
 
 /** Where waitForExecutions reads a workflow's executions, newest first: n8n's public list unless told. */
 export type ExecutionSource = (
@@ -130,10 +134,7 @@ export async function waitForExecutions(
 	return await poll(
 		async () => {
 			seen = await source(workflowId, listOptions);
-			return seen.length >= count &&
-				!seen.some((execution) => UNFINISHED.includes(execution.status))
-				? seen.reverse()
-				: undefined;
+			return seen.length >= count && !seen.some(isUnfinished) ? seen.reverse() : undefined;
 		},
 		{
 			timeoutMs,

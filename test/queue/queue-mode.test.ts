@@ -24,6 +24,7 @@ import {
 import {
 	dataOnceEnded,
 	getExecution,
+	isUnfinished,
 	listExecutions,
 	UNFINISHED,
 	waitForExecutions,
@@ -171,13 +172,12 @@ async function settled(workflowId: string): Promise<ExecutionRecord[]> {
 	const read = dataOnceEnded(
 		async (includeData) => await storedExecutions(workflowId, { includeData }),
 	);
-	const unfinished = (execution: ExecutionRecord) => UNFINISHED.includes(execution.status);
 	try {
 		await until(
 			'the markers ran',
 			async () => {
-				executions = await read(unfinished);
-				if (executions.some(unfinished)) return false;
+				executions = await read(isUnfinished);
+				if (executions.some(isUnfinished)) return false;
 				const seen = perEvent(executions, 'On Lead Created');
 				return markers.every(({ id }) => seen.has(id));
 			},
