@@ -42,6 +42,7 @@ import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
 import {
 	countsOf,
 	killMidBurst,
+	KILL_MID_BURST_TEST_TIMEOUT_MS,
 	detailsOf,
 	lossesOf,
 	NO_LOSSES,
@@ -56,11 +57,6 @@ import { logTail } from '../../harness/log-tail';
 import { sleep, until } from '../../harness/wait';
 
 jest.setTimeout(240_000);
-/**
- * A kill test waits up to 180 s for n8n to settle and up to 180 s more for the runs it retried: its
- * own limit is above both, so a slow recovery fails with the harness's figures, not jest's timeout.
- */
-const KILL_TEST_TIMEOUT_MS = 480_000;
 
 /** Per n8n runtime, written when the suite ends. */
 const allFigures: Record<string, IDataObject> = {};
@@ -601,7 +597,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				);
 				expect(lossesOf(result)).toEqual(NO_LOSSES);
 			},
-			KILL_TEST_TIMEOUT_MS,
+			KILL_MID_BURST_TEST_TIMEOUT_MS,
 		);
 
 		it(
@@ -622,7 +618,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 					result.failedWithDataReplaced,
 				);
 			},
-			KILL_TEST_TIMEOUT_MS,
+			KILL_MID_BURST_TEST_TIMEOUT_MS,
 		);
 
 		it(
@@ -651,7 +647,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 					},
 				);
 			},
-			KILL_TEST_TIMEOUT_MS,
+			KILL_MID_BURST_TEST_TIMEOUT_MS,
 		);
 	});
 
@@ -917,6 +913,15 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 				expect(result.lostBeforeRecovery).toBe(0);
 				expect(result.appliedTwice).toBe(0);
 				expect(result.replayedByKey).toBeGreaterThanOrEqual(Number(result.appliedBeforeKill));
+			} else if (Number(result.replayedByKey) > 0) {
+				// n8n 1.x: Bull handed the dead worker's job to a worker again, and the restarted worker then
+				// marked the run `crashed` from its own event log while that run went on. Its derived keys
+				// replay what was applied; the Retry beside it writes again every lead already stored when
+				// it reached it, which is at least what was applied before the kill.
+				expect(result.lostBeforeRecovery).toBeGreaterThan(0);
+				expect(result.replayedByKey).toBeGreaterThanOrEqual(Number(result.appliedBeforeKill));
+				expect(result.appliedTwice).toBeGreaterThanOrEqual(Number(result.appliedBeforeKill));
+				expect(result.appliedTwice).toBeLessThanOrEqual(LEADS);
 			} else {
 				expect(result.lostBeforeRecovery).toBeGreaterThan(0);
 				// A recovery run is a new execution: derived keys differ, so the leads applied before the kill are written again.

@@ -16,6 +16,7 @@ import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
 import {
 	countsOf,
 	killMidBurst,
+	KILL_MID_BURST_TEST_TIMEOUT_MS,
 	detailsOf,
 	lossesOf,
 	NO_LOSSES,
@@ -29,7 +30,7 @@ import {
 import { mergeFigures } from '../../harness/figures';
 import { until } from '../../harness/wait';
 
-jest.setTimeout(600_000);
+jest.setTimeout(KILL_MID_BURST_TEST_TIMEOUT_MS);
 
 const figures: Record<string, IDataObject> = {};
 
