@@ -4,7 +4,7 @@ import type { IConnections, IDataObject, INode, IPinData, IWorkflowSettings } fr
 import type { HttpMethod } from '../http';
 import { failedCall as fail } from '../http';
 import type { ExecutionRecord } from './executions';
-import { getExecution, UNFINISHED, waitForExecutionEnd } from './executions';
+import { getExecution, isUnfinished, waitForExecutionEnd } from './executions';
 import type { N8nInstance } from './instance';
 
 /** A call to n8n's REST API (the editor's): its `data`, or an error with n8n's answer unless 200. */
@@ -146,7 +146,7 @@ export async function executeWorkflow(
 	await waitForExecutionEnd(n8n, id, {
 		timeoutMs: options.timeoutMs ?? 30_000,
 		everyMs: 50,
-		ended: (row: ExecutionRecord): row is ExecutionRecord => !UNFINISHED.includes(row.status),
+		ended: (row: ExecutionRecord): row is ExecutionRecord => !isUnfinished(row),
 	});
 	return await getExecution(n8n, id, true);
 }

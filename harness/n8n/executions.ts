@@ -80,7 +80,7 @@ export async function getExecution(
 }
 
 /** Statuses of an execution that has not come to an end yet. */
-export const UNFINISHED: readonly ExecutionStatus[] = ['new', 'running', 'unknown'];
+const UNFINISHED: readonly ExecutionStatus[] = ['new', 'running', 'unknown'];
 
 /** Whether the execution has not come to an end yet. */
 export const isUnfinished = (execution: { status: ExecutionStatus }): boolean =>

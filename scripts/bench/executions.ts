@@ -1,5 +1,5 @@
 /** Waiting for the thousands of executions a burst starts. */
-import { listExecutions, UNFINISHED } from '../../harness/n8n/executions';
+import { isUnfinished, listExecutions } from '../../harness/n8n/executions';
 import type { N8nInstance } from '../../harness/n8n/instance';
 import { poll } from '../../harness/wait';
 
@@ -26,7 +26,7 @@ export async function waitUntilSettled(
 			const list = await listExecutions(n8n, workflowId);
 			last = {
 				executions: list.length,
-				unfinished: list.filter((execution) => UNFINISHED.includes(execution.status)).length,
+				unfinished: list.filter(isUnfinished).length,
 			};
 			if (last.unfinished === 0 && list.length === previous) return last;
 			previous = last.unfinished === 0 ? list.length : -1;

@@ -15,8 +15,8 @@ import {
 } from '../../harness/n8n/api';
 import {
 	getExecution,
+	isUnfinished,
 	listExecutions,
-	UNFINISHED,
 	waitForExecutions,
 } from '../../harness/n8n/executions';
 import type { Environment } from '../../harness/environment';
@@ -75,10 +75,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				`${atLeast} production runs finished`,
 				async () => {
 					runs = await byMode('production');
-					return (
-						runs.length >= atLeast &&
-						!runs.some((execution) => UNFINISHED.includes(execution.status))
-					);
+					return runs.length >= atLeast && !runs.some(isUnfinished);
 				},
 				{ timeoutMs: 30_000 },
 			);

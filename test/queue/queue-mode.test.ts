@@ -26,7 +26,6 @@ import {
 	getExecution,
 	isUnfinished,
 	listExecutions,
-	UNFINISHED,
 	waitForExecutions,
 } from '../../harness/n8n/executions';
 import type { QueueTopology } from '../../harness/n8n/queue';
@@ -225,7 +224,7 @@ async function storedExecutions(
 	return [...listed, ...leftOut]
 		.map((execution) => ({
 			...execution,
-			status: UNFINISHED.includes(execution.status)
+			status: isUnfinished(execution)
 				? (statusById.get(execution.id) ?? execution.status)
 				: execution.status,
 		}))
@@ -842,8 +841,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 
 			const failed = await until(
 				'n8n gives the run up',
-				async () =>
-					!UNFINISHED.includes((await getExecution(topology.main, executionId, false)).status),
+				async () => !isUnfinished(await getExecution(topology.main, executionId, false)),
 				{ timeoutMs: 120_000 },
 			).then(async () => await getExecution(topology.main, executionId, false));
 			const noticedAfterSeconds = Math.round((Date.now() - killedAt) / 100) / 10;

@@ -21,7 +21,7 @@ import { loadExample, withCredential } from '../../harness/example-workflows';
 import { upsertLead } from '../../sandbox/operations';
 import { mergeFigures } from '../../harness/figures';
 import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
-import { listExecutions, UNFINISHED } from '../../harness/n8n/executions';
+import { isUnfinished, listExecutions } from '../../harness/n8n/executions';
 import { retryCutShortRuns } from '../../harness/kill-mid-burst';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { until } from '../../harness/wait';
@@ -187,7 +187,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 						reads(missed.id) > 0 &&
 						reads(live.id) > 0 &&
 						executions.length >= 3 &&
-						executions.every((execution) => !UNFINISHED.includes(execution.status))
+						!executions.some(isUnfinished)
 					);
 				},
 				{ timeoutMs: TWO_POLLS_MS, everyMs: 500 },

@@ -8,7 +8,7 @@ import type { BurstResult, DeliveryAttempt } from '../../../sandbox';
 import { fireBurst } from '../../../sandbox';
 import { nodeOutput } from '../../../harness/n8n/node-results';
 import type { ExecutionRecord } from '../../../harness/n8n/executions';
-import { listExecutions, UNFINISHED } from '../../../harness/n8n/executions';
+import { isUnfinished, listExecutions } from '../../../harness/n8n/executions';
 import type { N8nInstance } from '../../../harness/n8n/instance';
 import { CLAIMED_EVENTS_KEPT } from '../../../nodes/Svc/trigger/eventClaims';
 import { CpuSplitTracker } from '../cpu';
@@ -146,7 +146,7 @@ function runsPerEvent(executions: ExecutionRecord[]): Map<string, number> {
 function errorsOf(executions: ExecutionRecord[]): Record<string, number> {
 	const errors: Record<string, number> = {};
 	for (const execution of executions) {
-		if (execution.status === 'success' || UNFINISHED.includes(execution.status)) continue;
+		if (execution.status === 'success' || isUnfinished(execution)) continue;
 		const message =
 			execution.data?.resultData.error?.message ?? `status ${execution.status}, no error recorded`;
 		errors[message] = (errors[message] ?? 0) + 1;
@@ -288,7 +288,7 @@ export async function burstInto(
 			executionsStarted: executions.length,
 			executionsUnfinished: settled.unfinished,
 			executionsFailed: executions.filter(
-				(execution) => execution.status !== 'success' && !UNFINISHED.includes(execution.status),
+				(execution) => execution.status !== 'success' && !isUnfinished(execution),
 			).length,
 			executionErrors: errorsOf(executions),
 			lost,
