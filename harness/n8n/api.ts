@@ -13,8 +13,9 @@ export async function restData<T>(
 	method: HttpMethod,
 	path: string,
 	body?: unknown,
+	options?: { timeoutMs?: number },
 ): Promise<T> {
-	const result = await n8n.rest<{ data: T }>(method, path, body);
+	const result = await n8n.rest<{ data: T }>(method, path, body, options);
 	if (result.status !== 200) fail(`${method} /rest${path}`, result);
 	return result.body.data;
 }
@@ -174,9 +175,19 @@ export async function startTestListen(
 		);
 }
 
-/** n8n's Retry of an execution, as a person does it from the executions list (with the stored workflow). */
+/**
+ * n8n's Retry of an execution, as a person does it from the executions list (with the stored
+ * workflow). n8n answers once the retried run has ended, which on a busy n8n (a backlog being
+ * drained beside it) took longer than the 30 s other calls get.
+ */
 export async function retryExecution(n8n: N8nInstance, executionId: string): Promise<void> {
-	await restData(n8n, 'POST', `/executions/${executionId}/retry`, { loadWorkflow: false });
+	await restData(
+		n8n,
+		'POST',
+		`/executions/${executionId}/retry`,
+		{ loadWorkflow: false },
+		{ timeoutMs: 180_000 },
+	);
 }
 
 /** The editor's "Stop listening": n8n removes the workflow's test webhooks. */

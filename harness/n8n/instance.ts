@@ -20,8 +20,16 @@ export interface N8nInstance {
 	port: number;
 	runtime: N8nRuntime;
 	pid: number;
-	/** Logged-in REST call; `path` is relative to /rest (e.g. '/workflows'). Responses are `{ data }` envelopes. */
-	rest<T = unknown>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>>;
+	/**
+	 * Logged-in REST call; `path` is relative to /rest (e.g. '/workflows'). Responses are `{ data }`
+	 * envelopes. `timeoutMs` for a call n8n answers only when work has ended (default 30 s).
+	 */
+	rest<T = unknown>(
+		method: HttpMethod,
+		path: string,
+		body?: unknown,
+		options?: { timeoutMs?: number },
+	): Promise<HttpResult<T>>;
 	/** Public API call; `path` is relative to /api/v1 (e.g. '/workflows'). */
 	api<T = unknown>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>>;
 	/** Any request to this instance (e.g. a webhook URL), trusting its CA and reusing its connections. */

@@ -148,11 +148,13 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		method: HttpMethod,
 		path: string,
 		body?: unknown,
+		{ timeoutMs }: { timeoutMs?: number } = {},
 	): Promise<HttpResult<T>> =>
 		await instanceFetch<T>(`${baseUrl}/rest${path}`, {
 			method,
 			body,
 			headers: { 'browser-id': browserId, ...(cookie ? { cookie } : {}) },
+			timeoutMs,
 		});
 	const api = async <T>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>> =>
 		await instanceFetch<T>(`${baseUrl}/api/v1${path}`, {
