@@ -318,8 +318,8 @@ describe('docs pages follow the code', () => {
 		},
 	);
 
-	it('docs/development.md documents every sandbox admin endpoint', () => {
-		const section = read('development.md').split('## Sandbox admin API')[1] ?? '';
+	it('docs/sandbox.md documents every sandbox admin endpoint', () => {
+		const section = read('sandbox.md').split('## Sandbox admin API')[1] ?? '';
 		const missing = adminEndpoints().filter(
 			({ method, path }) => !section.includes(`\`${method} ${path}\``),
 		);
