@@ -7,9 +7,6 @@ const { COMMON, RUN, perMajorProjects } = require('tsx/cjs/api').require(
 /** @type {import('jest').Config} */
 module.exports = {
 	...RUN,
-	// Three workers: these files leave a core idle at times (the pull tests' minute polls, the
-	// trigger's 2 s claim settle), so a third keeps both busy.
-	maxWorkers: 3,
 	projects: [
 		{
 			...COMMON,
