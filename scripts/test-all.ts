@@ -1,11 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
- * `npm run test:all`: every suite CI runs, on one build, in stages one after another. The suites
- * are bound by CPU on 2 cores (four jest workers took as long as two, at 98% CPU), except the
- * editor's, which runs one file in one worker and leaves more than a core idle (0.6 of 2 cores in
- * use); it runs beside the queue suite, the longest, which leaves a third of a core idle. Each line
- * of output is prefixed with its suite; every suite runs to its end, and the command fails if any
- * failed.
+ * `npm run test:all`: every suite CI runs, on one build, one after another. They are bound by CPU
+ * on 2 cores (four jest workers took as long as two, at 98% CPU), so running two at once would
+ * gain little and load timing checks beyond the loaded round's. Each line of output is prefixed
+ * with its suite; every suite runs to its end, and the command fails if any failed.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -26,25 +24,20 @@ interface Suite {
 const jest = (name: string, ...args: string[]): Suite => ({ name, bin: 'jest', args });
 
 /**
- * The stages in this order, the suites of a stage side by side: the quick proof first, so that a
- * broken package fails early. `npm test`'s unit, engine and sandbox files run once, in the loaded
- * round (the same files beside 2 busy processes), so the first suite is the rest of `npm test`:
- * end to end and the package build.
+ * In this order: the quick proof first, so that a broken package fails early. `npm test`'s unit,
+ * engine and sandbox files run once, in the loaded round (the same files beside 2 busy
+ * processes), so the first suite is the rest of `npm test`: end to end and the package build.
  */
-const STAGES: Suite[][] = [
-	[jest('e2e, package', 'test/e2e', 'test/package')],
-	[jest('recovery', '-c', 'jest.recovery.config.js')],
-	[
-		{
-			name: 'unit, engine, sandbox (loaded)',
-			bin: 'tsx',
-			args: ['scripts/stress.ts', '--rounds', '1', '--load', '2'],
-		},
-	],
-	[
-		jest('queue', '-c', 'jest.queue.config.js'),
-		jest('editor', 'test/editor', '--runInBand', '--testPathIgnorePatterns', '/node_modules/'),
-	],
+const SUITES: Suite[] = [
+	jest('e2e, package', 'test/e2e', 'test/package'),
+	jest('recovery', '-c', 'jest.recovery.config.js'),
+	{
+		name: 'unit, engine, sandbox (loaded)',
+		bin: 'tsx',
+		args: ['scripts/stress.ts', '--rounds', '1', '--load', '2'],
+	},
+	jest('queue', '-c', 'jest.queue.config.js'),
+	jest('editor', 'test/editor', '--runInBand', '--testPathIgnorePatterns', '/node_modules/'),
 ];
 
 interface Outcome {
@@ -83,7 +76,7 @@ async function main(): Promise<void> {
 	// One build for all, instead of one per suite script.
 	await runChecked('npm run build', NPM, ['run', 'build'], { cwd: PROJECT_DIR });
 	const outcomes: Outcome[] = [];
-	for (const stage of STAGES) outcomes.push(...(await Promise.all(stage.map(run))));
+	for (const suite of SUITES) outcomes.push(await run(suite));
 	console.log(
 		`\nEvery suite, ${Math.round((Date.now() - startedAt) / 1000)} s in all:\n\n${markdownTable(
 			['suite', 'result', 's'],

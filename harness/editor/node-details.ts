@@ -239,7 +239,7 @@ export class NodeDetails extends NodePicker {
 
 	/**
 	 * Types into the parameter's input; returns whether n8n then flags an issue on it. The input
-	 * hands the value on after a debounce, so this waits up to 15 s for the marker to be as `expected`.
+	 * hands the value on after a debounce, so this waits up to 5 s for the marker to be as `expected`.
 	 */
 	async enterLocatorValue(
 		parameter: string,
@@ -251,7 +251,7 @@ export class NodeDetails extends NodePicker {
 		return await this.waitForShown(
 			`${container} ${byTestId('parameter-issues')}`,
 			expected.issue,
-			15_000,
+			5_000,
 		);
 	}
 }

@@ -38,9 +38,8 @@ export class NodePicker extends CanvasPage {
 		await this.replaceText(SEARCH_BAR, '');
 		await this.page.waitForSelector(entrySelector, { hidden: true });
 		await this.page.keyboard.type(term);
-		// The results render at once; 15 s covers a machine busy with other suites (CI runs the
-		// queue suite beside this one) before calling the entry absent.
-		return await this.waitForShown(entrySelector, true, 15_000);
+		// The results render at once; 5 s covers a busy machine before calling the entry absent.
+		return await this.waitForShown(entrySelector, true, 5_000);
 	}
 
 	/** The package's entry in the current results. */
