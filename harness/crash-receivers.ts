@@ -2,10 +2,10 @@
  * The receivers the crash test kills n8n under: each a workflow whose receiver passes every event
  * on to a node that reports it to the sandbox, so the service's side counts what ran past it.
  */
-import type { WorkflowInput } from './n8n/api';
+import type { CredentialRef, WorkflowInput, WorkflowRecord } from './n8n/api';
 import { activate, deactivate, importWorkflow } from './n8n/api';
 import type { N8nInstance } from './n8n/instance';
-import { SANDBOX_CREDENTIAL_ID } from './example-workflows';
+import { SANDBOX_CREDENTIAL_ID, withCredential } from './example-workflows';
 import { SVC_PULL_TRIGGER_TYPE } from './project';
 import { createSubscription } from '../sandbox/operations';
 import type { SandboxState } from '../sandbox/state';
@@ -55,6 +55,19 @@ export function receiverWorkflow(
 		),
 		settings: { executionOrder: 'v1' },
 	};
+}
+
+/** Stores `receiverWorkflow(name, receiver, …)` in `n8n`, its Svc nodes on `at.credential`. */
+export async function importReceiverWorkflow(
+	n8n: N8nInstance,
+	name: string,
+	receiver: Parameters<typeof receiverWorkflow>[1],
+	at: { sandboxUrl: string; credential: CredentialRef },
+): Promise<WorkflowRecord> {
+	return await importWorkflow(
+		n8n,
+		withCredential(receiverWorkflow(name, receiver, at.sandboxUrl), at.credential),
+	);
 }
 
 /** The Svc Trigger on lead.created with the sandbox credential of the examples. */

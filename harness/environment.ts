@@ -3,29 +3,22 @@
  * The sandbox and a real n8n with the packed package and a "Svc sandbox" credential, as the e2e,
  * queue and editor suites use them.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Sandbox } from '../sandbox';
 import { DEMO_KEYS, startSandbox } from '../sandbox';
 import { SANDBOX_CREDENTIAL_ID } from './example-workflows';
 import type { LocalCa } from './local-ca';
-import { makeLocalCa } from './local-ca';
 import type { CredentialInput, CredentialRef } from './n8n/api';
 import { importCredential } from './n8n/api';
 import type { InstalledPackage } from './n8n/community-packages';
-import { installCommunityPackage } from './n8n/community-packages';
 import type { LocalRegistry } from './npm-registry';
 import type { N8nInstance } from './n8n/instance';
 import { startN8n } from './n8n/process';
 import type { RuntimeVersion } from './n8n-runtime/install';
 import { ensureN8nRuntime } from './n8n-runtime/install';
-import { packedTarball } from './pack';
+import { packageSource } from './package-source';
 import { PEER_EXAMPLE_ENV } from './peer-example';
-import { PACKAGE_NAME, PACKAGE_NODE_TYPES } from './project';
 
 export const FULL_KEY = DEMO_KEYS[0].key;
 export const NO_SENSITIVE_KEY = DEMO_KEYS[2].key;
@@ -87,11 +80,9 @@ export async function startEnvironment(
 		delivery?: { timeoutMs?: number; retryDelaysMs?: number[] };
 	} = {},
 ): Promise<Environment> {
-	const { installFrom } = options;
 	const runtime = await ensureN8nRuntime(options.version ?? 'v2');
-	// With a registry, the CA n8n trusts is the registry's, so n8n trusts its certificate too.
-	const tlsDir = installFrom ? undefined : await mkdtemp(join(tmpdir(), 'svc-e2e-tls-'));
-	const tls = installFrom?.registry.ca ?? (await makeLocalCa(tlsDir as string));
+	const source = await packageSource(options.installFrom);
+	const { tls } = source;
 	const sandbox = await startSandbox({
 		allowLoopbackWebhooks: true,
 		trustedCa: tls.caPem,
@@ -102,29 +93,29 @@ export async function startEnvironment(
 	try {
 		n8n = await startN8n({
 			runtime,
-			packageTarball: installFrom ? undefined : await packedTarball(),
+			packageTarball: source.start.packageTarball,
 			protocol: options.protocol ?? 'https',
 			// Only the editor suite needs the UI; without it n8n skips copying the editor's files.
 			ui: options.ui,
 			tls,
 			logLevel: 'debug',
-			expectNodeTypes: installFrom ? [] : PACKAGE_NODE_TYPES,
-			env: { ...PEER_EXAMPLE_ENV, ...installFrom?.registry.env() },
+			expectNodeTypes: source.start.expectNodeTypes,
+			env: { ...PEER_EXAMPLE_ENV, ...source.start.env },
 		});
 	} catch (error) {
 		await sandbox.close();
+		await source.dispose();
 		throw error;
 	}
 	let credential: CredentialRef;
 	let installed: InstalledPackage | undefined;
 	try {
-		if (installFrom) {
-			installed = await installCommunityPackage(n8n, PACKAGE_NAME, installFrom.version);
-		}
+		installed = await source.install(n8n);
 		credential = await importCredential(n8n, sandboxCredential(runtime.version, sandbox.url));
 	} catch (error) {
 		await n8n.stop();
 		await sandbox.close();
+		await source.dispose();
 		throw error;
 	}
 	const environment: Environment = {
@@ -138,7 +129,7 @@ export async function startEnvironment(
 			// The instance in use: a test may have replaced it with a restarted one.
 			await environment.n8n.stop();
 			await sandbox.close();
-			if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
+			await source.dispose();
 		},
 	};
 	return environment;

@@ -4,25 +4,18 @@
  * a main, workers and webhook processors) with the packed package and a Svc credential for the
  * sandbox, all over https on loopback.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import type { Sandbox } from '../sandbox';
 import { startSandbox } from '../sandbox';
 import { sandboxCredential } from './environment';
-import { makeLocalCa } from './local-ca';
 import type { LocalCa } from './local-ca';
 import type { CredentialRef } from './n8n/api';
 import { importCredential } from './n8n/api';
 import type { InstalledPackage } from './n8n/community-packages';
-import { installCommunityPackage } from './n8n/community-packages';
 import type { LocalRegistry } from './npm-registry';
 import type { QueueTopology } from './n8n/queue';
 import { startQueueTopology } from './n8n/queue';
 import type { RuntimeVersion } from './n8n-runtime/install';
-import { packedTarball } from './pack';
-import { PACKAGE_NAME, PACKAGE_NODE_TYPES } from './project';
+import { packageSource } from './package-source';
 
 export interface QueueEnvironment {
 	topology: QueueTopology;
@@ -50,35 +43,40 @@ export async function startQueueEnvironment(
 		installFrom?: { registry: LocalRegistry; version: string };
 	} = {},
 ): Promise<QueueEnvironment> {
-	const { installFrom } = options;
-	// With a registry, the CA n8n trusts is the registry's, so n8n trusts its certificate too.
-	const tlsDir = installFrom ? undefined : await mkdtemp(join(tmpdir(), 'svc-queue-tls-'));
-	const tls = installFrom?.registry.ca ?? (await makeLocalCa(tlsDir as string));
+	const source = await packageSource(options.installFrom);
+	const { tls } = source;
 	const sandbox = await startSandbox({
 		allowLoopbackWebhooks: true,
 		trustedCa: tls.caPem,
 		delivery: { timeoutMs: 5000, retryDelaysMs: [200, 500] },
 	});
 	const started = Date.now();
-	const topology = await startQueueTopology({
-		version,
-		packageTarball: installFrom ? undefined : await packedTarball(),
-		tls,
-		workers: options.workers ?? 2,
-		webhookProcessors: options.webhookProcessors ?? 2,
-		expectNodeTypes: installFrom ? [] : PACKAGE_NODE_TYPES,
-		env: installFrom?.registry.env(),
-	});
+	let topology: QueueTopology;
+	try {
+		topology = await startQueueTopology({
+			version,
+			packageTarball: source.start.packageTarball,
+			tls,
+			workers: options.workers ?? 2,
+			webhookProcessors: options.webhookProcessors ?? 2,
+			expectNodeTypes: source.start.expectNodeTypes,
+			env: source.start.env,
+		});
+	} catch (error) {
+		await sandbox.close();
+		await source.dispose();
+		throw error;
+	}
 	const startSeconds = Math.round((Date.now() - started) / 100) / 10;
 	let installed: InstalledPackage | undefined;
 	let credential: CredentialRef;
 	try {
-		if (installFrom)
-			installed = await installCommunityPackage(topology.main, PACKAGE_NAME, installFrom.version);
+		installed = await source.install(topology.main);
 		credential = await importCredential(topology.main, sandboxCredential(version, sandbox.url));
 	} catch (error) {
 		await topology.stop();
 		await sandbox.close();
+		await source.dispose();
 		throw error;
 	}
 	return {
@@ -91,7 +89,7 @@ export async function startQueueEnvironment(
 		stop: async () => {
 			await topology.stop();
 			await sandbox.close();
-			if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
+			await source.dispose();
 		},
 	};
 }

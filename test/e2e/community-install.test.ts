@@ -11,13 +11,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import {
-	activate,
-	deactivate,
-	getWorkflow,
-	importCredential,
-	importWorkflow,
-} from '../../harness/n8n/api';
+import { activate, deactivate, getWorkflow, importCredential } from '../../harness/n8n/api';
 import {
 	installCommunityPackage,
 	listCommunityPackages,
@@ -31,10 +25,9 @@ import { packageFolder } from '../../harness/n8n/user-folder';
 import type { Environment } from '../../harness/environment';
 import { sandboxCredential, startEnvironment } from '../../harness/environment';
 import { IDENTITY_NODE, runIdentity } from '../../harness/identity-run';
-import { withCredential } from '../../harness/example-workflows';
 import {
+	importReceiverWorkflow,
 	ranPastTrigger,
-	receiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import type { LocalRegistry } from '../../harness/npm-registry';
@@ -136,12 +129,11 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		});
 
 		it('a published Svc Trigger keeps receiving across an update from N to N+1: every event runs once, one subscription, no restart', async () => {
-			const receiver = await importWorkflow(
+			const receiver = await importReceiverWorkflow(
 				env.n8n,
-				withCredential(
-					receiverWorkflow('installer: Svc Trigger', SVC_TRIGGER_RECEIVER, env.sandbox.url),
-					env.credential,
-				),
+				'installer: Svc Trigger',
+				SVC_TRIGGER_RECEIVER,
+				{ sandboxUrl: env.sandbox.url, credential: env.credential },
 			);
 			receiverId = receiver.id;
 			await activate(env.n8n, receiverId);

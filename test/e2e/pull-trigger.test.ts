@@ -9,15 +9,14 @@ import type { IDataObject } from 'n8n-workflow';
 
 import {
 	emitLeadsCreated,
-	receiverWorkflow,
+	importReceiverWorkflow,
 	SVC_PULL_TRIGGER_RECEIVER,
 	untilRanPastTrigger,
 } from '../../harness/crash-receivers';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
-import { withCredential } from '../../harness/example-workflows';
 import { mergeFigures } from '../../harness/figures';
-import { activate, deactivate, executeWorkflow, importWorkflow } from '../../harness/n8n/api';
+import { activate, deactivate, executeWorkflow } from '../../harness/n8n/api';
 import { getExecution, settledExecutions } from '../../harness/n8n/executions';
 import { nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
@@ -40,16 +39,11 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		beforeAll(async () => {
 			env = await startEnvironment({ version, protocol: 'http' });
 			figures[version] = {};
-			const imported = await importWorkflow(
+			const imported = await importReceiverWorkflow(
 				env.n8n,
-				withCredential(
-					receiverWorkflow(
-						'Svc: new leads, no public URL',
-						SVC_PULL_TRIGGER_RECEIVER,
-						env.sandbox.url,
-					),
-					env.credential,
-				),
+				'Svc: new leads, no public URL',
+				SVC_PULL_TRIGGER_RECEIVER,
+				{ sandboxUrl: env.sandbox.url, credential: env.credential },
 			);
 			workflowId = imported.id;
 		}, 15 * 60_000);

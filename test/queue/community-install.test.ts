@@ -7,12 +7,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
+import { activate, deactivate } from '../../harness/n8n/api';
 import type { N8nRoleProcess } from '../../harness/n8n/instance';
-import { withCredential } from '../../harness/example-workflows';
 import {
+	importReceiverWorkflow,
 	ranPastTrigger,
-	receiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import type { LocalRegistry } from '../../harness/npm-registry';
@@ -87,12 +86,11 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			expect(identity).toMatchObject({ status: 'success', error: undefined });
 			expect(await ran(worker, identity.executionId)).toBe(true);
 
-			const receiver = await importWorkflow(
+			const receiver = await importReceiverWorkflow(
 				topology.main,
-				withCredential(
-					receiverWorkflow('queue installer: Svc Trigger', SVC_TRIGGER_RECEIVER, sandbox.url),
-					queue.credential,
-				),
+				'queue installer: Svc Trigger',
+				SVC_TRIGGER_RECEIVER,
+				{ sandboxUrl: sandbox.url, credential: queue.credential },
 			);
 			await activate(topology.main, receiver.id);
 			const eventIds: string[] = [];

@@ -6,14 +6,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
+	importReceiverWorkflow,
 	ranPastTrigger,
-	receiverWorkflow,
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
-import { withCredential } from '../../harness/example-workflows';
 import { mergeFigures } from '../../harness/figures';
 import { retryCutShortRuns, withEventIds } from '../../harness/kill-mid-burst';
-import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
+import { activate, deactivate } from '../../harness/n8n/api';
 import { listExecutions } from '../../harness/n8n/executions';
 import type { QueueEnvironment } from '../../harness/queue-environment';
 import { startQueueEnvironment } from '../../harness/queue-environment';
@@ -43,12 +42,11 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 		});
 
 		it('a backlog runs once per event on the workers, also when the main that polls is killed in the middle of it', async () => {
-			const { id } = await importWorkflow(
+			const { id } = await importReceiverWorkflow(
 				queue.topology.main,
-				withCredential(
-					receiverWorkflow('Svc: pull in queue mode', SVC_PULL_TRIGGER_RECEIVER, queue.sandbox.url),
-					queue.credential,
-				),
+				'Svc: pull in queue mode',
+				SVC_PULL_TRIGGER_RECEIVER,
+				{ sandboxUrl: queue.sandbox.url, credential: queue.credential },
 			);
 			await activate(queue.topology.main, id);
 			await deactivate(queue.topology.main, id);

@@ -48,7 +48,7 @@ import {
 	OPERATOR_BURST,
 } from '../../harness/kill-mid-burst';
 import {
-	receiverWorkflow,
+	importReceiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
 	withWebhookNodeReceiver,
 } from '../../harness/crash-receivers';
@@ -546,12 +546,11 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 
 		beforeAll(async () => {
 			figures.killedMidBurst = crashFigures;
-			workflow = await importWorkflow(
+			workflow = await importReceiverWorkflow(
 				topology.main,
-				withCredential(
-					receiverWorkflow('queue crash: Svc Trigger', SVC_TRIGGER_RECEIVER, sandbox.url),
-					credential,
-				),
+				'queue crash: Svc Trigger',
+				SVC_TRIGGER_RECEIVER,
+				{ sandboxUrl: sandbox.url, credential },
 			);
 			await activate(topology.main, workflow.id);
 		});

@@ -8,16 +8,16 @@ import type { IDataObject } from 'n8n-workflow';
 
 import {
 	emitLeadsCreated,
+	importReceiverWorkflow,
 	ranPastTrigger,
-	receiverWorkflow,
 	SVC_PULL_TRIGGER_RECEIVER,
+	SVC_TRIGGER_RECEIVER,
 	TWO_POLLS_MS,
 	untilRanPastTrigger,
-	SVC_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
-import { loadExample, withCredential } from '../../harness/example-workflows';
+import { loadExample } from '../../harness/example-workflows';
 import { upsertLead } from '../../sandbox/operations';
 import { mergeFigures } from '../../harness/figures';
 import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
@@ -43,16 +43,11 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		beforeAll(async () => {
 			env = await startEnvironment({ version, protocol: 'http' });
 			figures[version] = {};
-			const imported = await importWorkflow(
+			const imported = await importReceiverWorkflow(
 				env.n8n,
-				withCredential(
-					receiverWorkflow(
-						'Svc: new leads, no public URL',
-						SVC_PULL_TRIGGER_RECEIVER,
-						env.sandbox.url,
-					),
-					env.credential,
-				),
+				'Svc: new leads, no public URL',
+				SVC_PULL_TRIGGER_RECEIVER,
+				{ sandboxUrl: env.sandbox.url, credential: env.credential },
 			);
 			workflowId = imported.id;
 		}, 15 * 60_000);
@@ -115,16 +110,11 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		});
 
 		it('catch-up: 200 events from while it was unpublished and 50 delivered during the catch-up run once each', async () => {
-			const { id } = await importWorkflow(
+			const { id } = await importReceiverWorkflow(
 				env.n8n,
-				withCredential(
-					receiverWorkflow(
-						'Svc: webhook with pull catch-up',
-						[SVC_TRIGGER_RECEIVER, SVC_PULL_TRIGGER_RECEIVER],
-						env.sandbox.url,
-					),
-					env.credential,
-				),
+				'Svc: webhook with pull catch-up',
+				[SVC_TRIGGER_RECEIVER, SVC_PULL_TRIGGER_RECEIVER],
+				{ sandboxUrl: env.sandbox.url, credential: env.credential },
 			);
 			await activate(env.n8n, id);
 			await deactivate(env.n8n, id);

@@ -6,11 +6,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { activate, deactivate, importWorkflow, retryExecution } from '../../harness/n8n/api';
+import { activate, deactivate, retryExecution } from '../../harness/n8n/api';
 import { listExecutions } from '../../harness/n8n/executions';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
-import { withCredential } from '../../harness/example-workflows';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
 import {
@@ -23,7 +22,7 @@ import {
 	OPERATOR_BURST,
 } from '../../harness/kill-mid-burst';
 import {
-	receiverWorkflow,
+	importReceiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
 	withWebhookNodeReceiver,
 } from '../../harness/crash-receivers';
@@ -76,12 +75,11 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		}
 
 		it("Svc Trigger: every event answered 2xx has an execution, none runs twice past the trigger, and n8n's Retry of the crashed runs runs each of their events once", async () => {
-			const workflow = await importWorkflow(
+			const workflow = await importReceiverWorkflow(
 				env.n8n,
-				withCredential(
-					receiverWorkflow('crash: Svc Trigger', SVC_TRIGGER_RECEIVER, env.sandbox.url),
-					env.credential,
-				),
+				'crash: Svc Trigger',
+				SVC_TRIGGER_RECEIVER,
+				{ sandboxUrl: env.sandbox.url, credential: env.credential },
 			);
 			await activate(env.n8n, workflow.id);
 			const result = await burstAndKill(workflow.id, { retry: true });
