@@ -150,8 +150,13 @@ export class NodeDetails extends NodePicker {
 
 	/** Waits until the output panel, shown as JSON, matches `pattern`; returns its text. */
 	async waitForOutput(pattern: RegExp): Promise<string> {
-		await this.click(`${OUTPUT} ${byTestId('radio-button-json')}`);
-		return await this.waitForText(`${OUTPUT} ${byTestId('ndv-data-container')}`, pattern);
+		// n8n can render data that arrives after the switch to JSON in its default table (seen once
+		// with Svc Pull Trigger's Fetch Test Event), so the switch is made again until the JSON shows.
+		const json = `${OUTPUT} ${byTestId('radio-button-json')}`;
+		await this.click(json);
+		return await this.waitForText(`${OUTPUT} ${byTestId('ndv-data-container')}`, pattern, {
+			clickWhileWaiting: json,
+		});
 	}
 
 	/** Waits until the open node's output pane (its data, an error, the hints under it) matches `pattern`; returns its text. */

@@ -44,19 +44,31 @@ export class BrowserPage {
 		);
 	}
 
-	/** Waits until the first element matching `selector` shows text matching `pattern`; returns that text. */
-	async waitForText(selector: string, pattern: RegExp): Promise<string> {
+	/**
+	 * Waits until the first element matching `selector` shows text matching `pattern`; returns that
+	 * text. `clickWhileWaiting`: an element clicked at each check that does not match yet (a view
+	 * switch the page may reset when new content arrives).
+	 */
+	async waitForText(
+		selector: string,
+		pattern: RegExp,
+		options: { clickWhileWaiting?: string } = {},
+	): Promise<string> {
 		try {
 			const handle = await this.page.waitForFunction(
-				(css: string, source: string, flags: string) => {
+				(css: string, source: string, flags: string, toClick: string) => {
 					const element = document.querySelector(css);
 					const text = element instanceof HTMLElement ? element.innerText : '';
-					return new RegExp(source, flags).test(text) ? text : '';
+					if (new RegExp(source, flags).test(text)) return text;
+					const control = toClick ? document.querySelector(toClick) : null;
+					if (control instanceof HTMLElement) control.click();
+					return '';
 				},
-				{},
+				{ polling: options.clickWhileWaiting ? 250 : 'raf' },
 				selector,
 				pattern.source,
 				pattern.flags,
+				options.clickWhileWaiting ?? '',
 			);
 			return await handle.jsonValue();
 		} catch (error) {
