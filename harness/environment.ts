@@ -12,11 +12,11 @@ import type { LocalCa } from './local-ca';
 import type { CredentialInput, CredentialRef } from './n8n/api';
 import { importCredential } from './n8n/api';
 import type { InstalledPackage } from './n8n/community-packages';
-import type { LocalRegistry } from './npm-registry';
 import type { N8nInstance } from './n8n/instance';
 import { startN8n } from './n8n/process';
 import type { RuntimeVersion } from './n8n-runtime/install';
 import { ensureN8nRuntime } from './n8n-runtime/install';
+import type { InstallFrom } from './package-source';
 import { packageSource } from './package-source';
 import { PEER_EXAMPLE_ENV } from './peer-example';
 
@@ -75,7 +75,7 @@ export async function startEnvironment(
 		version?: RuntimeVersion;
 		protocol?: 'https' | 'http';
 		ui?: boolean;
-		installFrom?: { registry: LocalRegistry; version: string };
+		installFrom?: InstallFrom;
 		/** How the sandbox retries deliveries (default: 5 s timeout, retries after 200 and 500 ms). */
 		delivery?: { timeoutMs?: number; retryDelaysMs?: number[] };
 	} = {},

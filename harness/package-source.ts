@@ -29,10 +29,13 @@ export interface PackageSource {
 	dispose(): Promise<void>;
 }
 
-export async function packageSource(installFrom?: {
+/** Install the package through n8n's installer, as `version` from `registry`. */
+export interface InstallFrom {
 	registry: LocalRegistry;
 	version: string;
-}): Promise<PackageSource> {
+}
+
+export async function packageSource(installFrom?: InstallFrom): Promise<PackageSource> {
 	if (installFrom) {
 		const { registry, version } = installFrom;
 		return {

@@ -11,10 +11,10 @@ import type { LocalCa } from './local-ca';
 import type { CredentialRef } from './n8n/api';
 import { importCredential } from './n8n/api';
 import type { InstalledPackage } from './n8n/community-packages';
-import type { LocalRegistry } from './npm-registry';
 import type { QueueTopology } from './n8n/queue';
 import { startQueueTopology } from './n8n/queue';
 import type { RuntimeVersion } from './n8n-runtime/install';
+import type { InstallFrom } from './package-source';
 import { packageSource } from './package-source';
 
 export interface QueueEnvironment {
@@ -40,7 +40,7 @@ export async function startQueueEnvironment(
 	options: {
 		workers?: number;
 		webhookProcessors?: number;
-		installFrom?: { registry: LocalRegistry; version: string };
+		installFrom?: InstallFrom;
 	} = {},
 ): Promise<QueueEnvironment> {
 	const source = await packageSource(options.installFrom);
