@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { ERROR_CODES } from '../nodes/Svc/contract';
+import { ERROR_CODES, LIST_LIMIT_MAX } from '../nodes/Svc/contract';
 import type { JsonResponse } from './body';
 import { errorResponse, parseJsonObject, readBody, sendJson } from './body';
 import { ApiError, asApiError, badRequest, methodNotAllowed } from './errors';
@@ -61,14 +61,24 @@ function ok(body: unknown, status = 200): JsonResponse {
 const DONE = { ok: true };
 
 function checkEventListSettings(body: Record<string, unknown>): Partial<EventListSettings> {
-	const { enabled, retentionMs } = body;
+	const { enabled, retentionMs, pageSizeMax } = body;
 	if (enabled !== undefined && typeof enabled !== 'boolean')
 		throw badRequest('enabled must be true or false');
 	if (retentionMs !== undefined && !(Number.isInteger(retentionMs) && (retentionMs as number) > 0))
 		throw badRequest('retentionMs must be a whole number of milliseconds above 0');
+	if (
+		pageSizeMax !== undefined &&
+		!(
+			Number.isInteger(pageSizeMax) &&
+			(pageSizeMax as number) >= 1 &&
+			(pageSizeMax as number) <= LIST_LIMIT_MAX
+		)
+	)
+		throw badRequest(`pageSizeMax must be a whole number from 1 to ${LIST_LIMIT_MAX}`);
 	return {
 		...(enabled === undefined ? {} : { enabled }),
 		...(retentionMs === undefined ? {} : { retentionMs: retentionMs as number }),
+		...(pageSizeMax === undefined ? {} : { pageSizeMax: pageSizeMax as number }),
 	};
 }
 
@@ -192,14 +202,14 @@ const ADMIN_ROUTE_SPECS: AdminRouteSpec[] = [
 	{
 		method: 'GET',
 		path: 'event-list',
-		description: 'The event list\'s settings: { "enabled", "retentionMs" }',
+		description: 'The event list\'s settings: { "enabled", "retentionMs", "pageSizeMax" }',
 		handle: ({ state }) => ok(state.eventLog.current),
 	},
 	{
 		method: 'PUT',
 		path: 'event-list',
 		description:
-			'Change the event list: { "enabled": false } answers GET /v1/events with 404 (a service without it); { "retentionMs": n } keeps events n ms',
+			'Change the event list: { "enabled": false } answers GET /v1/events with 404 (a service without it); { "retentionMs": n } keeps events n ms; { "pageSizeMax": n } puts at most n events on a page, whatever limit asks',
 		handle: ({ state, body }) => ok(state.eventLog.configure(checkEventListSettings(body))),
 	},
 	{

@@ -17,11 +17,18 @@ export interface EventListSettings {
 	enabled: boolean;
 	/** Events older than this are no longer kept (default: the contract's 30 days). */
 	retentionMs: number;
+	/**
+	 * The most events one page holds, whatever `limit` asks (default: the contract's 100). The
+	 * contract promises no full pages, only `has_more`; a smaller cap makes a backlog span many
+	 * pages with few events.
+	 */
+	pageSizeMax: number;
 }
 
 export const DEFAULT_EVENT_LIST_SETTINGS: EventListSettings = {
 	enabled: true,
 	retentionMs: EVENT_RETENTION_DAYS * DAY_MS,
+	pageSizeMax: LIST_LIMIT_MAX,
 };
 
 interface EventListQuery {
@@ -82,8 +89,9 @@ export class EventLog {
 		}
 		const readable = this.readableKinds(query.types, scopes);
 		const data: EventEnvelope[] = [];
+		const pageSize = Math.min(query.limit, this.settings.pageSizeMax);
 		let index = start;
-		for (; index < this.events.length && data.length < query.limit; index++) {
+		for (; index < this.events.length && data.length < pageSize; index++) {
 			const { envelope } = this.events[index];
 			if (kept(index) && readable(envelope.type)) data.push(envelope);
 		}

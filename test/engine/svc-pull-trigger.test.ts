@@ -38,6 +38,16 @@ function eventRequests(): number {
 	return requestsTo(sandbox(), 'GET /v1/events').length;
 }
 
+/**
+ * A backlog of three pages, the last one short: the service's pages are capped at 10 events, so
+ * that three pages take 25 executions, not 250, and a loaded machine stays inside the poll's budget.
+ */
+const PAGE = 10;
+function emitThreePages(): string[] {
+	sandbox().state.eventLog.configure({ pageSizeMax: PAGE });
+	return emit(2 * PAGE + 5);
+}
+
 /** A published pull trigger whose test poll has run: from here on, events created run at the next poll. */
 async function published(
 	options: { events?: string[]; apiKey?: string } = {},
@@ -75,23 +85,24 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		expect(eventRequests() - before).toBe(1);
 	});
 
-	it('drains a backlog page by page in one poll, oldest first', async () => {
+	it('drains a backlog page by page in one poll, oldest first, asking for full pages', async () => {
 		const trigger = await published();
-		const ids = emit(250);
+		const ids = emitThreePages();
 		const before = eventRequests();
 		expect(passedOn(await trigger.poll()).flat()).toEqual(ids);
-		expect(eventRequests() - before).toBe(3);
+		const reads = requestsTo(sandbox(), 'GET /v1/events').slice(before);
+		expect(reads.map((read) => read.query.limit)).toEqual(['100', '100', '100']);
 	});
 
 	it('reads the next page while the page before claims its events, and no further ahead', async () => {
 		const trigger = await published();
-		const ids = emit(250);
+		const ids = emitThreePages();
 		const before = eventRequests();
 		let release = () => {};
 		const answersHeldUntil = new Promise<void>((resolve) => (release = resolve));
 		const polling = trigger.poll({ answersHeldUntil });
 		// No execution has answered yet: the second page is started anyway, the third is not read.
-		await until('two pages to start', () => trigger.started === 200);
+		await until('two pages to start', () => trigger.started === 2 * PAGE);
 		expect(eventRequests() - before).toBe(2);
 		release();
 		expect(passedOn(await polling).flat()).toEqual(ids);
@@ -100,20 +111,20 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 
 	it('a 429 while reading ahead: the pages under way run and the position passes them, then the poll fails and the next poll reads on', async () => {
 		const trigger = await published();
-		const ids = emit(250);
+		const ids = emitThreePages();
 		let release = () => {};
 		const answersHeldUntil = new Promise<void>((resolve) => (release = resolve));
 		const polling = trigger.poll({ answersHeldUntil });
-		await until('two pages to start', () => trigger.started === 200);
+		await until('two pages to start', () => trigger.started === 2 * PAGE);
 		sandbox().state.faults.set([
 			{ route: 'GET /v1/events', rateLimitedRate: 1, retryAfterSeconds: 0 },
 		]);
 		release();
 		const failure = await polling.catch((error: unknown) => error);
 		expect((failure as NodeApiError).failure?.cause).toBe('rate-limited');
-		expect(trigger.staticData.position).toMatchObject({ after: ids[199] });
+		expect(trigger.staticData.position).toMatchObject({ after: ids[2 * PAGE - 1] });
 		sandbox().state.faults.set([]);
-		expect(passedOn(await trigger.poll()).flat()).toEqual(ids.slice(200));
+		expect(passedOn(await trigger.poll()).flat()).toEqual(ids.slice(2 * PAGE));
 	});
 
 	it('the position never moves past an event with no stored execution, and a repeat read stops at the trigger', async () => {

@@ -102,6 +102,27 @@ describe("GET /v1/events (the contract's event list)", () => {
 		expect((await list({})).status).toBe(200);
 	});
 
+	it('caps a page at pageSizeMax whatever limit asks, with has_more, until reset', async () => {
+		const ids = emit('lead.created', 5);
+		const admin = client(sandbox.url);
+		expect((await admin.put('/__admin/event-list', { pageSizeMax: 2 })).data).toMatchObject({
+			pageSizeMax: 2,
+		});
+		const first = await list({ limit: 100 });
+		expect(first.data).toMatchObject({ has_more: true });
+		expect(first.data.data.map((event) => event.id)).toEqual(ids.slice(0, 2));
+		expect((await list({ limit: 1 })).data.data.map((event) => event.id)).toEqual([ids[0]]);
+		const last = await list({ after: ids[3] });
+		expect(last.data).toEqual({ data: [expect.objectContaining({ id: ids[4] })], has_more: false });
+		for (const pageSizeMax of [0, 101, 2.5, '2'])
+			expect(
+				(await admin.put<ApiErrorBody>('/__admin/event-list', { pageSizeMax })).data.error.message,
+			).toBe('pageSizeMax must be a whole number from 1 to 100');
+		sandbox.state.reset();
+		const fresh = emit('lead.created', 3);
+		expect((await list({})).data.data.map((event) => event.id)).toEqual(fresh);
+	});
+
 	it('refuses a bad limit or created_after with what to send', async () => {
 		expect((await list({ limit: 0 })).data.error.message).toMatch(
 			/limit must be a whole number from 1 to 100/,
