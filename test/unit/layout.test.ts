@@ -82,7 +82,7 @@ describe('the project layout', () => {
  * `n8n-node lint` (n8n's reviewers' check, strict mode) runs n8n's node rules on every .ts file in
  * the repository. The package (nodes/, credentials/) takes them without exception; tooling may
  * switch off only rules about running inside n8n, at its top, with a reason. Our own type-aware
- * lint ignores these comments (`--no-inline-config`). docs/development.md, "Linting".
+ * lint ignores these comments (`--no-inline-config`). docs/n8n-toolchain.md.
  */
 describe('lint exceptions', () => {
 	const DIRECTIVE = /\/[*/]\s*eslint(?:-disable|-enable|\s|:)[^\n]*/g;
