@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { ERROR_CODES, LIST_LIMIT_MAX } from '../nodes/Svc/contract';
+import { ERROR_CODES } from '../nodes/Svc/contract';
 import type { JsonResponse } from './body';
 import { errorResponse, parseJsonObject, readBody, sendJson } from './body';
 import { ApiError, asApiError, badRequest, methodNotAllowed } from './errors';
@@ -11,6 +11,7 @@ import { newId } from './ids';
 import { isPlainObject } from './json';
 import { checkSandboxKey } from './keys';
 import { touchCampaign, upsertLead } from './operations';
+import { isPageSize, pageSizeProblem } from './query';
 import type { PathRoute } from './routes';
 import { compilePath, matchPath } from './routes';
 import type { SandboxState } from './state';
@@ -66,19 +67,12 @@ function checkEventListSettings(body: Record<string, unknown>): Partial<EventLis
 		throw badRequest('enabled must be true or false');
 	if (retentionMs !== undefined && !(Number.isInteger(retentionMs) && (retentionMs as number) > 0))
 		throw badRequest('retentionMs must be a whole number of milliseconds above 0');
-	if (
-		pageSizeMax !== undefined &&
-		!(
-			Number.isInteger(pageSizeMax) &&
-			(pageSizeMax as number) >= 1 &&
-			(pageSizeMax as number) <= LIST_LIMIT_MAX
-		)
-	)
-		throw badRequest(`pageSizeMax must be a whole number from 1 to ${LIST_LIMIT_MAX}`);
+	if (pageSizeMax !== undefined && !isPageSize(pageSizeMax))
+		throw badRequest(pageSizeProblem('pageSizeMax'));
 	return {
 		...(enabled === undefined ? {} : { enabled }),
 		...(retentionMs === undefined ? {} : { retentionMs: retentionMs as number }),
-		...(pageSizeMax === undefined ? {} : { pageSizeMax: pageSizeMax as number }),
+		...(pageSizeMax === undefined ? {} : { pageSizeMax }),
 	};
 }
 

@@ -1,4 +1,4 @@
-import { EVENT_SIGNATURE, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from '../nodes/Svc/contract';
+import { EVENT_SIGNATURE, LIST_LIMIT_MAX } from '../nodes/Svc/contract';
 import { Deliveries } from './deliveries';
 import { EventLog } from './event-log';
 import { FaultInjector } from './faults';
@@ -10,6 +10,7 @@ import { seedStore } from './seed';
 import { Store } from './store';
 import { RequestLog, Stats } from './telemetry';
 import { Timers } from './timers';
+import { isPageSize, pageSizeProblem } from './query';
 
 export interface SandboxOptions {
 	/** 0 (the default) picks a free port. */
@@ -36,11 +37,7 @@ const DEFAULT_DELIVERY_TIMEOUT_MS = EVENT_SIGNATURE.deliveryTimeoutSeconds * 100
 const DEFAULT_RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000];
 
 function checkPageSize(value: number): number {
-	if (!Number.isInteger(value) || value < LIST_LIMIT_MIN || value > LIST_LIMIT_MAX) {
-		throw new RangeError(
-			`maxPageSize must be a whole number from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}`,
-		);
-	}
+	if (!isPageSize(value)) throw new RangeError(pageSizeProblem('maxPageSize'));
 	return value;
 }
 
