@@ -9,6 +9,7 @@ import type {
 	INode,
 	INodeExecutionData,
 	WorkflowActivateMode,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
 import { createAdditionalData } from './additional-data';
@@ -34,6 +35,8 @@ export interface PollResult {
 	returned: INodeExecutionData[][] | null;
 	/** Per started execution, in start order: the trigger's output, or the error it ended with. */
 	executions: Array<INodeExecutionData[] | Error>;
+	/** Errors the poll reported to n8n without throwing (`__emitError`): each a failed execution in n8n's list. */
+	reported: Error[];
 }
 
 export interface PollHarness {
@@ -56,6 +59,8 @@ export interface PollHarness {
 	activate(activation?: WorkflowActivateMode): void;
 	/** A person's Retry of an execution that started with `items`: what the trigger passes on. */
 	retry(items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
+	/** The editor's Fetch Test Event: the trigger run in manual mode, and what it outputs. */
+	fetchTestEvent(): Promise<INodeExecutionData[]>;
 }
 
 /**
@@ -92,6 +97,10 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 	let started: Array<Promise<INodeExecutionData[] | Error>> = [];
 	let store = true;
 	let answersHeldUntil: Promise<void> = Promise.resolve();
+	let reported: Error[] = [];
+	const emitError: IPollFunctions['__emitError'] = (error) => {
+		reported.push(error);
+	};
 	const emit: IPollFunctions['__emit'] = (data, answer) => {
 		if (!store) {
 			answer?.reject(new Error('The execution could not be stored'));
@@ -104,7 +113,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 		);
 	};
 	const newContext = (activation: WorkflowActivateMode) =>
-		new PollContext(workflow, node, baseData, 'trigger', activation, emit, () => undefined);
+		new PollContext(workflow, node, baseData, 'trigger', activation, emit, emitError);
 	const durableTickContext = (budgetMs: number) =>
 		new PollContext(
 			workflow,
@@ -113,13 +122,15 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			'trigger',
 			'update',
 			emit,
-			() => undefined,
+			emitError,
 			undefined,
 			undefined,
 			undefined,
 			() => budgetMs,
 		);
 	let context = newContext('activate');
+	const runOutsidePoll = async (mode: WorkflowExecuteMode, data: INodeExecutionData[][]) =>
+		await runExecution(workflow, node, baseData, mode, data, nextExecutionId(), () => undefined);
 	return {
 		get staticData() {
 			return workflow.getStaticData('node', node);
@@ -129,27 +140,23 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 		},
 		async poll(pollOptions = {}) {
 			started = [];
+			reported = [];
 			store = pollOptions.executions !== 'notStored';
 			answersHeldUntil = pollOptions.answersHeldUntil ?? Promise.resolve();
 			const pollContext = pollOptions.durableTick
 				? durableTickContext(pollOptions.durableTick.budgetMs)
 				: context;
 			const returned = (await nodeType.poll?.call(pollContext)) ?? null;
-			return { returned, executions: await Promise.all(started) };
+			return { returned, executions: await Promise.all(started), reported };
 		},
 		activate(activation = 'activate') {
 			context = newContext(activation);
 		},
 		async retry(items) {
-			return await runExecution(
-				workflow,
-				node,
-				baseData,
-				'retry',
-				[items],
-				nextExecutionId(),
-				() => undefined,
-			);
+			return await runOutsidePoll('retry', [items]);
+		},
+		async fetchTestEvent() {
+			return await runOutsidePoll('manual', [[{ json: {} }]]);
 		},
 	};
 }

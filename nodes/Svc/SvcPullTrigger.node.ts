@@ -10,7 +10,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { EVENT_RETENTION_DAYS } from './contract';
 import { svcApiTest } from './methods/credentialTest';
 import { EVENT_KINDS_SUBTITLE, eventKindProperties } from './shared/subscription';
-import { pollEvents, runPulledEvents } from './trigger/pull';
+import { BATCH_SIZE_MAX, pollEvents, runPulledEvents } from './trigger/pull';
 
 export class SvcPullTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -32,9 +32,9 @@ export class SvcPullTrigger implements INodeType {
 			header: 'Reads new Svc events on a schedule; the service needs no way to reach this n8n',
 			executionsHelp: {
 				inactive:
-					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here. <i>Execute workflow</i> on the canvas runs the whole workflow with it.<br /><br /><b>Once you are happy with it</b>, publish the workflow (n8n 1.x: activate it). At every poll it then reads the events created since the last one and starts one execution for each, shown in the Executions list, not here.',
+					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here. <i>Execute workflow</i> on the canvas runs the whole workflow with it.<br /><br /><b>Once you are happy with it</b>, publish the workflow (n8n 1.x: activate it). At every poll it then reads the events created since the last one and runs them, one execution per event or in batches (Events per Execution), shown in the Executions list, not here.',
 				active:
-					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here. <i>Execute workflow</i> on the canvas runs the whole workflow with it.<br /><br /><b>Your workflow is published</b> (n8n 1.x: active): at every poll it reads the events created since the last one and starts one execution for each, shown in the Executions list, not here.',
+					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here. <i>Execute workflow</i> on the canvas runs the whole workflow with it.<br /><br /><b>Your workflow is published</b> (n8n 1.x: active): at every poll it reads the events created since the last one and runs them, one execution per event or in batches (Events per Execution), shown in the Executions list, not here.',
 			},
 			activationHint:
 				'Once you have finished building your workflow, publish it (n8n 1.x: activate it) to read new events at every poll.',
@@ -69,6 +69,37 @@ export class SvcPullTrigger implements INodeType {
 				required: true,
 				displayOptions: { show: { startFrom: ['time'] } },
 				description: 'Events created after this time start the workflow, oldest first',
+			},
+			{
+				displayName: 'Events per Execution',
+				name: 'eventsPerExecution',
+				type: 'options',
+				options: [
+					{
+						name: 'Many (Batches)',
+						value: 'batch',
+						description:
+							'The new events of a poll run together, as the items of one execution, up to Batch Size each: a 10,000-lead import costs 100 executions, not 10,000',
+					},
+					{
+						name: 'One',
+						value: 'one',
+						description:
+							'Each event starts an execution of its own, and each counts against your n8n plan',
+					},
+				],
+				default: 'one',
+				description:
+					'Each event is the same item either way: switching changes no node after the trigger',
+			},
+			{
+				displayName: 'Batch Size',
+				name: 'batchSize',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: BATCH_SIZE_MAX },
+				default: 100,
+				displayOptions: { show: { eventsPerExecution: ['batch'] } },
+				description: `The most events one execution gets (1 to ${BATCH_SIZE_MAX}); more new events start more executions, oldest first`,
 			},
 		],
 	};

@@ -1,5 +1,5 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { capturedLogs, clearCapturedLogs, shutdownEngine } from '../../harness/engine';
 import type { PollHarness, PollResult } from '../../harness/engine';
@@ -50,7 +50,7 @@ function emitThreePages(): string[] {
 
 /** A published pull trigger whose test poll has run: from here on, events created run at the next poll. */
 async function published(
-	options: { events?: string[]; apiKey?: string } = {},
+	options: { events?: string[]; apiKey?: string; parameters?: IDataObject } = {},
 ): Promise<PollHarness> {
 	const trigger = await createSvcPullTrigger(sandbox(), {
 		workflowId: `pull-workflow-${++workflowCounter}`,
@@ -180,20 +180,33 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		expect(late.response).toMatchObject({ statusCode: 200, body: { duplicate: true } });
 	});
 
-	it("410: says loudly which workflow may miss which span, and reads on from the last event's time", async () => {
+	it("410: a failed execution and a log line name the workflow, the node and the span that may be missing; the trigger reads on from the last event's time", async () => {
 		const trigger = await published();
 		emit(1);
 		expect(passedOn(await trigger.poll())).toHaveLength(1);
+		const ranAt = (trigger.staticData.position as IDataObject).afterCreatedAt as string;
 		// The service no longer keeps the last event this trigger ran (an id it does not know is the same 410).
 		const position = trigger.staticData.position as IDataObject;
 		position.after = 'evt_forgotten';
 		clearCapturedLogs();
 		const later = emit(2);
-		expect(passedOn(await trigger.poll()).flat()).toEqual(later);
+		const result = await trigger.poll();
+		expect(passedOn(result).flat()).toEqual(later);
+		// n8n records what the poll reports as a failed execution, which runs the Error Workflow.
+		expect(result.reported).toHaveLength(1);
+		const [failure] = result.reported;
+		expect(failure).toBeInstanceOf(NodeOperationError);
+		expect(failure.message).toContain('"Svc Pull Trigger" of workflow "Harness workflow"');
+		expect(failure.message).toContain(
+			`Events created from ${ranAt} (after event evt_forgotten) until 30 days ago may be missing`,
+		);
+		expect((failure as NodeOperationError).description).toMatch(/read on from the oldest event/);
 		const warning = capturedLogs().find((log) => log.level === 'warn')?.message ?? '';
 		expect(warning).toMatch(/no longer keeps event evt_forgotten/);
 		expect(warning).toMatch(/Harness workflow/);
 		expect(warning).toMatch(/may be missing/);
+		// Read on: the next poll reports nothing again.
+		expect((await trigger.poll()).reported).toEqual([]);
 	});
 
 	it('404: the test poll fails with the advice to use Svc Trigger with a public https URL', async () => {
@@ -258,5 +271,100 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		]);
 		const failure = await trigger.poll({ durableTick }).catch((error: unknown) => error);
 		expect((failure as NodeApiError).failure?.cause).toBe('rate-limited');
+	});
+
+	describe('in batch mode (Events per Execution: Many)', () => {
+		const batches = (batchSize: number) => ({ eventsPerExecution: 'batch', batchSize });
+
+		it('runs the new events of a poll as the items of one execution, each item as one-per-event mode outputs it', async () => {
+			const trigger = await published({ parameters: batches(100) });
+			const ids = emit(3);
+			const result = await trigger.poll();
+			expect(passedOn(result)).toEqual([ids]);
+			const [items] = result.executions as INodeExecutionData[][];
+			const events = sandbox().state.deliveries.listEvents();
+			expect(items.map((item) => item.json)).toEqual(
+				ids.map((id) => ({
+					...events.find((event) => event.id === id),
+					meta: { delivery: 'pull', pull_id: expect.any(String) as string },
+				})),
+			);
+			// One pull id names the execution's claim: a Retry carries it.
+			expect(new Set(items.map((item) => (item.json.meta as IDataObject).pull_id)).size).toBe(1);
+			expect(passedOn(await trigger.poll())).toEqual([]);
+		});
+
+		it('fills each batch across pages and starts more executions for more events, oldest first', async () => {
+			const trigger = await published({ parameters: batches(20) });
+			// Pages of 10: the first batch takes two pages, the last one is short.
+			const ids = emitThreePages();
+			expect(passedOn(await trigger.poll())).toEqual([ids.slice(0, 20), ids.slice(20)]);
+			expect(trigger.staticData.position).toMatchObject({ after: ids[ids.length - 1] });
+		});
+
+		it('at most two batch executions claim at once; the next starts as the first one settles', async () => {
+			const trigger = await published({ parameters: batches(5) });
+			const ids = emit(25);
+			let release = () => {};
+			const answersHeldUntil = new Promise<void>((resolve) => (release = resolve));
+			const polling = trigger.poll({ answersHeldUntil });
+			await until('two batches to start', () => trigger.started === 2);
+			// Nothing has answered: one read, two executions, the rest waits.
+			expect(trigger.started).toBe(2);
+			release();
+			const result = await polling;
+			expect(passedOn(result)).toEqual(
+				Array.from({ length: 5 }, (_, n) => ids.slice(5 * n, 5 * n + 5)),
+			);
+		});
+
+		it('events another execution ran are left out of the batch; a batch of repeats passes nothing', async () => {
+			const trigger = await published({ parameters: batches(100) });
+			const first = emit(3);
+			const saved = JSON.parse(JSON.stringify(trigger.staticData)) as typeof trigger.staticData;
+			expect(passedOn(await trigger.poll())).toEqual([first]);
+			// n8n restarted with the position from before that run: the three are read again.
+			Object.assign(trigger.staticData, saved);
+			trigger.activate('init');
+			expect(passedOn(await trigger.poll())).toEqual([[]]);
+			Object.assign(trigger.staticData, saved);
+			trigger.activate('init');
+			const more = emit(2);
+			expect(passedOn(await trigger.poll())).toEqual([more]);
+		});
+
+		it('the position never passes a batch n8n did not store; a Retry of a batch runs the events it had claimed', async () => {
+			const trigger = await published({ parameters: batches(100) });
+			const ids = emit(2);
+			expect((await trigger.poll({ executions: 'notStored' })).executions).toEqual([]);
+			const [batch] = (await trigger.poll()).executions as INodeExecutionData[][];
+			expect(batch.map((item) => item.json.id)).toEqual(ids);
+			expect((await trigger.retry(batch)).map((item) => item.json.id)).toEqual(ids);
+			const copy = batch.map((item) => ({
+				json: { ...item.json, meta: { delivery: 'pull', pull_id: 'another' } },
+			}));
+			expect(await trigger.retry(copy)).toEqual([]);
+		});
+
+		it('Fetch Test Event shows what a run would get: the newest events, up to Batch Size, oldest first', async () => {
+			const trigger = await published({ parameters: batches(3) });
+			const ids = emit(5);
+			const shown = await trigger.fetchTestEvent();
+			expect(shown.map((item) => item.json.id)).toEqual(ids.slice(2));
+			expect(shown[0].json.meta).toEqual({ delivery: 'pull', test: true });
+			// One per event shows the newest one.
+			const single = await published();
+			expect((await single.fetchTestEvent()).map((item) => item.json.id)).toEqual([ids[4]]);
+		});
+
+		it('a Batch Size out of range fails the poll with what to set', async () => {
+			const trigger = await createSvcPullTrigger(sandbox(), {
+				workflowId: `pull-workflow-${++workflowCounter}`,
+				parameters: batches(0),
+			});
+			await expect(trigger.poll()).rejects.toThrow(
+				/Batch Size must be a whole number from 1 to 1000; got 0/,
+			);
+		});
 	});
 });

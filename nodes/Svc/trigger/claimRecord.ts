@@ -50,7 +50,7 @@ export async function claimEvents(
 
 /**
  * What the trigger passes on after claiming `items` (each an event, in order): the events it
- * runs, with a hint (`repeatHint`) when some already ran elsewhere. A run n8n started again after
+ * runs, with a hint (`repeatHint`, given how many were left out) when some already ran elsewhere. A run n8n started again after
  * its process died ('rerun' outside a Retry) fails instead, keeping its events for a person's
  * Retry, since they may already have run past the trigger. A Retry runs what it had claimed.
  */
@@ -58,7 +58,7 @@ export function passOnClaimed(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
 	outcomes: ClaimOutcome[],
-	repeatHint: string,
+	repeatHint: (repeats: number) => string,
 ): INodeExecutionData[][] {
 	const retry = ctx.getMode() === 'retry';
 	const rerun = items
@@ -78,6 +78,9 @@ export function passOnClaimed(
 		(_, index) => outcomes[index] === 'first' || (retry && outcomes[index] === 'rerun'),
 	);
 	if (passed.length < items.length)
-		ctx.addExecutionHints({ message: repeatHint, location: 'outputPane' });
+		ctx.addExecutionHints({
+			message: repeatHint(items.length - passed.length),
+			location: 'outputPane',
+		});
 	return [passed];
 }

@@ -215,6 +215,7 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 		this,
 		items,
 		outcomes,
-		'This event already ran in another execution (the service delivered it again), so this execution stops at the trigger',
+		() =>
+			'This event already ran in another execution (the service delivered it again), so this execution stops at the trigger',
 	);
 }

@@ -67,6 +67,28 @@ function startSetting(ctx: IPollFunctions): string {
 	return new Date(time).toISOString();
 }
 
+/** The most events one execution of batch mode gets. */
+export const BATCH_SIZE_MAX = 1_000;
+
+/**
+ * How many events one execution gets: 1 (one execution per event, the default) or the person's
+ * Batch Size.
+ */
+function eventsPerExecution(ctx: IPollFunctions | IExecuteFunctions): number {
+	if (ctx.getNodeParameter('eventsPerExecution', 'one') !== 'batch') return 1;
+	const size = ctx.getNodeParameter('batchSize', 100) as unknown;
+	if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > BATCH_SIZE_MAX)
+		throw userError(
+			ctx.getNode(),
+			`Batch Size must be a whole number from 1 to ${BATCH_SIZE_MAX}; got ${JSON.stringify(size)}`,
+			{
+				description:
+					'Set Batch Size to the most events one execution should get (100 suits most workflows).',
+			},
+		);
+	return size;
+}
+
 /** The event as Svc Trigger outputs it, with `meta` saying it came by pull. */
 function toItem(event: EventEnvelope, meta: IDataObject): INodeExecutionData {
 	return {
@@ -155,10 +177,11 @@ interface StartedExecution {
 const startedHere = new Map<string, Map<string, StartedExecution>>();
 const STALE_START_MS = 2 * 60_000;
 
-function startExecution(ctx: IPollFunctions, event: EventEnvelope): Promise<boolean> {
+/** One execution with `events` as its items, named by one pull id: whether it claimed them. */
+function startExecution(ctx: IPollFunctions, events: EventEnvelope[]): Promise<boolean> {
 	const confirmation = ctx.helpers.createDeferredPromise<IExecuteResponsePromiseData>();
-	// One execution per event, as Svc Trigger runs them, each named by its own pull id.
-	ctx.__emit([[toItem(event, { pull_id: randomUUID() })]], confirmation);
+	const pullId = randomUUID();
+	ctx.__emit([events.map((event) => toItem(event, { pull_id: pullId }))], confirmation);
 	return confirmation.promise.then(
 		(response) => (response.body as IDataObject | undefined)?.claimed === true,
 		() => false,
@@ -167,7 +190,7 @@ function startExecution(ctx: IPollFunctions, event: EventEnvelope): Promise<bool
 
 /**
  * Reads the event list on from the stored position, a page at a time, and starts one execution
- * per event. The position moves past an event only once its execution, stored by n8n, has
+ * per event, or one per batch of events in batch mode. The position moves past an event only once its execution, stored by n8n, has
  * claimed it (runPulledEvents answers this poll from inside it); an event not confirmed in time
  * is read again at the next poll, and the claims stop what already ran. Always returns null: the
  * executions are started here, not by n8n from the return value.
@@ -188,14 +211,16 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
 }
 
 /**
- * Pages whose executions may be claiming at once: the next page is read and started while the
- * page before it settles its claims, so n8n is never idle between pages.
+ * Runs whose executions may be claiming at once (a page of executions, one per event, or one
+ * batch execution): the next is read and started while the one before settles its claims, so
+ * n8n is never idle between them.
  */
-const PAGES_IN_FLIGHT = 2;
-/** Reading ahead stops this long before the poll's deadline, leaving the last pages time to claim. */
+const RUNS_IN_FLIGHT = 2;
+/** Reading ahead stops this long before the poll's deadline, leaving the last runs time to claim. */
 const READ_AHEAD_RESERVE_MS = 10_000;
 
-interface StartedPage {
+/** Events started together, in order, and each one's claim. */
+interface StartedRun {
 	events: EventEnvelope[];
 	claims: Array<Promise<boolean>>;
 }
@@ -212,24 +237,37 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	let position: PullPosition = currentPosition(staticData, startSetting(ctx), now);
 	let readFrom = positionQuery(position);
 	const types = desiredEvents(ctx).join(',');
+	const perExecution = eventsPerExecution(ctx);
 	const started = startedHere.get(key) ?? new Map<string, StartedExecution>();
 	startedHere.set(key, started);
-	const inFlight: StartedPage[] = [];
+	const inFlight: StartedRun[] = [];
+	// Events read and not started yet: batch mode fills a batch across pages.
+	const unstarted: EventEnvelope[] = [];
 	let more = true;
 	let passing: NodeApiError | undefined;
 	for (;;) {
+		// One event per execution starts a page as one run; batch mode starts a run per full batch,
+		// and the last short one once nothing more is to be read.
+		while (
+			inFlight.length < RUNS_IN_FLIGHT &&
+			(unstarted.length >= perExecution || (!more && unstarted.length > 0))
+		) {
+			const events = unstarted.splice(0, perExecution === 1 ? unstarted.length : perExecution);
+			inFlight.push({ events, claims: startRun(ctx, started, events, perExecution) });
+		}
 		const mayRead =
-			inFlight.length === 0
+			unstarted.length < perExecution &&
+			(inFlight.length === 0
 				? Date.now() < deadline
-				: inFlight.length < PAGES_IN_FLIGHT && Date.now() < deadline - READ_AHEAD_RESERVE_MS;
+				: inFlight.length < RUNS_IN_FLIGHT && Date.now() < deadline - READ_AHEAD_RESERVE_MS);
 		if (more && mayRead) {
 			const read = await readPage(client, ctx, { [EVENT_LIST_QUERY.types]: types, ...readFrom });
 			if (read.kind === 'unavailable') {
 				quietUntil.set(key, Date.now() + read.waitMs);
 				passing = read.error;
 				more = false;
-			} else if (read.kind === 'expired' && inFlight.length === 0) {
-				warnGap(ctx, position);
+			} else if (read.kind === 'expired' && inFlight.length === 0 && unstarted.length === 0) {
+				reportGap(ctx, position);
 				position = resumeFromTime(staticData, position);
 				readFrom = positionQuery(position);
 			} else if (read.kind === 'expired') {
@@ -238,24 +276,21 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 			} else {
 				const { data, has_more: hasMore } = read.page;
 				if (data.length > 0) {
-					inFlight.push({
-						events: data,
-						claims: data.map((event) => startOnce(ctx, started, event)),
-					});
+					unstarted.push(...data);
 					readFrom = { [EVENT_LIST_QUERY.after]: data[data.length - 1].id };
 				}
 				more = hasMore && data.length > 0;
 			}
 			continue;
 		}
-		const page = inFlight.shift();
-		if (page === undefined) break;
-		const claimed = await claimedInOrder(page.claims, deadline);
-		for (const event of page.events.slice(0, claimed)) started.delete(event.id);
-		if (claimed > 0) position = advancePast(staticData, position, page.events[claimed - 1]);
-		if (claimed < page.events.length) {
+		const run = inFlight.shift();
+		if (run === undefined) break;
+		const claimed = await claimedInOrder(run.claims, deadline);
+		for (const event of run.events.slice(0, claimed)) started.delete(event.id);
+		if (claimed > 0) position = advancePast(staticData, position, run.events[claimed - 1]);
+		if (claimed < run.events.length) {
 			ctx.logger.debug(
-				`Svc Pull Trigger ${key}: events from ${page.events[claimed].id} on were not claimed within the poll; the next poll reads them again`,
+				`Svc Pull Trigger ${key}: events from ${run.events[claimed].id} on were not claimed within the poll; the next poll reads them again`,
 			);
 			break;
 		}
@@ -269,33 +304,70 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 }
 
 /**
- * The claim of an execution started for `event`: one this process started earlier and has not
- * heard from for less than STALE_START_MS, or a new one. A failed claim is started again at the
- * next read.
+ * Starts `events` (in order), `perExecution` to an execution, and returns each event's claim. An
+ * event this process started earlier and has heard from within STALE_START_MS keeps that
+ * execution's claim instead. A failed claim is started again at the next read.
  */
-function startOnce(
+function startRun(
 	ctx: IPollFunctions,
 	started: Map<string, StartedExecution>,
-	event: EventEnvelope,
-): Promise<boolean> {
-	const earlier = started.get(event.id);
-	if (earlier !== undefined && Date.now() - earlier.at < STALE_START_MS) return earlier.claim;
-	const claim = startExecution(ctx, event);
-	started.set(event.id, { claim, at: Date.now() });
-	void claim.then((made) => made || started.delete(event.id));
-	return claim;
+	events: EventEnvelope[],
+	perExecution: number,
+): Array<Promise<boolean>> {
+	const claims: Array<Promise<boolean>> = [];
+	const fresh: number[] = [];
+	events.forEach((event, index) => {
+		const earlier = started.get(event.id);
+		if (earlier !== undefined && Date.now() - earlier.at < STALE_START_MS)
+			claims[index] = earlier.claim;
+		else fresh.push(index);
+	});
+	for (let from = 0; from < fresh.length; from += perExecution) {
+		const batch = fresh.slice(from, from + perExecution);
+		const claim = startExecution(
+			ctx,
+			batch.map((index) => events[index]),
+		);
+		const at = Date.now();
+		for (const index of batch) {
+			claims[index] = claim;
+			started.set(events[index].id, { claim, at });
+		}
+		void claim.then((made) => {
+			if (!made) for (const index of batch) started.delete(events[index].id);
+		});
+	}
+	return claims;
 }
 
-/** A 410: the position is older than the service keeps. Said loudly, with the span that may be missing. */
-function warnGap(ctx: IPollFunctions, position: PullPosition): void {
+/**
+ * A 410: the position is older than the service keeps. Said in n8n's log and as a failed execution
+ * in the workflow's Executions list (which runs its Error Workflow), with the span that may be
+ * missing; the poll reads on.
+ */
+function reportGap(ctx: IPollFunctions, position: PullPosition): void {
 	const workflow = ctx.getWorkflow();
+	const node = ctx.getNode();
+	const span = `Events created from ${position.afterCreatedAt ?? 'an unknown time'} (after event ${position.after ?? 'none'}) until ${EVENT_RETENTION_DAYS} days ago may be missing`;
 	ctx.logger.warn(
-		`Svc Pull Trigger "${ctx.getNode().name}" in workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}): the service no longer keeps event ${position.after ?? ''}, the last one this trigger ran (created ${position.afterCreatedAt ?? 'at an unknown time'}). Events created from then until ${EVENT_RETENTION_DAYS} days ago may be missing; reading on from ${position.afterCreatedAt ?? 'the oldest event kept'}.`,
+		`Svc Pull Trigger "${node.name}" in workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}): the service no longer keeps event ${position.after ?? ''}, the last one this trigger ran (created ${position.afterCreatedAt ?? 'at an unknown time'}). ${span}; reading on from ${position.afterCreatedAt ?? 'the oldest event kept'}.`,
+	);
+	ctx.__emitError(
+		new NodeOperationError(
+			node,
+			`The service no longer keeps the events "${node.name}" of workflow "${workflow.name ?? workflow.id ?? ''}" had not read yet. ${span}.`,
+			{
+				description: `The workflow was unpublished, or n8n was down, for longer than the service keeps events (${EVENT_RETENTION_DAYS} days). The trigger has read on from the oldest event kept. The events themselves cannot be read again: check what they were about in the service (Svc: Lead > Get Many lists every lead) for what this workflow missed.`,
+			},
+		),
 	);
 }
 
-/** "Fetch Test Event": the newest event of the chosen kinds, looking back an hour, a day, then 30 days. */
-async function newestEvent(ctx: IExecuteFunctions): Promise<INodeExecutionData[]> {
+/**
+ * "Fetch Test Event": what a run would get, the newest `count` events of the chosen kinds (one,
+ * or a batch), oldest first, looking back an hour, a day, then 30 days.
+ */
+async function newestEvents(ctx: IExecuteFunctions, count: number): Promise<INodeExecutionData[]> {
 	const client = await SvcClient.connect(ctx, POLL_CLIENT);
 	const kinds = desiredEvents(ctx);
 	const hour = 60 * 60 * 1000;
@@ -303,8 +375,8 @@ async function newestEvent(ctx: IExecuteFunctions): Promise<INodeExecutionData[]
 		let query: IDataObject = {
 			[EVENT_LIST_QUERY.createdAfter]: new Date(Date.now() - windowMs).toISOString(),
 		};
-		let newest: EventEnvelope | undefined;
-		// A busy window is read for 50 pages at most; the newest of those is recent enough for a test.
+		let newest: EventEnvelope[] = [];
+		// A busy window is read for 50 pages at most; the newest of those are recent enough for a test.
 		for (let pages = 0; pages < 50; pages++) {
 			const read = await readPage(client, ctx, {
 				[EVENT_LIST_QUERY.types]: kinds.join(','),
@@ -312,11 +384,12 @@ async function newestEvent(ctx: IExecuteFunctions): Promise<INodeExecutionData[]
 			});
 			if (read.kind === 'unavailable') throw read.error;
 			if (read.kind === 'expired') break;
-			newest = read.page.data[read.page.data.length - 1] ?? newest;
-			if (!read.page.has_more || newest === undefined) break;
-			query = { [EVENT_LIST_QUERY.after]: newest.id };
+			newest = [...newest, ...read.page.data].slice(-count);
+			const last = read.page.data[read.page.data.length - 1];
+			if (!read.page.has_more || last === undefined) break;
+			query = { [EVENT_LIST_QUERY.after]: last.id };
 		}
-		if (newest) return [toItem(newest, { test: true })];
+		if (newest.length > 0) return newest.map((event) => toItem(event, { test: true }));
 	}
 	throw userError(
 		ctx.getNode(),
@@ -329,14 +402,15 @@ async function newestEvent(ctx: IExecuteFunctions): Promise<INodeExecutionData[]
 }
 
 /**
- * The trigger's step inside the execution: its event, claimed in n8n's record shared
- * by the workflow's Svc triggers. A repeat (read again after a crash or a slow poll, or delivered
- * by webhook too) stops here; the poll hears from here that the event is claimed. A person's Retry
- * runs the event if this execution had claimed it, and not if another execution ran it.
+ * The trigger's step inside the execution: its events (one, or a batch), claimed in n8n's record
+ * shared by the workflow's Svc triggers. A repeat (read again after a crash or a slow poll, or
+ * delivered by webhook too) stops here, or is left out of the batch; the poll hears from here that
+ * the events are claimed. A person's Retry runs the events this execution had claimed, and not
+ * those another execution ran.
  */
 export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const mode = this.getMode();
-	if (mode === 'manual') return [await newestEvent(this)];
+	if (mode === 'manual') return [await newestEvents(this, eventsPerExecution(this))];
 	const items = this.getInputData();
 	if (mode !== 'trigger' && mode !== 'retry') return [items];
 	const pullId = (items[0]?.json.meta as IDataObject | undefined)?.pull_id;
@@ -360,10 +434,9 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 		if (mode === 'trigger')
 			await this.sendResponse({ statusCode: 200, headers: {}, body: { claimed } });
 	}
-	return passOnClaimed(
-		this,
-		items,
-		outcomes,
-		'This event already ran in another execution (read again, or delivered by webhook too), so this execution stops at the trigger',
+	return passOnClaimed(this, items, outcomes, (repeats) =>
+		items.length === 1
+			? 'This event already ran in another execution (read again, or delivered by webhook too), so this execution stops at the trigger'
+			: `${repeats} of these ${items.length} events already ran in other executions (read again, or delivered by webhook too), so they are left out of this one`,
 	);
 }
