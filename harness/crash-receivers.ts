@@ -90,6 +90,19 @@ export const SVC_PULL_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
 	credentials: { svcApi: { id: SANDBOX_CREDENTIAL_ID, name: 'Svc sandbox' } },
 };
 
+/** Svc Pull Trigger in batch mode: each poll's new events as the items of executions of at most `batchSize`. */
+export function pullReceiverInBatches(batchSize: number): WorkflowInput['nodes'][number] {
+	return {
+		...SVC_PULL_TRIGGER_RECEIVER,
+		name: 'On Lead Created (pull, in batches)',
+		parameters: {
+			...SVC_PULL_TRIGGER_RECEIVER.parameters,
+			eventsPerExecution: 'batch',
+			batchSize,
+		},
+	};
+}
+
 /**
  * n8n's own Webhook node answering as soon as the request arrives ("Respond: Immediately"), the
  * receiver a user builds without this package, measured beside the Svc Trigger: `measure` runs
