@@ -186,10 +186,10 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				expect(failed).toHaveLength(1);
 				expect(executions.length - before).toBe(2);
 				const execution = await getExecution(env.n8n, failed[0].id);
-				const message = String(
+				const nodeMessage = nodeError(execution, batchTrigger.name)?.message;
+				const message =
 					execution.data?.resultData.error?.message ??
-						nodeError(execution, batchTrigger.name)?.message,
-				);
+					(typeof nodeMessage === 'string' ? nodeMessage : '');
 				expect(message).toContain(
 					`"${batchTrigger.name}" of workflow "Svc: new leads in batches, no public URL"`,
 				);
