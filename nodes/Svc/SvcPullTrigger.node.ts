@@ -10,7 +10,9 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { EVENT_RETENTION_DAYS } from './contract';
 import { svcApiTest } from './methods/credentialTest';
 import { EVENT_KINDS_SUBTITLE, eventKindProperties } from './shared/subscription';
-import { BATCH_SIZE_MAX, pollEvents, runPulledEvents } from './trigger/pull';
+import { BATCH_SIZE_MAX } from './trigger/eventList';
+import { pollEvents } from './trigger/pull';
+import { runPulledEvents } from './trigger/pulledRun';
 
 export class SvcPullTrigger implements INodeType {
 	description: INodeTypeDescription = {

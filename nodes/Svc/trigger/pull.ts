@@ -2,24 +2,16 @@ import { randomUUID } from 'node:crypto';
 
 import type {
 	IDataObject,
-	IExecuteFunctions,
 	IExecuteResponsePromiseData,
 	INodeExecutionData,
 	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import type { EventEnvelope, EventPage } from '../contract';
-import {
-	EVENT_EXPIRED_STATUS,
-	EVENT_LIST_QUERY,
-	EVENT_RETENTION_DAYS,
-	LIST_LIMIT_MAX,
-} from '../contract';
-import type { SvcContext } from '../transport';
+import type { EventEnvelope } from '../contract';
+import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../contract';
 import { SvcClient, userError } from '../transport';
-import { claimEvents, passOnClaimed } from './claimRecord';
-import type { ClaimOutcome } from './eventClaims';
+import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
 import { desiredEvents } from './lifecycle';
 import type { PullPosition } from './pullPosition';
 import { advancePast, currentPosition, positionQuery, resumeFromTime } from './pullPosition';
@@ -31,11 +23,6 @@ export const MAX_DRAIN_MS = 45_000;
  * runs for this long at most, and leaves the rest of a backlog to the next poll.
  */
 export const FIRST_POLL_DRAIN_MS = 5_000;
-/**
- * Fewer retries than an action, and no long waits: the next poll tries again anyway, and a
- * longer Retry-After is kept between polls instead (quietUntil).
- */
-const POLL_CLIENT = { timeoutMs: 20_000, retry: { maxAttempts: 4, maxRetryAfterMs: 5_000 } };
 
 /** Per trigger in this process: a poll under way (a tick meanwhile reads nothing), and a wait the service asked for. */
 const pollsUnderWay = new Set<string>();
@@ -65,85 +52,6 @@ function startSetting(ctx: IPollFunctions): string {
 			description: 'Pick the time from which the first run after publishing reads events.',
 		});
 	return new Date(time).toISOString();
-}
-
-/** The most events one execution of batch mode gets. */
-export const BATCH_SIZE_MAX = 1_000;
-
-/**
- * How many events one execution gets: 1 (one execution per event, the default) or the person's
- * Batch Size.
- */
-function eventsPerExecution(ctx: IPollFunctions | IExecuteFunctions): number {
-	if (ctx.getNodeParameter('eventsPerExecution', 'one') !== 'batch') return 1;
-	const size = ctx.getNodeParameter('batchSize', 100) as unknown;
-	if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > BATCH_SIZE_MAX)
-		throw userError(
-			ctx.getNode(),
-			`Batch Size must be a whole number from 1 to ${BATCH_SIZE_MAX}; got ${JSON.stringify(size)}`,
-			{
-				description:
-					'Set Batch Size to the most events one execution should get (100 suits most workflows).',
-			},
-		);
-	return size;
-}
-
-/** The event as Svc Trigger outputs it, with `meta` saying it came by pull. */
-function toItem(event: EventEnvelope, meta: IDataObject): INodeExecutionData {
-	return {
-		json: {
-			id: event.id,
-			type: event.type,
-			created_at: event.created_at,
-			data: event.data,
-			meta: { delivery: 'pull', ...meta },
-		},
-	};
-}
-
-const NO_EVENT_LIST = {
-	message:
-		'The service has no event list (GET /v1/events answered 404), which Svc Pull Trigger reads: use Svc Trigger instead, with n8n at a public https address',
-	description:
-		"Svc Trigger has the service send each event to n8n, which needs WEBHOOK_URL set to this n8n's public https address. If the service should have the event list, check the credential's Base URL.",
-};
-
-type PageRead =
-	| { kind: 'page'; page: EventPage }
-	| { kind: 'expired' }
-	/** A passing failure (429, 5xx, no answer) after the client's retries, and the wait it asks for. */
-	| { kind: 'unavailable'; error: NodeApiError; waitMs: number };
-
-async function readPage(client: SvcClient, ctx: SvcContext, query: IDataObject): Promise<PageRead> {
-	// The client's errors are n8n's already (NodeApiError, NodeOperationError): kept as they are.
-	const response = await client
-		.request<EventPage>('listEvents', {
-			qs: { [EVENT_LIST_QUERY.limit]: LIST_LIMIT_MAX, ...query },
-			answerStatuses: [404, EVENT_EXPIRED_STATUS],
-		})
-		.catch((error: unknown) => error as Error);
-	if (response instanceof Error) {
-		const waitMs = transientWaitMs(response);
-		if (waitMs === undefined) throw response;
-		return { kind: 'unavailable', error: response as NodeApiError, waitMs };
-	}
-	if (response.status === 404) throw userError(ctx.getNode(), NO_EVENT_LIST.message, NO_EVENT_LIST);
-	if (response.status === EVENT_EXPIRED_STATUS) return { kind: 'expired' };
-	if (!Array.isArray(response.body?.data))
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'The service answered GET /v1/events without a data list',
-		);
-	return { kind: 'page', page: response.body };
-}
-
-/** The wait a passing failure (429, 5xx, no answer) asks for; undefined for any other error. */
-function transientWaitMs(error: unknown): number | undefined {
-	const failure = error instanceof NodeApiError ? error.failure : undefined;
-	if (failure?.cause !== 'rate-limited' && failure?.cause !== 'temporarily-unavailable')
-		return undefined;
-	return failure.retryAfterMs ?? 0;
 }
 
 /**
@@ -360,83 +268,5 @@ function reportGap(ctx: IPollFunctions, position: PullPosition): void {
 				description: `The workflow was unpublished, or n8n was down, for longer than the service keeps events (${EVENT_RETENTION_DAYS} days). The trigger has read on from the oldest event kept. The events themselves cannot be read again: check what they were about in the service (Svc: Lead > Get Many lists every lead) for what this workflow missed.`,
 			},
 		),
-	);
-}
-
-/**
- * "Fetch Test Event": what a run would get, the newest `count` events of the chosen kinds (one,
- * or a batch), oldest first, looking back an hour, a day, then 30 days.
- */
-async function newestEvents(ctx: IExecuteFunctions, count: number): Promise<INodeExecutionData[]> {
-	const client = await SvcClient.connect(ctx, POLL_CLIENT);
-	const kinds = desiredEvents(ctx);
-	const hour = 60 * 60 * 1000;
-	for (const windowMs of [hour, 24 * hour, EVENT_RETENTION_DAYS * 24 * hour]) {
-		let query: IDataObject = {
-			[EVENT_LIST_QUERY.createdAfter]: new Date(Date.now() - windowMs).toISOString(),
-		};
-		let newest: EventEnvelope[] = [];
-		// A busy window is read for 50 pages at most; the newest of those are recent enough for a test.
-		for (let pages = 0; pages < 50; pages++) {
-			const read = await readPage(client, ctx, {
-				[EVENT_LIST_QUERY.types]: kinds.join(','),
-				...query,
-			});
-			if (read.kind === 'unavailable') throw read.error;
-			if (read.kind === 'expired') break;
-			newest = [...newest, ...read.page.data].slice(-count);
-			const last = read.page.data[read.page.data.length - 1];
-			if (!read.page.has_more || last === undefined) break;
-			query = { [EVENT_LIST_QUERY.after]: last.id };
-		}
-		if (newest.length > 0) return newest.map((event) => toItem(event, { test: true }));
-	}
-	throw userError(
-		ctx.getNode(),
-		`No ${kinds.join(' or ')} event in the last ${EVENT_RETENTION_DAYS} days to show`,
-		{
-			description:
-				'Make one happen in the service (for lead.created, create a lead), then fetch a test event again.',
-		},
-	);
-}
-
-/**
- * The trigger's step inside the execution: its events (one, or a batch), claimed in n8n's record
- * shared by the workflow's Svc triggers. A repeat (read again after a crash or a slow poll, or
- * delivered by webhook too) stops here, or is left out of the batch; the poll hears from here that
- * the events are claimed. A person's Retry runs the events this execution had claimed, and not
- * those another execution ran.
- */
-export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const mode = this.getMode();
-	if (mode === 'manual') return [await newestEvents(this, eventsPerExecution(this))];
-	const items = this.getInputData();
-	if (mode !== 'trigger' && mode !== 'retry') return [items];
-	const pullId = (items[0]?.json.meta as IDataObject | undefined)?.pull_id;
-	// Items are events this trigger emitted: each has a string id.
-	const eventIds = items.map((item) => item.json.id as string);
-	let outcomes: ClaimOutcome[] = [];
-	let claimed = false;
-	try {
-		outcomes = await claimEvents(
-			this,
-			eventIds,
-			typeof pullId === 'string' ? pullId : this.getExecutionId(),
-		);
-		claimed = true;
-	} catch (error) {
-		throw new NodeOperationError(this.getNode(), error as Error, {
-			description:
-				'This execution keeps the events: retry it once the other n8n processes are less busy. The next poll reads them again too.',
-		});
-	} finally {
-		if (mode === 'trigger')
-			await this.sendResponse({ statusCode: 200, headers: {}, body: { claimed } });
-	}
-	return passOnClaimed(this, items, outcomes, (repeats) =>
-		items.length === 1
-			? 'This event already ran in another execution (read again, or delivered by webhook too), so this execution stops at the trigger'
-			: `${repeats} of these ${items.length} events already ran in other executions (read again, or delivered by webhook too), so they are left out of this one`,
 	);
 }

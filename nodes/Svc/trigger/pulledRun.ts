@@ -1,0 +1,88 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { EventEnvelope } from '../contract';
+import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../contract';
+import { SvcClient, userError } from '../transport';
+import { claimEvents, passOnClaimed } from './claimRecord';
+import type { ClaimOutcome } from './eventClaims';
+import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
+import { desiredEvents } from './lifecycle';
+
+/**
+ * "Fetch Test Event": what a run would get, the newest `count` events of the chosen kinds (one,
+ * or a batch), oldest first, looking back an hour, a day, then 30 days.
+ */
+async function newestEvents(ctx: IExecuteFunctions, count: number): Promise<INodeExecutionData[]> {
+	const client = await SvcClient.connect(ctx, POLL_CLIENT);
+	const kinds = desiredEvents(ctx);
+	const hour = 60 * 60 * 1000;
+	for (const windowMs of [hour, 24 * hour, EVENT_RETENTION_DAYS * 24 * hour]) {
+		let query: IDataObject = {
+			[EVENT_LIST_QUERY.createdAfter]: new Date(Date.now() - windowMs).toISOString(),
+		};
+		let newest: EventEnvelope[] = [];
+		// A busy window is read for 50 pages at most; the newest of those are recent enough for a test.
+		for (let pages = 0; pages < 50; pages++) {
+			const read = await readPage(client, ctx, {
+				[EVENT_LIST_QUERY.types]: kinds.join(','),
+				...query,
+			});
+			if (read.kind === 'unavailable') throw read.error;
+			if (read.kind === 'expired') break;
+			newest = [...newest, ...read.page.data].slice(-count);
+			const last = read.page.data[read.page.data.length - 1];
+			if (!read.page.has_more || last === undefined) break;
+			query = { [EVENT_LIST_QUERY.after]: last.id };
+		}
+		if (newest.length > 0) return newest.map((event) => toItem(event, { test: true }));
+	}
+	throw userError(
+		ctx.getNode(),
+		`No ${kinds.join(' or ')} event in the last ${EVENT_RETENTION_DAYS} days to show`,
+		{
+			description:
+				'Make one happen in the service (for lead.created, create a lead), then fetch a test event again.',
+		},
+	);
+}
+
+/**
+ * The trigger's step inside the execution: its events (one, or a batch), claimed in n8n's record
+ * shared by the workflow's Svc triggers. A repeat (read again after a crash or a slow poll, or
+ * delivered by webhook too) stops here, or is left out of the batch; the poll hears from here that
+ * the events are claimed. A person's Retry runs the events this execution had claimed, and not
+ * those another execution ran.
+ */
+export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const mode = this.getMode();
+	if (mode === 'manual') return [await newestEvents(this, eventsPerExecution(this))];
+	const items = this.getInputData();
+	if (mode !== 'trigger' && mode !== 'retry') return [items];
+	const pullId = (items[0]?.json.meta as IDataObject | undefined)?.pull_id;
+	// Items are events this trigger emitted: each has a string id.
+	const eventIds = items.map((item) => item.json.id as string);
+	let outcomes: ClaimOutcome[] = [];
+	let claimed = false;
+	try {
+		outcomes = await claimEvents(
+			this,
+			eventIds,
+			typeof pullId === 'string' ? pullId : this.getExecutionId(),
+		);
+		claimed = true;
+	} catch (error) {
+		throw new NodeOperationError(this.getNode(), error as Error, {
+			description:
+				'This execution keeps the events: retry it once the other n8n processes are less busy. The next poll reads them again too.',
+		});
+	} finally {
+		if (mode === 'trigger')
+			await this.sendResponse({ statusCode: 200, headers: {}, body: { claimed } });
+	}
+	return passOnClaimed(this, items, outcomes, (repeats) =>
+		items.length === 1
+			? 'This event already ran in another execution (read again, or delivered by webhook too), so this execution stops at the trigger'
+			: `${repeats} of these ${items.length} events already ran in other executions (read again, or delivered by webhook too), so they are left out of this one`,
+	);
+}
