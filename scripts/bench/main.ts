@@ -47,7 +47,8 @@ import { scenarioF, scenarioFQueue, scenarioFSettings } from './burst/scenarios'
 import { tableFTargets } from './burst/targets-table';
 import { FLOORS_NOTE, tableBurstRuns, tableF, tableFQueue } from './burst/tables';
 import { scenarioP, type PullRun } from './pull/scenario';
-import { tableP } from './pull/table';
+import { scenarioPBatch, type PullModeRun } from './pull/batches';
+import { tableBatches, tableP } from './pull/table';
 import { scenarioT, type ToolAnswer } from './tools/answers';
 import { tableT } from './tools/table';
 import { describeMachine, type Machine } from './machine';
@@ -137,6 +138,7 @@ async function main(argv: string[]): Promise<void> {
 	let action: ActionResults | undefined;
 	let toolAnswers: ToolAnswer[] | undefined;
 	let pull: PullRun | undefined;
+	let pullModes: PullModeRun[] | undefined;
 	const bursts: { single?: BurstRun[]; settings?: BurstRun[]; queue?: BurstRun[] } = {};
 	try {
 		if (ACTION_SCENARIOS.some((id) => chosen.has(id))) {
@@ -183,6 +185,12 @@ async function main(argv: string[]): Promise<void> {
 						latencySamples: settings.pullLatencySamples,
 					}),
 			);
+		if (chosen.has('p-batch'))
+			pullModes = await phases.run(
+				`(p-batch) Svc Pull Trigger, one per event and in batches: a backlog of ${settings.pullBacklog} events`,
+				async () =>
+					await scenarioPBatch({ runtime, tarball, sandbox, backlog: settings.pullBacklog }),
+			);
 	} finally {
 		await sandbox.close();
 		await rm(tlsDir, { recursive: true, force: true });
@@ -218,6 +226,7 @@ async function main(argv: string[]): Promise<void> {
 			tableCapacity(bursts.queue, host.cores),
 		);
 	if (pull) tables.push(tableP(pull, bursts.single));
+	if (pullModes) tables.push(tableBatches(pullModes, bursts.single));
 	const problems =
 		action && action.problems.length > 0
 			? ['#### Problems seen', '', ...action.problems.map((problem) => `- ${problem}`), ''].join(
@@ -239,7 +248,7 @@ async function main(argv: string[]): Promise<void> {
 	const other = phases.otherDuringMeasurements();
 	await writeFile(
 		JSON_OUT,
-		`${JSON.stringify({ settings: { ...settings, only: [...chosen] }, machine: host, otherCpuSeconds: other.seconds, signature, required, phases: phases.list, runs: action?.runs ?? [], toolAnswers, bursts, pull }, null, '\t')}\n`,
+		`${JSON.stringify({ settings: { ...settings, only: [...chosen] }, machine: host, otherCpuSeconds: other.seconds, signature, required, phases: phases.list, runs: action?.runs ?? [], toolAnswers, bursts, pull, pullModes }, null, '\t')}\n`,
 	);
 	console.log(`Written: ${MARKDOWN_OUT} (every run: ${JSON_OUT})`);
 }

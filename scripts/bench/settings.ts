@@ -18,6 +18,7 @@ export const SCENARIOS = [
 	'f-settings',
 	'f-queue',
 	'p',
+	'p-batch',
 ] as const;
 export type ScenarioId = (typeof SCENARIOS)[number];
 
@@ -39,7 +40,7 @@ export interface Settings {
 	nB: number;
 	nC: number;
 	nK: number;
-	/** (p): the backlog the pull trigger drains, and how many single events time its latency. */
+	/** (p), (p-batch): the backlog the pull trigger drains, and how many single events time its latency. */
 	pullBacklog: number;
 	pullLatencySamples: number;
 	latencyMs: number;

@@ -346,6 +346,24 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			expect(await trigger.retry(copy)).toEqual([]);
 		});
 
+		it('beside Svc Trigger in one workflow: an event the webhook ran is left out of the batch, the rest run', async () => {
+			const pull = await published({ parameters: batches(100) });
+			const webhook = await createSvcTrigger(sandbox(), {
+				workflowId: `pull-workflow-${workflowCounter}`,
+			});
+			await webhook.activate();
+			const [subscription] = sandbox().state.store.subscriptions.values();
+			sandbox().state.store.subscriptions.delete(subscription.id);
+			const ids = emit(3);
+			const delivered = sandbox()
+				.state.deliveries.listEvents()
+				.find((event) => event.id === ids[1]);
+			if (!delivered) throw new Error(`no event ${ids[1]}`);
+			const first = await webhook.deliver(signedDelivery(subscription.secret, delivered));
+			expect(first.passedOn?.map((item) => item.json.id)).toEqual([ids[1]]);
+			expect(passedOn(await pull.poll())).toEqual([[ids[0], ids[2]]]);
+		});
+
 		it('Fetch Test Event shows what a run would get: the newest events, up to Batch Size, oldest first', async () => {
 			const trigger = await published({ parameters: batches(3) });
 			const ids = emit(5);

@@ -61,6 +61,33 @@ function pollsSince(sandbox: Sandbox, mark: number, publishedAt = 0): Poll[] {
 	return [...polls.values()];
 }
 
+/**
+ * The polls since `mark` and their reading time: from each poll's first request to the last
+ * request at `donePath` (a path, or a pattern) before the next poll, leaving out the waits between polls.
+ */
+export function pollReading(
+	sandbox: Sandbox,
+	mark: number,
+	publishedAt: number,
+	donePath: string | RegExp,
+): { polls: number; readingMs: number } {
+	const polls = pollsSince(sandbox, mark, publishedAt);
+	const doneTimes = sandbox.state.requests
+		.all()
+		.slice(mark)
+		.filter((request) =>
+			typeof donePath === 'string' ? request.path === donePath : donePath.test(request.path),
+		)
+		.map((request) => Date.parse(request.time));
+	const readingMs = polls.reduce((sum, poll, index) => {
+		const next = polls[index + 1]?.at ?? Number.POSITIVE_INFINITY;
+		let last = poll.at;
+		for (const at of doneTimes) if (at >= poll.at && at < next && at > last) last = at;
+		return sum + (last - poll.at);
+	}, 0);
+	return { polls: polls.length, readingMs };
+}
+
 export async function scenarioP(context: {
 	runtime: N8nRuntime;
 	tarball: string;
@@ -106,18 +133,7 @@ export async function scenarioP(context: {
 			everyMs: 250,
 		});
 		const drainMs = Date.now() - published;
-		const polls = pollsSince(sandbox, mark, publishedAt);
-		// Reading time: from each poll's first request to the last event that ran before the next poll.
-		const runTimes = sandbox.state.requests
-			.all()
-			.slice(mark)
-			.filter((request) => request.path === '/__ran')
-			.map((request) => Date.parse(request.time));
-		const readingMs = polls.reduce((sum, poll, index) => {
-			const next = polls[index + 1]?.at ?? Number.POSITIVE_INFINITY;
-			const last = Math.max(poll.at, ...runTimes.filter((at) => at >= poll.at && at < next));
-			return sum + (last - poll.at);
-		}, 0);
+		const { polls, readingMs } = pollReading(sandbox, mark, publishedAt, '/__ran');
 
 		const latenciesMs: number[] = [];
 		for (let sample = 0; sample < context.latencySamples; sample++) {
@@ -150,7 +166,7 @@ export async function scenarioP(context: {
 			backlog: backlog.length,
 			drainMs,
 			readingMs,
-			polls: polls.length,
+			polls,
 			idleRequests: idle.map((poll) => poll.requests),
 			latenciesMs,
 			lost: backlog.filter((event) => !ran.has(event)).length,
