@@ -541,7 +541,7 @@ describe('n8n editor in a real browser', () => {
 
 	step(
 		'05-pull-trigger',
-		'Svc Pull Trigger: "svc" lists it beside Svc, saying it needs no public URL; in "Svc: new leads, no public URL" Fetch test event shows the newest lead.created, marked pull',
+		'Svc Pull Trigger: "svc" lists it beside Svc, saying it needs no public URL; in "Svc: new leads, no public URL" Fetch test event shows the newest lead.created, marked pull; set to batches of 3 in the panel, it shows the newest 3',
 		async () => {
 			await editor.newWorkflow();
 			await editor.openNodeCreator();
@@ -562,6 +562,23 @@ describe('n8n editor in a real browser', () => {
 				new RegExp(`"id":\\s*"${event.id}"[\\s\\S]*"delivery":\\s*"pull"`),
 			);
 			await editor.screenshot('05-pull-trigger-test-event');
+
+			// Batch mode, set in the panel: Fetch test event shows what a run would get, the newest
+			// Batch Size events as items, oldest first.
+			await editor.chooseOption('eventsPerExecution', 'Many (Batches)');
+			expect(await editor.parameterText('batchSize')).toBe('100');
+			await editor.replaceText(`${byTestId('parameter-input-batchSize')} input`, '3');
+			const batch = [1, 2, 3].map((n) => {
+				const made = upsertLead(env.sandbox.state, { email: `editor.batch-${n}@example.com` });
+				if (!made.event) throw new Error('The sandbox emitted no lead.created for the new lead');
+				return made.event.id;
+			});
+			await editor.executeStep();
+			const shown = await editor.waitForOutput(
+				new RegExp(batch.map((id) => `"id":\\s*"${id}"`).join('[\\s\\S]*')),
+			);
+			expect(shown).not.toContain(event.id);
+			await editor.screenshot('05-pull-trigger-batch-test-event');
 			await editor.closeNode();
 		},
 	);
