@@ -37,6 +37,8 @@ export interface PollResult {
 	executions: Array<INodeExecutionData[] | Error>;
 	/** Errors the poll reported to n8n without throwing (`__emitError`): each a failed execution in n8n's list. */
 	reported: Error[];
+	/** The most executions started and not ended at one time during the poll. */
+	peakUnfinished: number;
 }
 
 export interface PollHarness {
@@ -101,15 +103,25 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 	const emitError: IPollFunctions['__emitError'] = (error) => {
 		reported.push(error);
 	};
-	const emit: IPollFunctions['__emit'] = (data, answer) => {
+	let unfinished = 0;
+	let peakUnfinished = 0;
+	const emit: IPollFunctions['__emit'] = (data, answer, ended) => {
 		if (!store) {
-			answer?.reject(new Error('The execution could not be stored'));
+			const error = new Error('The execution could not be stored');
+			answer?.reject(error);
+			ended?.reject(error);
 			return;
 		}
+		peakUnfinished = Math.max(peakUnfinished, ++unfinished);
 		started.push(
 			runExecution(workflow, node, baseData, 'trigger', data, nextExecutionId(), (response) => {
 				void answersHeldUntil.then(() => answer?.resolve(response as IExecuteResponsePromiseData));
-			}).catch((error: unknown) => error as Error),
+			})
+				.catch((error: unknown) => error as Error)
+				.finally(() => {
+					unfinished--;
+					ended?.resolve(undefined);
+				}),
 		);
 	};
 	const newContext = (activation: WorkflowActivateMode) =>
@@ -141,13 +153,14 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 		async poll(pollOptions = {}) {
 			started = [];
 			reported = [];
+			peakUnfinished = unfinished;
 			store = pollOptions.executions !== 'notStored';
 			answersHeldUntil = pollOptions.answersHeldUntil ?? Promise.resolve();
 			const pollContext = pollOptions.durableTick
 				? durableTickContext(pollOptions.durableTick.budgetMs)
 				: context;
 			const returned = (await nodeType.poll?.call(pollContext)) ?? null;
-			return { returned, executions: await Promise.all(started), reported };
+			return { returned, executions: await Promise.all(started), reported, peakUnfinished };
 		},
 		activate(activation = 'activate') {
 			context = newContext(activation);

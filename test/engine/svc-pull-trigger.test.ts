@@ -109,6 +109,14 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		expect(eventRequests() - before).toBe(3);
 	});
 
+	it('one per event: at most 20 executions unfinished at once, each slot refilled as its execution ends', async () => {
+		const trigger = await published();
+		const ids = emit(45);
+		const result = await trigger.poll();
+		expect(passedOn(result)).toEqual(ids.map((id) => [id]));
+		expect(result.peakUnfinished).toBe(20);
+	});
+
 	it('a 429 while reading ahead: the pages under way run and the position passes them, then the poll fails and the next poll reads on', async () => {
 		const trigger = await published();
 		const ids = emitThreePages();

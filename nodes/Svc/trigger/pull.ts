@@ -5,6 +5,7 @@ import type {
 	IExecuteResponsePromiseData,
 	INodeExecutionData,
 	IPollFunctions,
+	IRun,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
@@ -12,6 +13,7 @@ import type { EventEnvelope } from '../contract';
 import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../contract';
 import { SvcClient, userError } from '../transport';
 import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
+import { ExecutionSlots } from './executionSlots';
 import { desiredEvents } from './lifecycle';
 import type { PullPosition } from './pullPosition';
 import { advancePast, currentPosition, positionQuery, resumeFromTime } from './pullPosition';
@@ -85,14 +87,49 @@ interface StartedExecution {
 const startedHere = new Map<string, Map<string, StartedExecution>>();
 const STALE_START_MS = 2 * 60_000;
 
-/** One execution with `events` as its items, named by one pull id: whether it claimed them. */
-function startExecution(ctx: IPollFunctions, events: EventEnvelope[]): Promise<boolean> {
+/**
+ * One per event: at most this many of a trigger's executions unfinished at once in this process,
+ * each slot refilled as its execution ends, so that a crash leaves at most this many runs for a
+ * person to Retry. 20 executions, each at least its claim's 2 s settle, keep n8n as busy as the
+ * 2 cores it was measured on can be.
+ */
+export const UNFINISHED_EXECUTIONS_MAX = 20;
+/** A slot whose execution never said it ended (n8n lost it) is freed after this long. */
+const SLOT_HOLD_MAX_MS = 2 * 60_000;
+const slotsOf = new Map<string, ExecutionSlots>();
+
+function slotsFor(key: string): ExecutionSlots {
+	let slots = slotsOf.get(key);
+	if (!slots) {
+		slots = new ExecutionSlots(UNFINISHED_EXECUTIONS_MAX);
+		slotsOf.set(key, slots);
+	}
+	return slots;
+}
+
+/**
+ * One execution with `events` as its items, named by one pull id: whether it claimed them. With
+ * `slots`, it starts once one is free and holds it until it ends.
+ */
+async function startExecution(
+	ctx: IPollFunctions,
+	events: EventEnvelope[],
+	slots: ExecutionSlots | undefined,
+): Promise<boolean> {
+	const free = (await slots?.take()) ?? (() => {});
 	const confirmation = ctx.helpers.createDeferredPromise<IExecuteResponsePromiseData>();
+	const ended = ctx.helpers.createDeferredPromise<IRun | undefined>();
 	const pullId = randomUUID();
-	ctx.__emit([events.map((event) => toItem(event, { pull_id: pullId }))], confirmation);
-	return confirmation.promise.then(
+	ctx.__emit([events.map((event) => toItem(event, { pull_id: pullId }))], confirmation, ended);
+	void ended.promise.then(free, free);
+	if (slots) void sleep(SLOT_HOLD_MAX_MS).then(free);
+	return await confirmation.promise.then(
 		(response) => (response.body as IDataObject | undefined)?.claimed === true,
-		() => false,
+		() => {
+			// Not stored: it never runs.
+			free();
+			return false;
+		},
 	);
 }
 
@@ -159,6 +196,7 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	const types = desiredEvents(ctx).join(',');
 	const perExecution = eventsPerExecution(ctx);
 	const maxInFlight = runsInFlight(perExecution);
+	const slots = perExecution === 1 ? slotsFor(key) : undefined;
 	const started = startedHere.get(key) ?? new Map<string, StartedExecution>();
 	startedHere.set(key, started);
 	const inFlight: StartedRun[] = [];
@@ -174,7 +212,7 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 			(unstarted.length >= perExecution || (!more && unstarted.length > 0))
 		) {
 			const events = unstarted.splice(0, perExecution === 1 ? unstarted.length : perExecution);
-			inFlight.push({ events, claims: startRun(ctx, started, events, perExecution) });
+			inFlight.push({ events, claims: startRun(ctx, started, events, perExecution, slots) });
 		}
 		const mayRead =
 			unstarted.length < perExecution &&
@@ -225,7 +263,8 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 }
 
 /**
- * Starts `events` (in order), `perExecution` to an execution, and returns each event's claim. An
+ * Starts `events` (in order), `perExecution` to an execution (each in a slot of `slots`, when
+ * given), and returns each event's claim. An
  * event this process started earlier and has heard from within STALE_START_MS keeps that
  * execution's claim instead. A failed claim is started again at the next read.
  */
@@ -234,6 +273,7 @@ function startRun(
 	started: Map<string, StartedExecution>,
 	events: EventEnvelope[],
 	perExecution: number,
+	slots: ExecutionSlots | undefined,
 ): Array<Promise<boolean>> {
 	const claims: Array<Promise<boolean>> = [];
 	const fresh: number[] = [];
@@ -248,6 +288,7 @@ function startRun(
 		const claim = startExecution(
 			ctx,
 			batch.map((index) => events[index]),
+			slots,
 		);
 		const at = Date.now();
 		for (const index of batch) {
