@@ -1,4 +1,8 @@
-/** `npm test`: unit, engine, sandbox and package tests, and the end-to-end suite on each n8n major. */
+/**
+ * `npm test`: unit, engine, sandbox and package tests, and the end-to-end suite on the current n8n
+ * major (2.x). `SVC_E2E_N8N=all` (what `npm run test:all` sets) or `v1` runs the other major too.
+ */
+process.env.SVC_E2E_N8N = process.env.SVC_E2E_N8N || 'v2';
 const { COMMON, RUN, perMajorProjects } = require('tsx/cjs/api').require(
 	'./harness/jest/projects.ts',
 	__filename,

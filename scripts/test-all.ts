@@ -53,7 +53,11 @@ async function run(suite: Suite): Promise<Outcome> {
 		cwd: PROJECT_DIR,
 		detached: true,
 		stdio: ['ignore', 'pipe', 'pipe'],
-		env: childEnv({ NODE_OPTIONS: '--experimental-vm-modules' }),
+		// Every suite on both n8n majors, also those `npm test` runs on the current one only.
+		env: childEnv({
+			NODE_OPTIONS: '--experimental-vm-modules',
+			SVC_E2E_N8N: process.env.SVC_E2E_N8N ?? 'all',
+		}),
 	});
 	if (child.pid !== undefined) addLiveGroup(child.pid);
 	for (const stream of [child.stdout, child.stderr]) {

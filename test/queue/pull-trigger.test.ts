@@ -7,6 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import {
 	importReceiverWorkflow,
+	pullReceiverInBatches,
 	ranPastTrigger,
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
@@ -41,11 +42,20 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			await queue?.stop();
 		});
 
-		it('a backlog runs once per event on the workers, also when the main that polls is killed in the middle of it', async () => {
+		/**
+		 * A backlog of 400 created while `receiver`'s workflow was unpublished; published; the main
+		 * (the poller) killed once 100 have run, and started again; what the kill cut short and did
+		 * not run, retried as a person would. Returns how often each event ran, and which had run
+		 * before the kill.
+		 */
+		const killMidBacklog = async (
+			figure: string,
+			receiver: Parameters<typeof importReceiverWorkflow>[2],
+		) => {
 			const { id } = await importReceiverWorkflow(
 				queue.topology.main,
-				'Svc: pull in queue mode',
-				SVC_PULL_TRIGGER_RECEIVER,
+				`Svc: pull in queue mode (${figure})`,
+				receiver,
 				{ sandboxUrl: queue.sandbox.url, credential: queue.credential },
 			);
 			await activate(queue.topology.main, id);
@@ -64,10 +74,11 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 				timeoutMs: POLLS_MS,
 				everyMs: 100,
 			});
-			const ranBeforeKill = ranOf();
 			await queue.topology.main.kill();
+			const ranBeforeKill = new Set(
+				[...ranPastTrigger(queue.sandbox.state).keys()].filter((event) => ids.includes(event)),
+			);
 			queue.topology.main = await queue.topology.main.restart();
-			// What the kill cut short and did not run, a person retries.
 			const retried = await retryCutShortRuns(
 				queue.topology.main,
 				id,
@@ -86,14 +97,24 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 				if (worker) onWorkers.add(worker.name);
 			}
 			figures[version] = {
-				backlog: ids.length,
-				ranBeforeKill,
-				retried,
-				drainedSeconds: Math.round((Date.now() - published) / 1000),
-				lost: ids.filter((event) => !ran.has(event)).length,
-				twice: ids.filter((event) => (ran.get(event) ?? 0) > 1).length,
-				workers: onWorkers.size,
+				...figures[version],
+				[figure]: {
+					backlog: ids.length,
+					ranBeforeKill: ranBeforeKill.size,
+					retried,
+					executions: executions.length,
+					drainedSeconds: Math.round((Date.now() - published) / 1000),
+					lost: ids.filter((event) => !ran.has(event)).length,
+					twice: ids.filter((event) => (ran.get(event) ?? 0) > 1).length,
+					workers: onWorkers.size,
+				},
 			};
+			expect(onWorkers.size).toBeGreaterThan(0);
+			return { id, ids, ran, ranBeforeKill };
+		};
+
+		it('a backlog runs once per event on the workers, also when the main that polls is killed in the middle of it', async () => {
+			const { id, ids, ran } = await killMidBacklog('onePerEvent', SVC_PULL_TRIGGER_RECEIVER);
 			// Each event not run once, with the executions holding it: status, when, and its pull id.
 			const held = withEventIds(
 				await listExecutions(queue.topology.main, id, { includeData: true }),
@@ -110,7 +131,21 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 					return `${event} ran ${ran.get(event) ?? 0}: ${runs.join('; ')}`;
 				});
 			expect(details).toEqual([]);
-			expect(onWorkers.size).toBeGreaterThan(0);
+			await deactivate(queue.topology.main, id);
+		});
+
+		it('in batch mode (batches of 50): the same kill, every event runs, and none twice at the trigger', async () => {
+			const { id, ids, ran, ranBeforeKill } = await killMidBacklog(
+				'batches',
+				pullReceiverInBatches(50),
+			);
+			expect(ids.filter((event) => !ran.has(event))).toEqual([]);
+			// A run cut short in the middle of the node after the trigger is retried whole: only events
+			// that node had handled before the kill may run again.
+			expect(ids.filter((event) => (ran.get(event) ?? 0) > 1 && !ranBeforeKill.has(event))).toEqual(
+				[],
+			);
+			await deactivate(queue.topology.main, id);
 		});
 	},
 );
