@@ -18,9 +18,38 @@ describe('ExecutionSlots', () => {
 		first();
 		const freeThird = await third;
 		expect(order).toEqual(['third']);
+		expect(slots.inUse).toBe(2);
 		freeThird();
 		await fourth;
 		expect(order).toEqual(['third', 'fourth']);
 		expect(slots.inUse).toBe(2);
+	});
+
+	it('frees the slots taken before a time, and only those, waking a waiter for each', async () => {
+		const slots = new ExecutionSlots(2);
+		await slots.take(() => 1_000);
+		await slots.take(() => 5_000);
+		let woke = false;
+		const waiter = slots.take(() => 6_000).then(() => (woke = true));
+		slots.freeTakenBefore(2_000);
+		await waiter;
+		expect(woke).toBe(true);
+		expect(slots.inUse).toBe(2);
+		slots.freeTakenBefore(5_000);
+		expect(slots.inUse).toBe(2);
+	});
+
+	it('a slot freed for a waiter is not taken by a take() that comes before the waiter wakes', async () => {
+		const slots = new ExecutionSlots(1);
+		const free = await slots.take();
+		const order: string[] = [];
+		const waiter = slots.take().then(() => order.push('waiter'));
+		free();
+		const late = slots.take().then(() => order.push('late'));
+		await waiter;
+		await Promise.resolve();
+		expect(order).toEqual(['waiter']);
+		expect(slots.inUse).toBe(1);
+		void late;
 	});
 });

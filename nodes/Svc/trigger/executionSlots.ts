@@ -3,28 +3,39 @@
  * n8n then cuts short at most that many runs, whatever the backlog. Waiters get slots in order.
  */
 export class ExecutionSlots {
-	private held = 0;
+	/** When each slot in use was taken, by the function that frees it. */
+	private readonly held = new Map<() => void, number>();
 	private readonly waiting: Array<() => void> = [];
+	/** Slots freed and promised to a woken waiter that has not taken them yet. */
+	private handedOver = 0;
 
 	constructor(private readonly size: number) {}
 
 	/** Resolves once a slot is free, with the function that frees it (a second call does nothing). */
-	async take(): Promise<() => void> {
-		if (this.held >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
-		else this.held++;
-		let freed = false;
-		return () => {
-			if (freed) return;
-			freed = true;
+	async take(now: () => number = Date.now): Promise<() => void> {
+		if (this.held.size + this.handedOver >= this.size) {
+			await new Promise<void>((resolve) => this.waiting.push(resolve));
+			this.handedOver--;
+		}
+		const free = (): void => {
+			if (!this.held.delete(free)) return;
 			const next = this.waiting.shift();
-			// The slot passes straight to the next waiter: `held` stays the same.
-			if (next) next();
-			else this.held--;
+			if (next === undefined) return;
+			// The slot goes to the first waiter, not to a take() that comes before it wakes.
+			this.handedOver++;
+			next();
 		};
+		this.held.set(free, now());
+		return free;
+	}
+
+	/** Frees the slots taken before `before`: their executions never said they ended. */
+	freeTakenBefore(before: number): void {
+		for (const [free, takenAt] of [...this.held]) if (takenAt < before) free();
 	}
 
 	/** Slots held now. */
 	get inUse(): number {
-		return this.held;
+		return this.held.size;
 	}
 }

@@ -94,7 +94,7 @@ const STALE_START_MS = 2 * 60_000;
  * 2 cores it was measured on can be.
  */
 export const UNFINISHED_EXECUTIONS_MAX = 20;
-/** A slot whose execution never said it ended (n8n lost it) is freed after this long. */
+/** A slot whose execution never said it ended (n8n lost it) is freed by a poll this long after. */
 const SLOT_HOLD_MAX_MS = 2 * 60_000;
 const slotsOf = new Map<string, ExecutionSlots>();
 
@@ -122,7 +122,6 @@ async function startExecution(
 	const pullId = randomUUID();
 	ctx.__emit([events.map((event) => toItem(event, { pull_id: pullId }))], confirmation, ended);
 	void ended.promise.then(free, free);
-	if (slots) void sleep(SLOT_HOLD_MAX_MS).then(free);
 	return await confirmation.promise.then(
 		(response) => (response.body as IDataObject | undefined)?.claimed === true,
 		() => {
@@ -197,6 +196,7 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	const perExecution = eventsPerExecution(ctx);
 	const maxInFlight = runsInFlight(perExecution);
 	const slots = perExecution === 1 ? slotsFor(key) : undefined;
+	slots?.freeTakenBefore(now - SLOT_HOLD_MAX_MS);
 	const started = startedHere.get(key) ?? new Map<string, StartedExecution>();
 	startedHere.set(key, started);
 	const inFlight: StartedRun[] = [];
