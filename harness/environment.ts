@@ -78,8 +78,6 @@ export async function startEnvironment(
 		installFrom?: InstallFrom;
 		/** How the sandbox retries deliveries (default: 5 s timeout, retries after 200 and 500 ms). */
 		delivery?: { timeoutMs?: number; retryDelaysMs?: number[] };
-		/** n8n settings beside the defaults, e.g. the switches of n8n 2.41's durable poll cursors. */
-		n8nEnv?: Record<string, string>;
 	} = {},
 ): Promise<Environment> {
 	const runtime = await ensureN8nRuntime(options.version ?? 'v2');
@@ -102,7 +100,7 @@ export async function startEnvironment(
 			tls,
 			logLevel: 'debug',
 			expectNodeTypes: source.start.expectNodeTypes,
-			env: { ...PEER_EXAMPLE_ENV, ...source.start.env, ...options.n8nEnv },
+			env: { ...PEER_EXAMPLE_ENV, ...source.start.env },
 		});
 	} catch (error) {
 		await sandbox.close();

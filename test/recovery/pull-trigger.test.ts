@@ -36,41 +36,14 @@ afterAll(async () => {
 	await mergeFigures('pull-recovery-figures.json', figures);
 });
 
-/**
- * n8n 2.41's durable poll cursors, with the switches they need (they stay off without all of
- * them): n8n commits a poll's cursor with each execution it starts, and a scheduler of its own
- * runs the polls, each in a new context.
- */
-const DURABLE_POLL_CURSORS = {
-	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
-	N8N_SCHEDULER_ENABLED: 'true',
-	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
-	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
-};
-
-/** Each major on n8n's default poll scheduler; 2.41 also with durable poll cursors. */
-const POLL_SETUPS = runtimeVersions('SVC_E2E_N8N').flatMap((version) => [
-	{ version, scheduler: "n8n's default poll scheduler", n8nEnv: {}, figure: version },
-	...(version === 'v2'
-		? [
-				{
-					version,
-					scheduler: 'durable poll cursors',
-					n8nEnv: DURABLE_POLL_CURSORS,
-					figure: `${version} durable cursors`,
-				},
-			]
-		: []),
-]);
-
-describe.each(POLL_SETUPS)(
-	'n8n $version, $scheduler: Svc Pull Trigger with a plain http webhook URL',
-	({ version, n8nEnv, figure }) => {
+describe.each(runtimeVersions('SVC_E2E_N8N'))(
+	'n8n %s: Svc Pull Trigger with a plain http webhook URL',
+	(version) => {
 		let env: Environment;
 		let workflowId: string;
 		beforeAll(async () => {
-			env = await startEnvironment({ version, protocol: 'http', n8nEnv });
-			figures[figure] = {};
+			env = await startEnvironment({ version, protocol: 'http' });
+			figures[version] = {};
 			const imported = await importReceiverWorkflow(
 				env.n8n,
 				'Svc: new leads, no public URL',
@@ -108,7 +81,7 @@ describe.each(POLL_SETUPS)(
 			// when its event did not run past the trigger.
 			const retried = await retryCutShortRuns(env.n8n, workflowId, new Set(ids), env.sandbox.state);
 			const runs = await waitUntilRan(ids, 2 * TWO_POLLS_MS);
-			figures[figure].crash = {
+			figures[version].crash = {
 				backlog: ids.length,
 				ranBeforeKill,
 				crashedRetried: retried,
@@ -152,7 +125,7 @@ describe.each(POLL_SETUPS)(
 			);
 			const runs = await waitUntilRan(ids, 2 * TWO_POLLS_MS);
 			const twice = ids.filter((_, index) => runs[index] > 1);
-			figures[figure].crashInBatches = {
+			figures[version].crashInBatches = {
 				backlog: ids.length,
 				batchSize: 50,
 				ranBeforeKill: ids.filter((id) => ranBeforeKill.has(id)).length,
