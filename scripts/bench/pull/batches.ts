@@ -12,18 +12,15 @@ import {
 	receiverWorkflow,
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../../harness/crash-receivers';
-import { sandboxCredential } from '../../../harness/environment';
 import { withCredential } from '../../../harness/example-workflows';
 import type { WorkflowInput } from '../../../harness/n8n/api';
-import { activate, deactivate, importCredential, importWorkflow } from '../../../harness/n8n/api';
+import { activate, deactivate, importWorkflow } from '../../../harness/n8n/api';
 import { listExecutions, settledExecutions } from '../../../harness/n8n/executions';
 import type { N8nInstance } from '../../../harness/n8n/instance';
-import { startN8n } from '../../../harness/n8n/process';
 import type { N8nRuntime } from '../../../harness/n8n-runtime/install';
-import { PACKAGE_NODE_TYPES } from '../../../harness/project';
 import { until } from '../../../harness/wait';
 import { CpuSplitTracker } from '../cpu';
-import { pollReading } from './scenario';
+import { pollReading, withPullBenchN8n } from './scenario';
 
 export const BENCH_BATCH_SIZE = 100;
 const RUN_TIMEOUT_MS = 60 * 60_000;
@@ -154,18 +151,7 @@ export async function scenarioPBatch(context: {
 	backlog: number;
 }): Promise<PullModeRun[]> {
 	const { sandbox } = context;
-	const n8n = await startN8n({
-		runtime: context.runtime,
-		packageTarball: context.tarball,
-		protocol: 'http',
-		logLevel: 'warn',
-		expectNodeTypes: PACKAGE_NODE_TYPES,
-	});
-	try {
-		const credential = await importCredential(
-			n8n,
-			sandboxCredential(context.runtime.version, sandbox.url),
-		);
+	return await withPullBenchN8n(context, async (n8n, credential) => {
 		const runs: PullModeRun[] = [];
 		for (const getLead of [false, true]) {
 			for (const [mode, trigger] of [
@@ -184,7 +170,5 @@ export async function scenarioPBatch(context: {
 			}
 		}
 		return runs;
-	} finally {
-		await n8n.stop();
-	}
+	});
 }

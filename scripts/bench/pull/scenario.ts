@@ -10,7 +10,9 @@ import {
 } from '../../../harness/crash-receivers';
 import { sandboxCredential } from '../../../harness/environment';
 import { withCredential } from '../../../harness/example-workflows';
+import type { CredentialRef } from '../../../harness/n8n/api';
 import { activate, deactivate, importCredential, importWorkflow } from '../../../harness/n8n/api';
+import type { N8nInstance } from '../../../harness/n8n/instance';
 import { startN8n } from '../../../harness/n8n/process';
 import type { N8nRuntime } from '../../../harness/n8n-runtime/install';
 import { PACKAGE_NODE_TYPES } from '../../../harness/project';
@@ -88,14 +90,14 @@ export function pollReading(
 	return { polls: polls.length, readingMs };
 }
 
-export async function scenarioP(context: {
-	runtime: N8nRuntime;
-	tarball: string;
-	sandbox: Sandbox;
-	backlog: number;
-	latencySamples: number;
-}): Promise<PullRun> {
-	const { sandbox } = context;
+/**
+ * A fresh n8n (single main, SQLite, plain http) with the package from `context.tarball` and the
+ * sandbox's credential, for `measure`; stopped afterwards.
+ */
+export async function withPullBenchN8n<T>(
+	context: { runtime: N8nRuntime; tarball: string; sandbox: Sandbox },
+	measure: (n8n: N8nInstance, credential: CredentialRef) => Promise<T>,
+): Promise<T> {
 	const n8n = await startN8n({
 		runtime: context.runtime,
 		packageTarball: context.tarball,
@@ -106,8 +108,23 @@ export async function scenarioP(context: {
 	try {
 		const credential = await importCredential(
 			n8n,
-			sandboxCredential(context.runtime.version, sandbox.url),
+			sandboxCredential(context.runtime.version, context.sandbox.url),
 		);
+		return await measure(n8n, credential);
+	} finally {
+		await n8n.stop();
+	}
+}
+
+export async function scenarioP(context: {
+	runtime: N8nRuntime;
+	tarball: string;
+	sandbox: Sandbox;
+	backlog: number;
+	latencySamples: number;
+}): Promise<PullRun> {
+	const { sandbox } = context;
+	return await withPullBenchN8n(context, async (n8n, credential) => {
 		const { id } = await importWorkflow(
 			n8n,
 			withCredential(
@@ -172,7 +189,5 @@ export async function scenarioP(context: {
 			lost: backlog.filter((event) => !ran.has(event)).length,
 			twice: backlog.filter((event) => (ran.get(event) ?? 0) > 1).length,
 		};
-	} finally {
-		await n8n.stop();
-	}
+	});
 }
