@@ -60,30 +60,42 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		const waitUntilRan = async (ids: string[], timeoutMs?: number): Promise<number[]> =>
 			await untilRanPastTrigger(env.sandbox.state, ids, timeoutMs);
 
-		it('SIGKILL in the middle of a backlog: after a restart every event runs, and none twice', async () => {
+		/**
+		 * 600 events created after `id`'s trigger took a position; published; n8n killed (SIGKILL)
+		 * once `killAfter` have run, and started again; what the kill cut short and did not run,
+		 * retried as a person would. Returns how often each event ran and which ran before the kill.
+		 */
+		const killMidBacklog = async (id: string, killAfter: number) => {
 			// Published once, so that the trigger holds a position: the backlog builds up after it.
-			await activate(env.n8n, workflowId);
-			await deactivate(env.n8n, workflowId);
+			await activate(env.n8n, id);
+			await deactivate(env.n8n, id);
 			const ids = emit(600);
-			await activate(env.n8n, workflowId);
+			await activate(env.n8n, id);
 			const ranOf = () => {
 				const ran = ranPastTrigger(env.sandbox.state);
-				return ids.filter((id) => ran.has(id)).length;
+				return ids.filter((event) => ran.has(event)).length;
 			};
-			await until('a third of the backlog to run', () => ranOf() >= 200, {
+			await until(`${killAfter} of the backlog to run`, () => ranOf() >= killAfter, {
 				timeoutMs: TWO_POLLS_MS,
 				everyMs: 100,
 			});
-			const ranBeforeKill = ranOf();
 			await env.n8n.kill();
+			const ran = ranPastTrigger(env.sandbox.state);
+			const ranBeforeKill = new Set(ids.filter((event) => ran.has(event)));
+			expect(ranBeforeKill.size).toBeLessThan(ids.length);
 			env.n8n = await env.n8n.restart();
-			// A run the kill cut short holds its event: n8n marks it crashed, and a person retries it
-			// when its event did not run past the trigger.
-			const retried = await retryCutShortRuns(env.n8n, workflowId, new Set(ids), env.sandbox.state);
+			// A run the kill cut short holds its events: n8n marks it crashed, and a person retries it
+			// when its events did not run past the trigger.
+			const retried = await retryCutShortRuns(env.n8n, id, new Set(ids), env.sandbox.state);
 			const runs = await waitUntilRan(ids, 2 * TWO_POLLS_MS);
+			return { ids, runs, ranBeforeKill, retried };
+		};
+
+		it('SIGKILL in the middle of a backlog: after a restart every event runs, and none twice', async () => {
+			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(workflowId, 200);
 			figures[version].crash = {
 				backlog: ids.length,
-				ranBeforeKill,
+				ranBeforeKill: ranBeforeKill.size,
 				crashedRetried: retried,
 				lost: runs.filter((count) => count === 0).length,
 				twice: runs.filter((count) => count > 1).length,
@@ -99,36 +111,14 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				pullReceiverInBatches(50),
 				{ sandboxUrl: env.sandbox.url, credential: env.credential },
 			);
-			await activate(env.n8n, batchWorkflowId);
-			await deactivate(env.n8n, batchWorkflowId);
-			const ids = emit(600);
-			await activate(env.n8n, batchWorkflowId);
-			const ranOf = () => {
-				const ran = ranPastTrigger(env.sandbox.state);
-				return ids.filter((id) => ran.has(id)).length;
-			};
 			// About 400 events claim at once (8 batches of 50), each claim at least its 2 s settle: the
 			// 12 batches take two rounds or more, so the kill lands with batches claimed and unfinished.
-			await until('a quarter of the backlog to run', () => ranOf() >= 150, {
-				timeoutMs: TWO_POLLS_MS,
-				everyMs: 100,
-			});
-			await env.n8n.kill();
-			const ranBeforeKill = new Set(ranPastTrigger(env.sandbox.state).keys());
-			expect(ranOf()).toBeLessThan(ids.length);
-			env.n8n = await env.n8n.restart();
-			const retried = await retryCutShortRuns(
-				env.n8n,
-				batchWorkflowId,
-				new Set(ids),
-				env.sandbox.state,
-			);
-			const runs = await waitUntilRan(ids, 2 * TWO_POLLS_MS);
+			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(batchWorkflowId, 150);
 			const twice = ids.filter((_, index) => runs[index] > 1);
 			figures[version].crashInBatches = {
 				backlog: ids.length,
 				batchSize: 50,
-				ranBeforeKill: ids.filter((id) => ranBeforeKill.has(id)).length,
+				ranBeforeKill: ranBeforeKill.size,
 				crashedRetried: retried,
 				lost: runs.filter((count) => count === 0).length,
 				twice: twice.length,

@@ -50,9 +50,10 @@ export async function claimEvents(
 
 /**
  * What the trigger passes on after claiming `items` (each an event, in order): the events it
- * runs, with a hint (`repeatHint`, given how many were left out) when some already ran elsewhere. A run n8n started again after
- * its process died ('rerun' outside a Retry) fails instead, keeping its events for a person's
- * Retry, since they may already have run past the trigger. A Retry runs what it had claimed.
+ * runs, with a hint (`repeatHint`, given how many were left out) when some already ran
+ * elsewhere. A run n8n started again after its process died ('rerun' outside a Retry) fails
+ * instead, keeping its events for a person's Retry, since they may already have run past the
+ * trigger. A Retry runs what it had claimed.
  */
 export function passOnClaimed(
 	ctx: IExecuteFunctions,

@@ -134,9 +134,10 @@ async function startExecution(
 
 /**
  * Reads the event list on from the stored position, a page at a time, and starts one execution
- * per event, or one per batch of events in batch mode. The position moves past an event only once its execution, stored by n8n, has
- * claimed it (runPulledEvents answers this poll from inside it); an event not confirmed in time
- * is read again at the next poll, and the claims stop what already ran. Always returns null: the
+ * per event, or one per batch of events in batch mode. The position moves past an event only
+ * once its execution, stored by n8n, has claimed it (runPulledEvents answers this poll from
+ * inside it); an event not confirmed in time is read again at the next poll, and the claims stop
+ * what already ran. Always returns null: the
  * executions are started here, not by n8n from the return value.
  */
 export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
@@ -264,9 +265,9 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 
 /**
  * Starts `events` (in order), `perExecution` to an execution (each in a slot of `slots`, when
- * given), and returns each event's claim. An
- * event this process started earlier and has heard from within STALE_START_MS keeps that
- * execution's claim instead. A failed claim is started again at the next read.
+ * given), and returns each event's claim. An event this process started earlier and has heard
+ * from within STALE_START_MS keeps that execution's claim instead. A failed claim is started
+ * again at the next read.
  */
 function startRun(
 	ctx: IPollFunctions,
