@@ -301,6 +301,7 @@ async function deliver(
 				result.response ??= response;
 				delivery.onAnswer?.(response);
 			},
+			delivery.ends,
 		);
 		result.passedOn = execution;
 	}
@@ -310,7 +311,7 @@ async function deliver(
 /**
  * What n8n does with a delivery that returned items: an execution whose first step is the trigger
  * node with those items (n8n-core calls a webhook node's execute() when it has one), and whose
- * `sendResponse` hook answers the waiting request.
+ * `sendResponse` hook answers the waiting request. It ends once `ends` (when given) settles.
  */
 export async function runExecution(
 	workflow: Workflow,
@@ -320,8 +321,11 @@ export async function runExecution(
 	workflowData: INodeExecutionData[][],
 	executionId: string,
 	onAnswer: (response: RecordedResponse) => void,
+	ends?: Promise<unknown>,
 ): Promise<INodeExecutionData[]> {
 	const hooks = lifecycleHooks(mode, executionId, workflow);
+	// Added first, so the nodes' own end handlers run after it.
+	if (ends) hooks.addHandler('workflowExecuteAfter', async () => void (await ends));
 	hooks.addHandler('sendResponse', (sent: IExecuteResponsePromiseData) => {
 		const full = sent as { statusCode?: number; headers?: Record<string, string>; body?: unknown };
 		onAnswer({ statusCode: full.statusCode ?? 200, headers: full.headers ?? {}, body: full.body });

@@ -16,6 +16,11 @@ export interface Delivery {
 	onAnswer?: (response: RecordedResponse) => void;
 	/** The execution's id; n8n 1.x re-runs the job of a dead worker under the id it had. */
 	executionId?: string;
+	/**
+	 * The execution ends (n8n runs its end hooks) only once this settles: the nodes after the
+	 * trigger are still running until then.
+	 */
+	ends?: Promise<unknown>;
 }
 
 export interface RecordedResponse {

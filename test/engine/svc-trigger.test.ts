@@ -27,6 +27,7 @@ import type { SvcTriggerOptions } from '../../harness/engine/svc';
 import { createSvcTrigger, FULL_KEY } from '../../harness/engine/svc';
 import { processedData } from '../../harness/engine/processed-data';
 import { sleep, until } from '../../harness/wait';
+import { UNFINISHED_EXECUTIONS_MAX } from '../../nodes/Svc/trigger/executionSlots';
 
 let sandbox: Sandbox;
 let tls: LocalCa;
@@ -450,6 +451,42 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 		]);
 		expect(results.map((result) => result.response?.statusCode)).toEqual([200, 200]);
 		expect(results.map((result) => result.passedOn?.length ?? 0).sort()).toEqual([0, 1]);
+	});
+
+	it('at most 20 answered executions unfinished at once: another delivery is answered 503 after 8 s with no room, 200 once one ends, and its event runs once', async () => {
+		const t = await trigger();
+		await t.activate();
+		const { secret } = stored(t);
+		const answers = new Map<string, number[]>();
+		const deliver = (id: string, ends: Promise<unknown>) =>
+			t.deliver({
+				...signed(secret, id),
+				ends,
+				onAnswer: (response) => answers.set(id, [...(answers.get(id) ?? []), response.statusCode]),
+			});
+		const releases: Array<() => void> = [];
+		const unfinished = Array.from({ length: UNFINISHED_EXECUTIONS_MAX }, (_, index) =>
+			deliver(`evt_room_${index}`, new Promise<void>((resolve) => releases.push(resolve))),
+		);
+		await until('every unfinished execution answered', () => answers.size === unfinished.length);
+
+		// No room: the service is told to send it again, and this execution runs nothing.
+		const refused = await deliver('evt_room_late', Promise.resolve());
+		expect(refused.response?.statusCode).toBe(503);
+		expect(refused.passedOn).toEqual([]);
+		// Sent again once an execution ended: answered 200 and run.
+		releases[0]();
+		const sentAgain = await deliver('evt_room_late', Promise.resolve());
+		expect(sentAgain.response?.statusCode).toBe(200);
+		expect(sentAgain.passedOn).toHaveLength(1);
+
+		releases.forEach((release) => release());
+		const results = await Promise.all(unfinished);
+		expect(results.map((result) => result.passedOn?.length)).toEqual(unfinished.map(() => 1));
+		expect(answers.get('evt_room_late')).toEqual([503, 200]);
+		expect([...answers.values()].flat().filter((status) => status === 200)).toHaveLength(
+			UNFINISHED_EXECUTIONS_MAX + 1,
+		);
 	});
 
 	it('a test listen from the editor is answered from its execution and claims nothing', async () => {

@@ -52,4 +52,33 @@ describe('ExecutionSlots', () => {
 		expect(slots.inUse).toBe(1);
 		void late;
 	});
+
+	it('takeWithin gives up once its wait runs out with no slot free, and leaves no claim on the next free slot', async () => {
+		jest.useFakeTimers();
+		try {
+			const slots = new ExecutionSlots(1);
+			const free = await slots.take();
+			const given = slots.takeWithin(1_000);
+			await jest.advanceTimersByTimeAsync(999);
+			expect(slots.inUse).toBe(1);
+			await jest.advanceTimersByTimeAsync(1);
+			await expect(given).resolves.toBeUndefined();
+			free();
+			expect(slots.inUse).toBe(0);
+			const next = slots.takeWithin(1_000);
+			await expect(next).resolves.toEqual(expect.any(Function));
+			expect(slots.inUse).toBe(1);
+		} finally {
+			jest.useRealTimers();
+		}
+	});
+
+	it('takeWithin gets a slot freed before its wait runs out', async () => {
+		const slots = new ExecutionSlots(1);
+		const free = await slots.take();
+		const given = slots.takeWithin(1_000);
+		free();
+		await expect(given).resolves.toEqual(expect.any(Function));
+		expect(slots.inUse).toBe(1);
+	});
 });

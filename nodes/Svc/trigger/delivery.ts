@@ -15,6 +15,7 @@ import { EVENT_SIGNATURE } from '../contract';
 import { claimEvents, claimScope, passOnClaimed } from './claimRecord';
 import type { ClaimOutcome } from './eventClaims';
 import { eventClaims } from './eventClaims';
+import { triggerExecutionSlots, UNFINISHED_EXECUTIONS_MAX } from './executionSlots';
 import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
 import { openedKeys } from './sealedSecret';
@@ -181,6 +182,39 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	return { workflowData: [[{ json: output }]] };
 }
 
+/** How long a delivery waits for a free slot before it is answered 503: well inside the 15 s the service waits. */
+const ANSWER_WAIT_MS = 8_000;
+
+/**
+ * Answers the delivery 2xx once fewer than UNFINISHED_EXECUTIONS_MAX of this trigger's answered
+ * executions are unfinished in this process, so that a crash cuts short at most that many runs
+ * whose events the service will not send again; each holds its slot until n8n says it ended.
+ * With no room within ANSWER_WAIT_MS it answers 503 (the service retries) and says false. n8n 1.x
+ * tells a node nothing when its execution ends: there, and for test listens, it answers at once.
+ */
+async function answerWithRoom(ctx: IExecuteFunctions): Promise<boolean> {
+	const received = { statusCode: 200, headers: {}, body: { received: true } };
+	if (ctx.getMode() !== 'webhook' || ctx.onExecutionFinish === undefined) {
+		await ctx.sendResponse(received);
+		return true;
+	}
+	const slots = triggerExecutionSlots(`${claimScope(ctx)} ${ctx.getNode().id}`);
+	const free = await slots.takeWithin(ANSWER_WAIT_MS);
+	if (free === undefined) {
+		await ctx.sendResponse({
+			statusCode: 503,
+			headers: { 'retry-after': String(ANSWER_WAIT_MS / 1000) },
+			body: {
+				error: 'Too many events of this trigger are still running; send this one again later',
+			},
+		});
+		return false;
+	}
+	ctx.onExecutionFinish(free);
+	await ctx.sendResponse(received);
+	return true;
+}
+
 /**
  * The trigger's step inside the execution n8n stored for a delivery: only now is the event safe to
  * acknowledge, because a crash from here on leaves an execution that n8n marks crashed and can
@@ -191,7 +225,13 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
  */
 export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	await this.sendResponse({ statusCode: 200, headers: {}, body: { received: true } });
+	if (!(await answerWithRoom(this))) {
+		this.addExecutionHints({
+			message: `Answered 503: ${UNFINISHED_EXECUTIONS_MAX} executions of this trigger were still running, so the service sends this event again later and that delivery runs it`,
+			location: 'outputPane',
+		});
+		return [[]];
+	}
 	// receiveDelivery lets through only events with an id, and gives each receipt an id.
 	const receiptId = (items[0]?.json.meta as IDataObject | undefined)?.receipt_id;
 	const mode = this.getMode();

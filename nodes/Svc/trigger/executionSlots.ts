@@ -1,3 +1,5 @@
+import { sleep } from 'n8n-workflow';
+
 /**
  * A fixed number of slots, each held by one execution from its start until it ends: a crash of
  * n8n then cuts short at most that many runs, whatever the backlog. Waiters get slots in order.
@@ -13,20 +15,17 @@ export class ExecutionSlots {
 
 	/** Resolves once a slot is free, with the function that frees it (a second call does nothing). */
 	async take(now: () => number = Date.now): Promise<() => void> {
-		if (this.held.size + this.handedOver >= this.size) {
-			await new Promise<void>((resolve) => this.waiting.push(resolve));
-			this.handedOver--;
-		}
-		const free = (): void => {
-			if (!this.held.delete(free)) return;
-			const next = this.waiting.shift();
-			if (next === undefined) return;
-			// The slot goes to the first waiter, not to a take() that comes before it wakes.
-			this.handedOver++;
-			next();
-		};
-		this.held.set(free, now());
-		return free;
+		// Checked and held in one turn: two takes must not both see the last slot free.
+		if (!this.hasRoom()) await this.turn(Infinity);
+		return this.hold(now());
+	}
+
+	/** As take(), but gives up after `waitMs` with no slot free: undefined. */
+	async takeWithin(
+		waitMs: number,
+		now: () => number = Date.now,
+	): Promise<(() => void) | undefined> {
+		return this.hasRoom() || (await this.turn(waitMs)) ? this.hold(now()) : undefined;
 	}
 
 	/** Frees the slots taken before `before`: their executions never said they ended. */
@@ -38,4 +37,64 @@ export class ExecutionSlots {
 	get inUse(): number {
 		return this.held.size;
 	}
+
+	private hasRoom(): boolean {
+		return this.held.size + this.handedOver < this.size;
+	}
+
+	/** Waits for a freed slot up to `waitMs`: whether one came, which is then this caller's to hold. */
+	private async turn(waitMs: number): Promise<boolean> {
+		let woken = false;
+		let wake = (): void => {};
+		const wokenUp = new Promise<void>((resolve) => {
+			wake = (): void => {
+				woken = true;
+				resolve();
+			};
+		});
+		this.waiting.push(wake);
+		await (Number.isFinite(waitMs) ? Promise.race([wokenUp, sleep(waitMs)]) : wokenUp);
+		// Woken even if the wait ran out in the same turn: the slot was handed over.
+		if (woken) {
+			this.handedOver--;
+			return true;
+		}
+		this.waiting.splice(this.waiting.indexOf(wake), 1);
+		return false;
+	}
+
+	private hold(takenAt: number): () => void {
+		const free = (): void => {
+			if (!this.held.delete(free)) return;
+			const next = this.waiting.shift();
+			if (next === undefined) return;
+			// The slot goes to the first waiter, not to a take() that comes before it wakes.
+			this.handedOver++;
+			next();
+		};
+		this.held.set(free, takenAt);
+		return free;
+	}
+}
+
+/**
+ * At most this many of a trigger's executions unfinished at once in this process (a pull trigger
+ * one per event, or Svc Trigger's answered deliveries), so that a crash leaves at most this many
+ * runs for a person to Retry. 20 executions, each at least its claim's 2 s settle, keep n8n as busy
+ * as the 2 cores it was measured on can be.
+ */
+export const UNFINISHED_EXECUTIONS_MAX = 20;
+/** A slot whose execution never said it ended (n8n lost it, or it waits) is freed this long after. */
+const SLOT_HOLD_MAX_MS = 2 * 60_000;
+const slotsOf = new Map<string, ExecutionSlots>();
+
+/** The slots of one trigger (`key`) in this process, with those held too long freed. */
+export function triggerExecutionSlots(key: string, now: number = Date.now()): ExecutionSlots {
+	let slots = slotsOf.get(key);
+	if (!slots) {
+		slots = new ExecutionSlots(UNFINISHED_EXECUTIONS_MAX);
+		slotsOf.set(key, slots);
+	}
+	slots.freeTakenBefore(now - SLOT_HOLD_MAX_MS);
+	return slots;
 }

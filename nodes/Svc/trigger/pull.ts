@@ -13,7 +13,8 @@ import type { EventEnvelope } from '../contract';
 import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../contract';
 import { SvcClient, userError } from '../transport';
 import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
-import { ExecutionSlots } from './executionSlots';
+import type { ExecutionSlots } from './executionSlots';
+import { triggerExecutionSlots } from './executionSlots';
 import { desiredEvents } from './lifecycle';
 import type { PullPosition } from './pullPosition';
 import { advancePast, currentPosition, positionQuery, resumeFromTime } from './pullPosition';
@@ -86,26 +87,6 @@ interface StartedExecution {
  */
 const startedHere = new Map<string, Map<string, StartedExecution>>();
 const STALE_START_MS = 2 * 60_000;
-
-/**
- * One per event: at most this many of a trigger's executions unfinished at once in this process,
- * each slot refilled as its execution ends, so that a crash leaves at most this many runs for a
- * person to Retry. 20 executions, each at least its claim's 2 s settle, keep n8n as busy as the
- * 2 cores it was measured on can be.
- */
-export const UNFINISHED_EXECUTIONS_MAX = 20;
-/** A slot whose execution never said it ended (n8n lost it) is freed by a poll this long after. */
-const SLOT_HOLD_MAX_MS = 2 * 60_000;
-const slotsOf = new Map<string, ExecutionSlots>();
-
-function slotsFor(key: string): ExecutionSlots {
-	let slots = slotsOf.get(key);
-	if (!slots) {
-		slots = new ExecutionSlots(UNFINISHED_EXECUTIONS_MAX);
-		slotsOf.set(key, slots);
-	}
-	return slots;
-}
 
 /**
  * One execution with `events` as its items, named by one pull id: whether it claimed them. With
@@ -196,8 +177,7 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	const types = desiredEvents(ctx).join(',');
 	const perExecution = eventsPerExecution(ctx);
 	const maxInFlight = runsInFlight(perExecution);
-	const slots = perExecution === 1 ? slotsFor(key) : undefined;
-	slots?.freeTakenBefore(now - SLOT_HOLD_MAX_MS);
+	const slots = perExecution === 1 ? triggerExecutionSlots(key, now) : undefined;
 	const started = startedHere.get(key) ?? new Map<string, StartedExecution>();
 	startedHere.set(key, started);
 	const inFlight: StartedRun[] = [];
