@@ -78,6 +78,8 @@ export async function startEnvironment(
 		installFrom?: InstallFrom;
 		/** How the sandbox retries deliveries (default: 5 s timeout, retries after 200 and 500 ms). */
 		delivery?: { timeoutMs?: number; retryDelaysMs?: number[] };
+		/** n8n's own settings, beside the harness's. */
+		n8nEnv?: Record<string, string>;
 	} = {},
 ): Promise<Environment> {
 	const runtime = await ensureN8nRuntime(options.version ?? 'v2');
@@ -100,7 +102,7 @@ export async function startEnvironment(
 			tls,
 			logLevel: 'debug',
 			expectNodeTypes: source.start.expectNodeTypes,
-			env: { ...PEER_EXAMPLE_ENV, ...source.start.env },
+			env: { ...PEER_EXAMPLE_ENV, ...source.start.env, ...options.n8nEnv },
 		});
 	} catch (error) {
 		await sandbox.close();

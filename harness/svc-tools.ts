@@ -25,17 +25,23 @@ export const byId = (value: string): INodeParameters => ({ __rl: true, mode: 'id
 /** The Svc tools the agent and the MCP server are given, by node name. */
 export const SVC_TOOLS: Record<string, INodeParameters> = {
 	'Find Lead': {
+		toolDescription:
+			'Find a lead in Svc by its exact email address. Returns a list with that lead (its id, name, consent and status), or an empty list when there is none.',
 		resource: 'lead',
 		operation: 'getAll',
 		maxResults: 1,
 		filters: { email: fromAI('email', 'The email address of the lead') },
 	},
 	'Get Lead': {
+		toolDescription:
+			'Get one lead from Svc by its lead id, e.g. lead_0001. Returns the lead with its email, name, consent and status.',
 		resource: 'lead',
 		operation: 'get',
 		leadId: byId(fromAI('leadId', 'The id of the lead, e.g. lead_0001')),
 	},
 	'Save Lead': {
+		toolDescription:
+			'Create a lead in Svc, or update the lead that has this email address. Pass the email and the first name. Returns the lead with its id.',
 		resource: 'lead',
 		operation: 'upsert',
 		email: fromAI('email', 'The email address of the lead'),
@@ -43,7 +49,7 @@ export const SVC_TOOLS: Record<string, INodeParameters> = {
 	},
 	'Hand To Assistant': {
 		toolDescription:
-			'Hand a lead to the assistant, which takes over the conversation. Needs the lead id.',
+			'Hand a lead to the assistant, which takes over the conversation. Needs the lead id and a short note saying why.',
 		resource: 'conversation',
 		operation: 'assistantTakeover',
 		leadId: byId(fromAI('leadId', 'The id of the lead, e.g. lead_0001')),
@@ -51,6 +57,8 @@ export const SVC_TOOLS: Record<string, INodeParameters> = {
 	},
 	// 'Allow Use by AI' is not switched on: the tool refuses, whatever the model confirms.
 	'Dispatch Campaign': {
+		toolDescription:
+			"Send a Svc campaign now to the leads this tool was set up with. Pass the campaign's id, e.g. cmp_0001, and confirm dispatch: true to really send. It runs only if a person switched on 'Allow Use by AI' in this tool.",
 		resource: 'campaign',
 		operation: 'dispatch',
 		campaignId: byId(fromAI('campaignId', 'The id of the campaign, e.g. cmp_0001')),
@@ -81,16 +89,27 @@ export function svcTool(
 	};
 }
 
-/** `root` with each tool attached by an ai_tool connection. */
+/** How far apart tools sit under their root on the canvas: their labels never run into each other. */
+const TOOL_SPACING = 220;
+
+/**
+ * `root` with each tool attached by an ai_tool connection, placed in a row under it and to the
+ * right of its chat model's slot, unless the tool has a position.
+ */
 export function withTools(
 	workflow: WorkflowInput,
 	root: string,
 	tools: WorkflowNodeInput[],
 ): WorkflowInput {
+	const [rootX, rootY] = workflow.nodes.find((node) => node.name === root)?.position ?? [0, 0];
 	const connections = { ...workflow.connections };
 	for (const tool of tools)
 		connections[tool.name] = { ai_tool: [[{ node: root, type: 'ai_tool', index: 0 }]] };
-	return { ...workflow, nodes: [...workflow.nodes, ...tools], connections };
+	const placed = tools.map((tool, index): WorkflowNodeInput => ({
+		position: [rootX + 160 + index * TOOL_SPACING, rootY + 240],
+		...tool,
+	}));
+	return { ...workflow, nodes: [...workflow.nodes, ...placed], connections };
 }
 
 /** The MCP Server Trigger node's name in `mcpServerWorkflow`. */
@@ -109,6 +128,7 @@ export function mcpServerWorkflow(
 				name: MCP_SERVER,
 				type: '@n8n/n8n-nodes-langchain.mcpTrigger',
 				typeVersion: 2,
+				position: [0, 0],
 				webhookId: randomUUID(),
 				parameters: bearer
 					? { path, authentication: 'bearerAuth' }

@@ -48,14 +48,21 @@ export class Editor extends NodeDetails {
 	// -----------------------------------------------------------------------------------------
 	// Publishing
 
-	/** Publish, naming the version as n8n 2.x asks; returns once the header says Published. */
-	async publish(versionName: string): Promise<void> {
+	/**
+	 * Publish, naming the version as n8n 2.x asks; returns once the header says Published, with what
+	 * n8n's dialog said the trigger will now do.
+	 */
+	async publish(versionName: string): Promise<string> {
 		await this.click(PUBLISH_BUTTON);
 		await this.replaceText(byTestId('workflow-publish-version-name-input'), versionName);
 		await this.click(byTestId('workflow-publish-button'));
 		// For a workflow with a trigger n8n explains that production runs are listed under Executions.
-		await this.clickText(`${byTestId('activation-modal')} button`, 'Got it');
+		const modal = byTestId('activation-modal');
+		await this.page.waitForSelector(modal, { visible: true });
+		const said = (await this.textOf(modal))?.replace(/\s+/g, ' ').trim() ?? '';
+		await this.clickText(`${modal} button`, 'Got it');
 		await this.waitForText(PUBLISH_BUTTON, /^\s*Published\s*$/);
+		return said;
 	}
 
 	async unpublish(): Promise<void> {

@@ -23,7 +23,10 @@ export class SvcPullTrigger implements INodeType {
 		version: 1,
 		subtitle: EVENT_KINDS_SUBTITLE,
 		description:
-			'Start a workflow on Svc events such as lead.created, fetched on a schedule: needs no public URL. With a public https address, Svc Trigger starts it within a second',
+			"Start a workflow on Svc events such as lead.created, read from the service on a schedule: needs no public URL. With a public https URL, Svc's own triggers (under Svc) start it within a second",
+		// n8n's publish dialog says this instead of its generic "regularly check Svc Pull for events".
+		activationMessage:
+			'This n8n now reads new Svc events of the chosen kinds at every poll (Poll Times) and starts executions for them; the service needs no way to reach this n8n.',
 		defaults: { name: 'Svc Pull Trigger' },
 		// n8n adds the Poll Times setting (every minute at the most often).
 		polling: true,

@@ -31,7 +31,10 @@ export class SvcTrigger implements INodeType {
 		defaultVersion: 1.1,
 		subtitle: EVENT_KINDS_SUBTITLE,
 		description:
-			'Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event such as lead.created',
+			'Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event such as lead.created to this n8n: needs a public https URL (without one, use Svc Pull)',
+		// n8n's publish dialog says this instead of its generic "listen for events from Svc".
+		activationMessage:
+			"The service now sends the chosen events to this n8n's public webhook URL, and each one starts an execution.",
 		defaults: { name: 'Svc Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

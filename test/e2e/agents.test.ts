@@ -234,6 +234,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				for (const tool of first.tools ?? [])
 					expect(tool.function.description?.length).toBeGreaterThan(10);
 				const find = offered(first, 'Find_Lead');
+				expect(find.description).toBe(SVC_TOOLS['Find Lead'].toolDescription);
 				expect(find.parameters).toMatchObject({
 					type: 'object',
 					properties: { email: { type: 'string', description: 'The email address of the lead' } },
@@ -471,6 +472,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				expect(named('Hand_To_Assistant').description).toBe(
 					SVC_TOOLS['Hand To Assistant'].toolDescription,
 				);
+				expect(named('Get_Lead').description).toBe(SVC_TOOLS['Get Lead'].toolDescription);
 				expect(named('Get_Lead').inputSchema).toMatchObject({
 					type: 'object',
 					properties: { leadId: { type: 'string' } },

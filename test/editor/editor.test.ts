@@ -483,7 +483,10 @@ describe('n8n editor in a real browser', () => {
 			const trigger = 'On Lead Created';
 			const webhookId = webhookIdOf(workflow, trigger);
 			await editor.openWorkflow(workflow.id);
-			await editor.publish('Editor suite: listen while published');
+			// n8n's publish dialog says what this trigger needs, in the node's own words.
+			expect(await editor.publish('Editor suite: listen while published')).toContain(
+				"The service now sends the chosen events to this n8n's public webhook URL",
+			);
 			await until(
 				'the production subscription',
 				() => subscriptionsOf(webhookId).production.length === 1,
@@ -541,19 +544,27 @@ describe('n8n editor in a real browser', () => {
 
 	step(
 		'05-pull-trigger',
-		'Svc Pull Trigger: "svc" lists it beside Svc, saying it needs no public URL; in "Svc: new leads, no public URL" Fetch test event shows the newest lead.created, marked pull; set to batches of 3 in the panel, it shows the newest 3',
+		'Svc Pull Trigger: "svc" lists it beside Svc, each saying whether it needs a public URL; publishing says it reads on a schedule; in "Svc: new leads, no public URL" Fetch test event shows the newest lead.created, marked pull; set to batches of 3 in the panel, it shows the newest 3',
 		async () => {
 			await editor.newWorkflow();
 			await editor.openNodeCreator();
 			expect(await editor.searchListsSvc('svc', SVC_PULL_TRIGGER_NAME)).toBe(true);
 			expect(await editor.searchListsSvc('svc', SVC_NAME)).toBe(true);
+			// Two entries a person can tell apart: which needs a public URL, and where the other is.
 			expect((await editor.svcEntry(SVC_PULL_TRIGGER_NAME)).description).toMatch(
-				/needs no public URL/,
+				/needs no public URL\. With a public https URL, Svc's own triggers \(under Svc\)/,
+			);
+			expect((await editor.svcEntry(SVC_NAME)).description).toMatch(
+				/needs a public https URL \(without one, use Svc Pull\)/,
 			);
 			await editor.screenshot('05-pull-trigger-picker');
 
 			const workflow = example('new-leads-no-public-url.json');
 			await editor.openWorkflow(workflow.id);
+			expect(await editor.publish('Editor suite: pull published')).toContain(
+				'the service needs no way to reach this n8n',
+			);
+			await editor.unpublish();
 			await editor.openNode('On New Lead');
 			const { event } = upsertLead(env.sandbox.state, { email: 'editor.pull@example.com' });
 			if (!event) throw new Error('The sandbox emitted no lead.created for the new lead');

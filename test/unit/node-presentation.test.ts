@@ -97,7 +97,16 @@ describe('descriptions', () => {
 		// "<node>"'s entry, which then shows the trigger's description for both.
 		expect(trigger.description.name).toBe(`${action.description.name}Trigger`);
 		expect(trigger.description.description).toMatch(
-			/^Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event/,
+			/^Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event .*: needs a public https URL \(without one, use Svc Pull\)$/,
+		);
+		// The pull trigger, listed as "Svc Pull", says it needs none and where the webhook triggers are.
+		expect(new SvcPullTrigger().description.description).toMatch(
+			/needs no public URL\. With a public https URL, Svc's own triggers \(under Svc\)/,
+		);
+		// n8n's publish dialog shows each trigger's activationMessage instead of its generic sentence.
+		expect(trigger.description.activationMessage).toMatch(/public webhook URL/);
+		expect(new SvcPullTrigger().description.activationMessage).toMatch(
+			/at every poll .* needs no way to reach this n8n/,
 		);
 		// The panel's trigger entries come from a property shown as "Events" with fixed options, by their action.
 		const events = trigger.description.properties.find(
