@@ -143,6 +143,44 @@ export function mcpServerWorkflow(
 	};
 }
 
+/** The tools `npm run dev`'s MCP server offers: reads and an upsert, nothing that messages a lead. */
+export const DEV_MCP_TOOLS = ['Find Lead', 'Get Lead', 'Save Lead'];
+
+/** The note on `npm run dev`'s MCP server, as each example has one. */
+const DEV_MCP_NOTE: WorkflowNodeInput = {
+	name: 'About This Example',
+	type: 'n8n-nodes-base.stickyNote',
+	typeVersion: 1,
+	position: [-520, -140],
+	parameters: {
+		content: [
+			'## MCP server for leads',
+			"Gives any MCP client (Claude Desktop, Cursor, n8n's MCP Client Tool) three Svc tools: **Find Lead** (by exact email), **Get Lead** (by lead id) and **Save Lead** (create, or update the lead with that email). None of them sends anything to a lead.",
+			'',
+			"**Connect:** the MCP server's URL and bearer token are in the lines `npm run dev` printed (the token is the credential **MCP bearer (local)**). The workflow is published, so it answers at once; ask the client to find ada.lovelace@example.com.",
+			'',
+			"**Change what a model may do:** add or remove Svc tool nodes under **MCP Server**. A tool's **Tool Description** is what the model reads. A tool that dispatches campaigns or changes subscriptions runs only when a person switches on **Allow Use by AI** in it.",
+		].join('\n'),
+		height: 400,
+		width: 440,
+		color: 7,
+	},
+};
+
+/** `npm run dev`'s MCP server, "Svc: MCP server for leads", at `/mcp/<path>` behind `bearer`. */
+export function devMcpServerWorkflow(
+	path: string,
+	bearer: CredentialRef,
+	svcCredential: CredentialRef,
+): WorkflowInput {
+	const server = withTools(
+		mcpServerWorkflow('Svc: MCP server for leads', path, bearer),
+		MCP_SERVER,
+		DEV_MCP_TOOLS.map((name) => svcTool(name, SVC_TOOLS[name], svcCredential)),
+	);
+	return { ...server, nodes: [...server.nodes, DEV_MCP_NOTE] };
+}
+
 /**
  * Publishes (1.x: activates) an MCP server workflow. 2.x publishes the stored version through the
  * editor's REST call, as the Publish button does.

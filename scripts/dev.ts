@@ -22,17 +22,10 @@ import {
 	scriptedModelCredential,
 } from '../harness/agent-example';
 import { startScriptedModel } from '../harness/scripted-model';
-import {
-	MCP_SERVER,
-	mcpServerWorkflow,
-	publishMcpServer,
-	SVC_TOOLS,
-	svcTool,
-	withTools,
-} from '../harness/svc-tools';
+import { DEV_MCP_TOOLS, devMcpServerWorkflow, publishMcpServer } from '../harness/svc-tools';
 import { EXAMPLES_DIR, PACKAGE_NODE_TYPES, PROJECT_DIR, TMP_DIR } from '../harness/project';
 import type { N8nInstance } from '../harness/n8n/instance';
-import type { WorkflowInput, WorkflowNodeInput } from '../harness/n8n/api';
+import type { WorkflowInput } from '../harness/n8n/api';
 import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD, startN8n } from '../harness/n8n/process';
 import { importCredential, importWorkflow } from '../harness/n8n/api';
 import { makeLocalCa } from '../harness/local-ca';
@@ -48,29 +41,6 @@ const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
 const MODEL_PORT = Number(process.env.SVC_MODEL_PORT ?? 4011);
 const QUEUE_MODE = process.argv.includes('--queue');
 const MCP_PATH = 'svc';
-/** The tools the dev MCP server offers: reads and an upsert, nothing that messages a lead. */
-const MCP_TOOLS = ['Find Lead', 'Get Lead', 'Save Lead'];
-/** The MCP server workflow's note, as each example has one. */
-const MCP_SERVER_NOTE: WorkflowNodeInput = {
-	name: 'About This Example',
-	type: 'n8n-nodes-base.stickyNote',
-	typeVersion: 1,
-	position: [-520, -140],
-	parameters: {
-		content: [
-			'## MCP server for leads',
-			"Gives any MCP client (Claude Desktop, Cursor, n8n's MCP Client Tool) three Svc tools: **Find Lead** (by exact email), **Get Lead** (by lead id) and **Save Lead** (create, or update the lead with that email). None of them sends anything to a lead.",
-			'',
-			"**Connect:** the MCP server's URL and bearer token are in the lines `npm run dev` printed (the token is the credential **MCP bearer (local)**). The workflow is published, so it answers at once; ask the client to find ada.lovelace@example.com.",
-			'',
-			"**Change what a model may do:** add or remove Svc tool nodes under **MCP Server**. A tool's **Tool Description** is what the model reads. A tool that dispatches campaigns or changes subscriptions runs only when a person switches on **Allow Use by AI** in it.",
-		].join('\n'),
-		height: 400,
-		width: 440,
-		color: 7,
-	},
-};
-
 async function main(): Promise<void> {
 	console.log('Building the package…');
 	const build = await runCommand('npm', ['run', 'build', '--silent'], {
@@ -150,15 +120,10 @@ async function main(): Promise<void> {
 		type: 'httpBearerAuth',
 		data: { token: mcpToken },
 	});
-	const mcpTools = withTools(
-		mcpServerWorkflow('Svc: MCP server for leads', MCP_PATH, bearer),
-		MCP_SERVER,
-		MCP_TOOLS.map((name) => svcTool(name, SVC_TOOLS[name], svcCredential)),
+	const mcpServer = await importWorkflow(
+		n8n,
+		devMcpServerWorkflow(MCP_PATH, bearer, svcCredential),
 	);
-	const mcpServer = await importWorkflow(n8n, {
-		...mcpTools,
-		nodes: [...mcpTools.nodes, MCP_SERVER_NOTE],
-	});
 	await publishMcpServer(n8n, mcpServer, runtime.version);
 	imported.push(`${mcpServer.name}  ${n8n.baseUrl}/workflow/${mcpServer.id}`);
 	const mcpUrl = `${topology ? topology.webhookProcessors[0].baseUrl : n8n.baseUrl}/mcp/${MCP_PATH}`;
@@ -176,7 +141,7 @@ n8n with n8n-nodes-svc is running${topology ? ` in queue mode (webhooks at ${top
   Sandbox     ${sandbox.url}  (its admin API lists every control at ${sandbox.url}/__admin/)
   Chat model  "${SCRIPTED_MODEL_CREDENTIAL_NAME}" → ${model.url}, a scripted model for examples/${AGENT_EXAMPLE_FILE}
   MCP server  ${mcpUrl}  (published; header Authorization: Bearer ${mcpToken})
-              tools: ${MCP_TOOLS.join(', ')}${topology ? '; each call runs on a worker' : ''}
+              tools: ${DEV_MCP_TOOLS.join(', ')}${topology ? '; each call runs on a worker' : ''}
   n8n log     ${n8n.logFile}
 
 Example workflows:

@@ -71,6 +71,49 @@ export class CanvasPage extends BrowserPage {
 		);
 	}
 
+	/**
+	 * Where each node of the open workflow sits on screen, its label and other parts included, and
+	 * where the floating "Execute workflow" button sits, once the canvas shows `count` nodes.
+	 */
+	async canvasLayout(count: number): Promise<CanvasLayout> {
+		await this.page.waitForFunction(
+			(expected: number) =>
+				document.querySelectorAll('[data-test-id="canvas-node"]').length === expected,
+			{},
+			count,
+		);
+		return await this.page.evaluate(() => {
+			const toBox = (rect: DOMRect): Box => ({
+				left: rect.left,
+				top: rect.top,
+				right: rect.right,
+				bottom: rect.bottom,
+			});
+			const union = (element: Element): Box =>
+				[element, ...Array.from(element.querySelectorAll('*'))]
+					.map((part) => part.getBoundingClientRect())
+					.filter((rect) => rect.width > 0 && rect.height > 0)
+					.map(toBox)
+					.reduce((all, box) => ({
+						left: Math.min(all.left, box.left),
+						top: Math.min(all.top, box.top),
+						right: Math.max(all.right, box.right),
+						bottom: Math.max(all.bottom, box.bottom),
+					}));
+			const button = document.querySelector('[data-test-id="execute-workflow-button"]');
+			return {
+				nodes: Array.from(document.querySelectorAll('[data-test-id="canvas-node"]')).map(
+					(node) => ({
+						name: node.getAttribute('data-node-name') ?? '',
+						type: node.getAttribute('data-node-type') ?? '',
+						box: union(node),
+					}),
+				),
+				executeButton: button ? toBox(button.getBoundingClientRect()) : undefined,
+			};
+		});
+	}
+
 	/** Waits until the canvas shows `count` nodes; returns the names of those with an issue marker. */
 	async nodesWithIssues(count: number): Promise<string[]> {
 		await this.page.waitForFunction(
@@ -86,3 +129,19 @@ export class CanvasPage extends BrowserPage {
 		);
 	}
 }
+
+export interface Box {
+	left: number;
+	top: number;
+	right: number;
+	bottom: number;
+}
+
+export interface CanvasLayout {
+	nodes: Array<{ name: string; type: string; box: Box }>;
+	executeButton: Box | undefined;
+}
+
+/** Whether two boxes share any area (touching edges do not count). */
+export const overlap = (a: Box, b: Box): boolean =>
+	a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
