@@ -129,7 +129,7 @@ async function main(): Promise<void> {
 	const mcpUrl = `${topology ? topology.webhookProcessors[0].baseUrl : n8n.baseUrl}/mcp/${MCP_PATH}`;
 	// Each run needs a new email: an existing one updates its lead, and only a new lead sends lead.created.
 	const createConsentingLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\",\\"custom_fields\\":{\\"consent\\":{\\"status\\":\\"granted\\"}}}"`;
-	const createHotLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"hot-$(date +%s)@example.com\\",\\"custom_fields\\":{\\"score\\":90,\\"consent\\":{\\"status\\":\\"granted\\"}}}"`;
+	const createHotLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"hot-$(date +%s)@example.com\\",\\"source\\":\\"web-form\\",\\"custom_fields\\":{\\"score\\":90,\\"consent\\":{\\"status\\":\\"granted\\"}}}"`;
 	const createLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\"}"`;
 
 	console.log(`
@@ -144,7 +144,8 @@ n8n with n8n-nodes-svc is running${topology ? ` in queue mode (webhooks at ${top
               tools: ${DEV_MCP_TOOLS.join(', ')}${topology ? '; each call runs on a worker' : ''}
   n8n log     ${n8n.logFile}
 
-Example workflows:
+Example workflows (n8n 2.x opens on its Assistant page after you log in: the examples are under
+Overview (Home) in the sidebar, or open them from these links):
   ${imported.join('\n  ')}${
 		queueOnly.length > 0
 			? `

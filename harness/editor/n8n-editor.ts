@@ -16,7 +16,8 @@ import type { Browser } from 'puppeteer-core';
 import { NodeDetails } from './node-details';
 import { byTestId } from './selectors';
 
-export type { CanvasEdge } from './canvas';
+export type { CanvasEdge, CanvasLayout } from './canvas';
+export { overlap } from './canvas';
 export type { NodeCredentialField, ParameterControls } from './node-details';
 export {
 	type PickerEntry,

@@ -44,7 +44,12 @@ import { nodeOutput } from '../../harness/n8n/node-results';
 import type { ScriptedModel } from '../../harness/scripted-model';
 import { startScriptedModel } from '../../harness/scripted-model';
 import { mailboxCredential } from '../../harness/smtp-sink';
-import { AGENT, DISPATCH_REVIEW, reviewedDispatchAgent } from '../../harness/svc-tools';
+import {
+	AGENT,
+	devMcpServerWorkflow,
+	DISPATCH_REVIEW,
+	reviewedDispatchAgent,
+} from '../../harness/svc-tools';
 import { until } from '../../harness/wait';
 import type { PickerEntry } from '../../harness/editor/n8n-editor';
 import {
@@ -52,6 +57,7 @@ import {
 	canvasNode,
 	CREDENTIAL_TEST,
 	Editor,
+	overlap,
 	SVC_NAME,
 	SVC_TOOL_NAME,
 	SVC_PULL_TRIGGER_NAME,
@@ -992,6 +998,44 @@ describe('n8n editor in a real browser', () => {
 				{ source: 'Ask', type: 'main' },
 			]);
 			await editor.screenshot('09-human-review-wiring');
+		},
+	);
+
+	step(
+		'10-examples-layout',
+		"every example npm run dev imports, and its MCP server, opens with a note, no two nodes (labels included) on each other, and none under the canvas's Execute workflow button",
+		async () => {
+			const bearer = await importCredential(env.n8n, {
+				name: 'MCP bearer (editor suite)',
+				type: 'httpBearerAuth',
+				data: { token: 'editor-suite-token' },
+			});
+			const workflows: Array<[string, WorkflowRecord]> = [
+				...examples,
+				[
+					'the MCP server',
+					await importWorkflow(
+						env.n8n,
+						devMcpServerWorkflow('svc-editor-layout', bearer, env.credential),
+					),
+				],
+			];
+			const problems: string[] = [];
+			for (const [file, workflow] of workflows) {
+				await editor.openWorkflow(workflow.id);
+				const { nodes, executeButton } = await editor.canvasLayout(workflow.nodes.length);
+				if (!nodes.some((node) => node.type === 'n8n-nodes-base.stickyNote'))
+					problems.push(`${file}: no note`);
+				nodes.forEach((node, index) => {
+					for (const other of nodes.slice(index + 1))
+						if (overlap(node.box, other.box))
+							problems.push(`${file}: "${node.name}" and "${other.name}" overlap`);
+					if (executeButton && overlap(node.box, executeButton))
+						problems.push(`${file}: "${node.name}" is under the Execute workflow button`);
+				});
+				await editor.screenshot(`10-layout-${file.replace(/\.json$/, '').replace(/\W+/g, '-')}`);
+			}
+			expect(problems).toEqual([]);
 		},
 	);
 });
