@@ -24,14 +24,21 @@ describe('list search for the resource pickers', () => {
 		expect(seen.map((qs) => qs.cursor)).toEqual([undefined, 'c_100']);
 	});
 
-	it('names campaigns with their status', async () => {
+	it('names campaigns by their name alone (n8n saves it with the choice, where a status would go stale), and finds them by status', async () => {
 		const ctx = fakeService(
-			[{ id: 'cmp_1', name: 'Spring', status: 'approved' }],
+			[
+				{ id: 'cmp_1', name: 'Spring', status: 'approved' },
+				{ id: 'cmp_2', name: 'Winter', status: 'sending' },
+			],
 			100,
 			[],
 		) as unknown as ILoadOptionsFunctions;
 		expect((await searchCampaigns.call(ctx)).results).toEqual([
-			{ name: 'Spring (approved)', value: 'cmp_1' },
+			{ name: 'Spring', value: 'cmp_1' },
+			{ name: 'Winter', value: 'cmp_2' },
+		]);
+		expect((await searchCampaigns.call(ctx, 'approved')).results).toEqual([
+			{ name: 'Spring', value: 'cmp_1' },
 		]);
 	});
 });

@@ -148,8 +148,11 @@ export async function searchCampaigns(
 		this,
 		'listCampaigns',
 		(campaigns) =>
+			// The status is searchable ("approved") but not in the name n8n saves with the choice,
+			// where it would go stale once the campaign is sending.
 			campaigns.map((campaign) => ({
-				item: { name: `${campaign.name} (${campaign.status})`, value: campaign.id },
+				item: { name: campaign.name, value: campaign.id },
+				alsoMatches: String(campaign.status ?? ''),
 			})),
 		filter,
 		paginationToken,
