@@ -39,6 +39,7 @@ export class SvcApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'svc_live_…',
+			hint: "Create one in the service's dashboard under Settings > API keys, with the scopes your workflows need",
 			description:
 				'Created in the dashboard under Settings > API keys; the full key is shown only once. Formats: svc_live_…, svc_test_… (legacy ok_live_…, ok_test_… work until rotated). Give the key only the scopes your workflows need.',
 		},
@@ -49,6 +50,7 @@ export class SvcApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'https://api.example.com',
+			hint: 'The address of the Svc API you were given, e.g. https://api.example.com',
 			description: `Address of the service API, without ${API_VERSION_PREFIX}. Must be https; http is accepted only for a local sandbox on 127.0.0.1 or localhost.`,
 		},
 	];

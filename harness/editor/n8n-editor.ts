@@ -29,7 +29,7 @@ export {
 export { byTestId, canvasNode } from './selectors';
 
 const PUBLISH_BUTTON = byTestId('workflow-open-publish-modal-button');
-const CREDENTIAL_DIALOG = byTestId('credential-edit-dialog');
+export const CREDENTIAL_DIALOG = byTestId('credential-edit-dialog');
 /** Where the credential modal shows the result of n8n's connection test. */
 export const CREDENTIAL_TEST = byTestId('node-credentials-config-container');
 

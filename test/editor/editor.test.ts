@@ -55,6 +55,7 @@ import type { PickerEntry } from '../../harness/editor/n8n-editor';
 import {
 	byTestId,
 	canvasNode,
+	CREDENTIAL_DIALOG,
 	CREDENTIAL_TEST,
 	Editor,
 	overlap,
@@ -334,6 +335,12 @@ describe('n8n editor in a real browser', () => {
 			await editor.waitForText(CREDENTIAL_TEST, /Connection tested successfully/);
 			// n8n says no more than that; the form says where to see what the key may do.
 			await editor.waitForText(CREDENTIAL_TEST, /Account → Get Current Identity/);
+			// Under the fields: where a key comes from, and what the Base URL is.
+			const form = await editor.waitForText(
+				CREDENTIAL_DIALOG,
+				/Create one in the service's dashboard under Settings > API keys/,
+			);
+			expect(form).toContain('The address of the Svc API you were given');
 			expect(statuses(requestsSince(mark, 'GET /v1/me'))).toEqual([200]);
 			await editor.screenshot('03-credential-test-ok');
 

@@ -103,6 +103,12 @@ describe('descriptions', () => {
 		expect(new SvcPullTrigger().description.description).toMatch(
 			/needs no public URL\. With a public https URL, Svc's own triggers \(under Svc\)/,
 		);
+		// Other Event Kinds alone leaves the required Events list empty: the field says to pick one there.
+		for (const node of [trigger, new SvcPullTrigger()])
+			expect(
+				node.description.properties.find((property) => property.name === 'otherEvents')
+					?.description,
+			).toMatch(/added to the kinds picked under Events, where at least one must be picked\.$/);
 		// n8n's publish dialog shows each trigger's activationMessage instead of its generic sentence.
 		expect(trigger.description.activationMessage).toMatch(/public webhook URL/);
 		expect(new SvcPullTrigger().description.activationMessage).toMatch(

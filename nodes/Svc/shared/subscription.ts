@@ -41,6 +41,8 @@ export const EVENT_KINDS_SUBTITLE = `={{ ((names) => names.length > 1 ? names[0]
 export function eventKindProperties(
 	events: Pick<INodeProperties, 'description' | 'required'>,
 ): INodeProperties[] {
+	const otherKinds =
+		'Event kinds not in the list, comma-separated; the service may know more kinds than this node';
 	return [
 		{
 			displayName: 'Events',
@@ -56,8 +58,10 @@ export function eventKindProperties(
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. lead.updated',
-			description:
-				'Event kinds not in the list, comma-separated; the service may know more kinds than this node',
+			// A required list left empty greys out n8n's test buttons ("Complete required fields first").
+			description: events.required
+				? `${otherKinds}. They are added to the kinds picked under Events, where at least one must be picked.`
+				: otherKinds,
 		},
 	];
 }
