@@ -12,7 +12,7 @@ import {
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import { mergeFigures } from '../../harness/figures';
-import { retryCutShortRuns, withEventIds } from '../../harness/kill-mid-burst';
+import { CRASH_BACKLOG, retryCutShortRuns, withEventIds } from '../../harness/kill-mid-burst';
 import { activate, deactivate } from '../../harness/n8n/api';
 import { listExecutions } from '../../harness/n8n/executions';
 import type { QueueEnvironment } from '../../harness/queue-environment';
@@ -43,8 +43,8 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 		});
 
 		/**
-		 * A backlog of 400 created while `receiver`'s workflow was unpublished; published; the main
-		 * (the poller) killed once 100 have run, and started again; what the kill cut short and did
+		 * A backlog (CRASH_BACKLOG) created while `receiver`'s workflow was unpublished; published; the
+		 * main (the poller) killed once part of it ran, and started again; what the kill cut short and did
 		 * not run, retried as a person would. Returns how often each event ran, and which had run
 		 * before the kill.
 		 */
@@ -61,7 +61,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			await activate(queue.topology.main, id);
 			await deactivate(queue.topology.main, id);
 			const ids = Array.from(
-				{ length: 400 },
+				{ length: CRASH_BACKLOG.events },
 				() => queue.sandbox.state.deliveries.emit('lead.created', {}).event.id,
 			);
 			const ranOf = () => {
@@ -70,7 +70,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			};
 			const published = Date.now();
 			await activate(queue.topology.main, id);
-			await until('a quarter of the backlog to run', () => ranOf() >= 100, {
+			await until('part of the backlog to run', () => ranOf() >= CRASH_BACKLOG.killAfterRan, {
 				timeoutMs: POLLS_MS,
 				everyMs: 100,
 			});
@@ -78,6 +78,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			const ranBeforeKill = new Set(
 				[...ranPastTrigger(queue.sandbox.state).keys()].filter((event) => ids.includes(event)),
 			);
+			expect(ranBeforeKill.size).toBeLessThan(ids.length);
 			queue.topology.main = await queue.topology.main.restart();
 			const retried = await retryCutShortRuns(
 				queue.topology.main,

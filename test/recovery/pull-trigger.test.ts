@@ -23,7 +23,7 @@ import { upsertLead } from '../../sandbox/operations';
 import { mergeFigures } from '../../harness/figures';
 import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
 import { isUnfinished, listExecutions } from '../../harness/n8n/executions';
-import { retryCutShortRuns } from '../../harness/kill-mid-burst';
+import { CRASH_BACKLOG, retryCutShortRuns } from '../../harness/kill-mid-burst';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { until } from '../../harness/wait';
 
@@ -61,15 +61,16 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			await untilRanPastTrigger(env.sandbox.state, ids, timeoutMs);
 
 		/**
-		 * 600 events created after `id`'s trigger took a position; published; n8n killed (SIGKILL)
-		 * once `killAfter` have run, and started again; what the kill cut short and did not run,
-		 * retried as a person would. Returns how often each event ran and which ran before the kill.
+		 * A backlog (CRASH_BACKLOG) created after `id`'s trigger took a position; published; n8n
+		 * killed (SIGKILL) once part of it ran, and started again; what the kill cut short and did not
+		 * run, retried as a person would. Returns how often each event ran and which ran before the kill.
 		 */
-		const killMidBacklog = async (id: string, killAfter: number) => {
+		const killMidBacklog = async (id: string) => {
+			const { events, killAfterRan: killAfter } = CRASH_BACKLOG;
 			// Published once, so that the trigger holds a position: the backlog builds up after it.
 			await activate(env.n8n, id);
 			await deactivate(env.n8n, id);
-			const ids = emit(600);
+			const ids = emit(events);
 			await activate(env.n8n, id);
 			const ranOf = () => {
 				const ran = ranPastTrigger(env.sandbox.state);
@@ -92,7 +93,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		};
 
 		it('SIGKILL in the middle of a backlog: after a restart every event runs, and none twice', async () => {
-			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(workflowId, 200);
+			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(workflowId);
 			figures[version].crash = {
 				backlog: ids.length,
 				ranBeforeKill: ranBeforeKill.size,
@@ -111,9 +112,9 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				pullReceiverInBatches(50),
 				{ sandboxUrl: env.sandbox.url, credential: env.credential },
 			);
-			// About 400 events claim at once (8 batches of 50), each claim at least its 2 s settle: the
-			// 12 batches take two rounds or more, so the kill lands with batches claimed and unfinished.
-			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(batchWorkflowId, 150);
+			// About 400 events claim at once (8 batches of 50), each claim at least its 2 s settle, so
+			// the kill lands with batches claimed and unfinished.
+			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(batchWorkflowId);
 			const twice = ids.filter((_, index) => runs[index] > 1);
 			figures[version].crashInBatches = {
 				backlog: ids.length,
