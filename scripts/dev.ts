@@ -30,6 +30,7 @@ import { DEFAULT_OWNER_EMAIL, DEFAULT_OWNER_PASSWORD, startN8n } from '../harnes
 import { importCredential, importWorkflow } from '../harness/n8n/api';
 import { makeLocalCa } from '../harness/local-ca';
 import { sandboxCredential } from '../harness/environment';
+import { PEER_EXAMPLE_ENV } from '../harness/peer-example';
 import type { QueueTopology } from '../harness/n8n/queue';
 import { prepareEventsDatabase, startQueueTopology } from '../harness/n8n/queue';
 import { ensureN8nRuntime } from '../harness/n8n-runtime/install';
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
 			workers: 2,
 			webhookProcessors: 1,
 			expectNodeTypes: PACKAGE_NODE_TYPES,
+			env: PEER_EXAMPLE_ENV,
 		});
 		n8n = topology.main;
 		await prepareEventsDatabase(topology);
@@ -95,6 +97,8 @@ async function main(): Promise<void> {
 			logLevel: 'info',
 			userFolder,
 			expectNodeTypes: PACKAGE_NODE_TYPES,
+			// The example without this package verifies signatures in a Code node.
+			env: PEER_EXAMPLE_ENV,
 		});
 	}
 
