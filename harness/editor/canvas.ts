@@ -72,13 +72,13 @@ export class CanvasPage extends BrowserPage {
 	}
 
 	/**
-	 * Where each node of the open workflow sits on screen, its label and other parts included, and
-	 * where the floating "Execute workflow" button sits, once the canvas shows `count` nodes.
+	 * Where each node of the open workflow sits on screen, notes and labels included, and where the
+	 * floating "Execute workflow" button sits, once the canvas shows `count` nodes. A note has no
+	 * `canvas-node` test id: every node is read from its Vue Flow wrapper.
 	 */
 	async canvasLayout(count: number): Promise<CanvasLayout> {
 		await this.page.waitForFunction(
-			(expected: number) =>
-				document.querySelectorAll('[data-test-id="canvas-node"]').length === expected,
+			(expected: number) => document.querySelectorAll('.vue-flow__node').length === expected,
 			{},
 			count,
 		);
@@ -102,13 +102,15 @@ export class CanvasPage extends BrowserPage {
 					}));
 			const button = document.querySelector('[data-test-id="execute-workflow-button"]');
 			return {
-				nodes: Array.from(document.querySelectorAll('[data-test-id="canvas-node"]')).map(
-					(node) => ({
-						name: node.getAttribute('data-node-name') ?? '',
-						type: node.getAttribute('data-node-type') ?? '',
-						box: union(node),
-					}),
-				),
+				nodes: Array.from(document.querySelectorAll('.vue-flow__node')).map((wrapper) => {
+					const node = wrapper.querySelector('[data-test-id="canvas-node"]');
+					const note = wrapper.querySelector('[data-test-id="sticky"]');
+					return {
+						name: node?.getAttribute('data-node-name') ?? (note ? 'note' : ''),
+						isNote: note !== null,
+						box: union(wrapper),
+					};
+				}),
 				executeButton: button ? toBox(button.getBoundingClientRect()) : undefined,
 			};
 		});
@@ -138,7 +140,7 @@ export interface Box {
 }
 
 export interface CanvasLayout {
-	nodes: Array<{ name: string; type: string; box: Box }>;
+	nodes: Array<{ name: string; isNote: boolean; box: Box }>;
 	executeButton: Box | undefined;
 }
 

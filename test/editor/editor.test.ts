@@ -557,7 +557,7 @@ describe('n8n editor in a real browser', () => {
 
 	step(
 		'05-pull-trigger',
-		'Svc Pull Trigger: "svc" lists it beside Svc, each saying whether it needs a public URL; publishing says it reads on a schedule; in "Svc: new leads, no public URL" Fetch test event shows the newest lead.created, marked pull; set to batches of 3 in the panel, it shows the newest 3',
+		'Svc Pull Trigger: "svc" lists it beside Svc, each saying whether it needs a public URL; in "Svc: new leads, no public URL" Fetch test event shows the newest lead.created, marked pull; set to batches of 3 in the panel, it shows the newest 3',
 		async () => {
 			await editor.newWorkflow();
 			await editor.openNodeCreator();
@@ -574,10 +574,6 @@ describe('n8n editor in a real browser', () => {
 
 			const workflow = example('new-leads-no-public-url.json');
 			await editor.openWorkflow(workflow.id);
-			expect(await editor.publish('Editor suite: pull published')).toContain(
-				'the service needs no way to reach this n8n',
-			);
-			await editor.unpublish();
 			await editor.openNode('On New Lead');
 			const { event } = upsertLead(env.sandbox.state, { email: 'editor.pull@example.com' });
 			if (!event) throw new Error('The sandbox emitted no lead.created for the new lead');
@@ -604,6 +600,22 @@ describe('n8n editor in a real browser', () => {
 			expect(shown).not.toContain(event.id);
 			await editor.screenshot('05-pull-trigger-batch-test-event');
 			await editor.closeNode();
+		},
+	);
+
+	step(
+		'05-pull-trigger-publish',
+		"Svc Pull Trigger published: n8n's publish dialog says it reads new events at every poll and needs no way in to this n8n",
+		async () => {
+			const workflow = await importWorkflow(
+				env.n8n,
+				loadExample('new-leads-no-public-url.json', env.credential),
+			);
+			await editor.openWorkflow(workflow.id);
+			expect(await editor.publish('Editor suite: pull published')).toContain(
+				'reads new Svc events of the chosen kinds at every poll (Poll Times) and starts executions for them; the service needs no way to reach this n8n',
+			);
+			await editor.unpublish();
 		},
 	);
 
@@ -1031,8 +1043,7 @@ describe('n8n editor in a real browser', () => {
 			for (const [file, workflow] of workflows) {
 				await editor.openWorkflow(workflow.id);
 				const { nodes, executeButton } = await editor.canvasLayout(workflow.nodes.length);
-				if (!nodes.some((node) => node.type === 'n8n-nodes-base.stickyNote'))
-					problems.push(`${file}: no note`);
+				if (!nodes.some((node) => node.isNote)) problems.push(`${file}: no note`);
 				nodes.forEach((node, index) => {
 					for (const other of nodes.slice(index + 1))
 						if (overlap(node.box, other.box))
