@@ -72,9 +72,10 @@ export class CanvasPage extends BrowserPage {
 	}
 
 	/**
-	 * Where each node of the open workflow sits on screen, notes and labels included, and where the
-	 * floating "Execute workflow" button sits, once the canvas shows `count` nodes. A note has no
-	 * `canvas-node` test id: every node is read from its Vue Flow wrapper.
+	 * Where each node of the open workflow sits on screen, with the texts it shows (a note's, a
+	 * node's label below it), and where the floating "Execute workflow" button sits, once the canvas
+	 * shows `count` nodes. A note has no `canvas-node` test id: every node is read from its Vue Flow
+	 * wrapper.
 	 */
 	async canvasLayout(count: number): Promise<CanvasLayout> {
 		await this.page.waitForFunction(
@@ -89,8 +90,26 @@ export class CanvasPage extends BrowserPage {
 				right: rect.right,
 				bottom: rect.bottom,
 			});
+			// Shown, up to the node's wrapper: n8n keeps a node's hover toolbar in place, transparent.
+			const shown = (part: Element, wrapper: Element): boolean => {
+				for (
+					let at: Element | null = part;
+					at && at !== wrapper.parentElement;
+					at = at.parentElement
+				) {
+					const style = getComputedStyle(at);
+					if (style.visibility === 'hidden' || style.opacity === '0') return false;
+				}
+				return true;
+			};
+			// The node's own box and every text it shows (its label and subtitle hang below it).
+			const hasText = (part: Element): boolean =>
+				Array.from(part.childNodes).some(
+					(child) => child.nodeType === Node.TEXT_NODE && (child.textContent ?? '').trim() !== '',
+				);
 			const union = (element: Element): Box =>
-				[element, ...Array.from(element.querySelectorAll('*'))]
+				[element, ...Array.from(element.querySelectorAll('*')).filter(hasText)]
+					.filter((part) => shown(part, element))
 					.map((part) => part.getBoundingClientRect())
 					.filter((rect) => rect.width > 0 && rect.height > 0)
 					.map(toBox)
