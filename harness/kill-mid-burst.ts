@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * The operator's crash test of a receiver: a burst of distinct signed events at a fixed
  * concurrency, the receiving n8n process killed (SIGKILL) once a given number were answered 2xx,
@@ -12,43 +11,6 @@ import type { N8nInstance } from './n8n/instance';
 import { EVENT_ID, ranPastTrigger } from './crash-receivers';
 import type { SandboxState } from '../sandbox/state';
 import { until } from './wait';
-
-/**
- * `SVC_REPRODUCE=1` (`npm run test:reproduce`): the crash tests at the operator's sizes, as the
- * figures in docs/reliability.md and docs/queue-mode.md were measured. Otherwise (`npm run
- * test:all`, CI) at the smallest sizes at which the kill still lands with work in flight.
- */
-export const REPRODUCING = process.env.SVC_REPRODUCE === '1';
-
-/**
- * The burst: the operator's 600 distinct events 16 at a time, the kill once 250 were answered 2xx;
- * or 150, the kill at 60. Then 16 deliveries are open and unanswered, and answered runs unfinished
- * (each lives at least its claim's 2 s settle past its answer): `killMissedTheBurst` checks the first.
- */
-export const CRASH_BURST = REPRODUCING
-	? { events: 600, concurrency: 16, killAfterAcknowledged: 250 }
-	: { events: 150, concurrency: 16, killAfterAcknowledged: 60 };
-
-/**
- * A pull trigger's backlog, the kill once `killAfterRan` of it ran: the operator's 600 at 200, or
- * 250 at 20. One per event, 20 executions are unfinished at any time while it drains; in batches of
- * 50, the whole backlog claims at once (about 400 events in flight) and the batches run side by
- * side, so the kill comes early, with batches claimed and unfinished (at 60 it once came after 200
- * had run). The tests check that part of the backlog had not run at the kill.
- */
-export const CRASH_BACKLOG = REPRODUCING
-	? { events: 600, killAfterRan: 200 }
-	: { events: 250, killAfterRan: 20 };
-
-/** Why the kill did not land in the middle of the burst (empty when it did). */
-export function killMissedTheBurst(result: KillMidBurstResult): string[] {
-	const { acknowledgedBeforeKill: answered } = result;
-	const problems: string[] = [];
-	if (answered < CRASH_BURST.killAfterAcknowledged)
-		problems.push(`only ${answered} answered before the kill`);
-	if (answered >= CRASH_BURST.events) problems.push(`all ${answered} answered before the kill`);
-	return problems;
-}
 
 /** The longest `killMidBurst` waits for the answers before the kill. */
 const ACKNOWLEDGED_WAIT_MS = 300_000;

@@ -12,7 +12,8 @@ import {
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import { mergeFigures } from '../../harness/figures';
-import { CRASH_BACKLOG, retryCutShortRuns, withEventIds } from '../../harness/kill-mid-burst';
+import { retryCutShortRuns, withEventIds } from '../../harness/kill-mid-burst';
+import { CRASH_BACKLOG } from '../../harness/crash-sizes';
 import { activate, deactivate } from '../../harness/n8n/api';
 import { listExecutions } from '../../harness/n8n/executions';
 import type { QueueEnvironment } from '../../harness/queue-environment';

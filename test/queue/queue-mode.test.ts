@@ -38,6 +38,7 @@ import { nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { mergeFigures } from '../../harness/figures';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
+import { CRASH_BURST, killMissedTheBurst } from '../../harness/crash-sizes';
 import {
 	countsOf,
 	killMidBurst,
@@ -45,8 +46,6 @@ import {
 	detailsOf,
 	lossesOf,
 	NO_LOSSES,
-	CRASH_BURST,
-	killMissedTheBurst,
 } from '../../harness/kill-mid-burst';
 import {
 	importReceiverWorkflow,

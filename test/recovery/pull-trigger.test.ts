@@ -23,7 +23,8 @@ import { upsertLead } from '../../sandbox/operations';
 import { mergeFigures } from '../../harness/figures';
 import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
 import { isUnfinished, listExecutions } from '../../harness/n8n/executions';
-import { CRASH_BACKLOG, retryCutShortRuns } from '../../harness/kill-mid-burst';
+import { retryCutShortRuns } from '../../harness/kill-mid-burst';
+import { CRASH_BACKLOG } from '../../harness/crash-sizes';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { until } from '../../harness/wait';
 

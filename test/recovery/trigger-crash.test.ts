@@ -15,6 +15,7 @@ import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
+import { CRASH_BURST, killMissedTheBurst } from '../../harness/crash-sizes';
 import {
 	countsOf,
 	killMidBurst,
@@ -22,8 +23,6 @@ import {
 	detailsOf,
 	lossesOf,
 	NO_LOSSES,
-	CRASH_BURST,
-	killMissedTheBurst,
 } from '../../harness/kill-mid-burst';
 import {
 	importReceiverWorkflow,
