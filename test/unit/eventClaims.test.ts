@@ -133,4 +133,16 @@ describe('EventClaims', () => {
 		]);
 		expect(claims.has('wf node', 'evt_3', NOW + 1_001)).toBe(false);
 	});
+
+	it("a Retry's claim and a new execution's claim of one event in the same batch: only the first runs it", async () => {
+		const row = new UnlockedRow();
+		const claims = process();
+		// A claim in flight makes the next two wait and go to n8n's record in one call.
+		const [, fresh, retry] = await Promise.all([
+			claims.claim('wf node', 'evt_0', execution(), row.record(), NOW),
+			claims.claim('wf node', 'evt_1', execution(), row.record(), NOW),
+			claims.claim('wf node', 'evt_1', 'crashed run', row.record(), NOW, { askRecord: true }),
+		]);
+		expect([fresh, retry]).toEqual(['first', 'repeat']);
+	});
 });

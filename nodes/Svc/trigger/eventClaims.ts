@@ -74,7 +74,14 @@ class SerialRecorder {
 					const present = await this.recordOnce(batch[batch.length - 1].record, [
 						...new Set(batch.flatMap((entry) => entry.values)),
 					]);
-					for (const entry of batch) entry.resolve(present);
+					// Each entry learns what was there before it, the earlier entries of this batch
+					// included: of two claims of one event in a batch (a Retry's, which skips what this
+					// process knows, and a new execution's), only the first may find the event new.
+					const before = new Set(present);
+					for (const entry of batch) {
+						entry.resolve(new Set(entry.values.filter((value) => before.has(value))));
+						for (const value of entry.values) before.add(value);
+					}
 				} catch (error) {
 					for (const entry of batch) entry.reject(error);
 				}
