@@ -228,6 +228,11 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 				.filter((attempt) => attempt.ok && inBurst.has(attempt.eventId))
 				.map((attempt) => attempt.eventId),
 		);
+	// Runs an earlier burst against the same workflow left unfinished (a killed webhook processor's
+	// orphan stays `new` for good) are not this burst's: waiting for them would take the whole settle wait.
+	const leftByEarlier = new Set(
+		(await options.executions(false)).filter(isUnfinished).map(({ id }) => id),
+	);
 	state.deliveries.limitConcurrency(options.concurrency);
 	let resendRounds = 0;
 	let killedAt: number;
@@ -280,7 +285,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		const isOrphan = (execution: ExecutionRecord) =>
 			queued !== undefined && execution.status === 'new' && !queued.has(execution.id);
 		const isWaiting = (execution: ExecutionRecord) =>
-			isUnfinished(execution) && !isOrphan(execution);
+			isUnfinished(execution) && !isOrphan(execution) && !leftByEarlier.has(execution.id);
 		const executions = withData ? await options.executions(true) : await read(isWaiting);
 		return {
 			executions,

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * What the queue-mode suites run against: the sandbox, and n8n in queue mode (PostgreSQL, Redis,
  * a main, workers and webhook processors) with the packed package and a Svc credential for the

@@ -44,15 +44,16 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 		});
 
 		/**
-		 * A backlog (CRASH_BACKLOG) created while `receiver`'s workflow was unpublished; published; the
+		 * A backlog (CRASH_BACKLOG's, by `figure`) created while `receiver`'s workflow was unpublished; published; the
 		 * main (the poller) killed once part of it ran, and started again; what the kill cut short and did
 		 * not run, retried as a person would. Returns how often each event ran, and which had run
 		 * before the kill.
 		 */
 		const killMidBacklog = async (
-			figure: string,
+			figure: 'onePerEvent' | 'inBatches',
 			receiver: Parameters<typeof importReceiverWorkflow>[2],
 		) => {
+			const size = CRASH_BACKLOG[figure];
 			const { id } = await importReceiverWorkflow(
 				queue.topology.main,
 				`Svc: pull in queue mode (${figure})`,
@@ -62,7 +63,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			await activate(queue.topology.main, id);
 			await deactivate(queue.topology.main, id);
 			const ids = Array.from(
-				{ length: CRASH_BACKLOG.events },
+				{ length: size.events },
 				() => queue.sandbox.state.deliveries.emit('lead.created', {}).event.id,
 			);
 			const ranOf = () => {
@@ -71,7 +72,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			};
 			const published = Date.now();
 			await activate(queue.topology.main, id);
-			await until('part of the backlog to run', () => ranOf() >= CRASH_BACKLOG.killAfterRan, {
+			await until('part of the backlog to run', () => ranOf() >= size.killAfterRan, {
 				timeoutMs: POLLS_MS,
 				everyMs: 100,
 			});
@@ -138,7 +139,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 
 		it('in batch mode (batches of 50): the same kill, every event runs, and none twice at the trigger', async () => {
 			const { id, ids, ran, ranBeforeKill } = await killMidBacklog(
-				'batches',
+				'inBatches',
 				pullReceiverInBatches(50),
 			);
 			expect(ids.filter((event) => !ran.has(event))).toEqual([]);

@@ -62,12 +62,14 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			await untilRanPastTrigger(env.sandbox.state, ids, timeoutMs);
 
 		/**
-		 * A backlog (CRASH_BACKLOG) created after `id`'s trigger took a position; published; n8n
-		 * killed (SIGKILL) once part of it ran, and started again; what the kill cut short and did not
+		 * A backlog of `events` created after `id`'s trigger took a position; published; n8n
+		 * killed (SIGKILL) once `killAfterRan` of it ran, and started again; what the kill cut short and did not
 		 * run, retried as a person would. Returns how often each event ran and which ran before the kill.
 		 */
-		const killMidBacklog = async (id: string) => {
-			const { events, killAfterRan: killAfter } = CRASH_BACKLOG;
+		const killMidBacklog = async (
+			id: string,
+			{ events, killAfterRan: killAfter }: { events: number; killAfterRan: number },
+		) => {
 			// Published once, so that the trigger holds a position: the backlog builds up after it.
 			await activate(env.n8n, id);
 			await deactivate(env.n8n, id);
@@ -94,7 +96,10 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		};
 
 		it('SIGKILL in the middle of a backlog: after a restart every event runs, and none twice', async () => {
-			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(workflowId);
+			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(
+				workflowId,
+				CRASH_BACKLOG.onePerEvent,
+			);
 			figures[version].crash = {
 				backlog: ids.length,
 				ranBeforeKill: ranBeforeKill.size,
@@ -115,7 +120,10 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			);
 			// About 400 events claim at once (8 batches of 50), each claim at least its 2 s settle, so
 			// the kill lands with batches claimed and unfinished.
-			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(batchWorkflowId);
+			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(
+				batchWorkflowId,
+				CRASH_BACKLOG.inBatches,
+			);
 			const twice = ids.filter((_, index) => runs[index] > 1);
 			figures[version].crashInBatches = {
 				backlog: ids.length,
@@ -153,47 +161,54 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			await env?.stop();
 		});
 
-		it('catch-up: 200 events from while it was unpublished and 50 delivered during the catch-up run once each', async () => {
-			const { id } = await importReceiverWorkflow(
-				env.n8n,
-				'Svc: webhook with pull catch-up',
-				[SVC_TRIGGER_RECEIVER, SVC_PULL_TRIGGER_RECEIVER],
-				{ sandboxUrl: env.sandbox.url, credential: env.credential },
-			);
-			await activate(env.n8n, id);
-			await deactivate(env.n8n, id);
-			const emit = (count: number) =>
-				Array.from(
-					{ length: count },
-					() => env.sandbox.state.deliveries.emit('lead.created', {}).event.id,
+		it.each([
+			['one per event', SVC_PULL_TRIGGER_RECEIVER],
+			['in batches of 50', pullReceiverInBatches(50)],
+		])(
+			'catch-up, the pull %s: 200 events from while it was unpublished and 50 delivered during the catch-up run once each',
+			async (mode, pullReceiver) => {
+				const { id } = await importReceiverWorkflow(
+					env.n8n,
+					`Svc: webhook with pull catch-up (${mode})`,
+					[SVC_TRIGGER_RECEIVER, pullReceiver],
+					{ sandboxUrl: env.sandbox.url, credential: env.credential },
 				);
-			const missed = emit(200);
-			await activate(env.n8n, id);
-			const delivered = emit(50);
-			const ids = [...missed, ...delivered];
-			await until(
-				'every event to run past a trigger',
-				() => {
-					const ran = ranPastTrigger(env.sandbox.state);
-					return ids.every((event) => ran.has(event));
-				},
-				{ timeoutMs: TWO_POLLS_MS, everyMs: 250 },
-			);
-			// Deliveries still retrying are over once the sandbox is idle: then the count is final.
-			await env.sandbox.state.deliveries.idle();
-			const ran = ranPastTrigger(env.sandbox.state);
-			expect(ids.filter((event) => ran.get(event) !== 1)).toEqual([]);
-			// The 50 were delivered while the workflow was published, so some arrived both ways (under
-			// load a delivery may time out while n8n is busy with the catch-up: the poll then has it).
-			const attempts = env.sandbox.state.deliveries.attempts();
-			const answered = new Set(
-				attempts.filter((attempt) => attempt.ok).map((attempt) => attempt.eventId),
-			);
-			const sent = new Set(attempts.map((attempt) => attempt.eventId));
-			expect(delivered.filter((event) => !sent.has(event))).toEqual([]);
-			expect(delivered.some((event) => answered.has(event))).toBe(true);
-			expect(missed.filter((event) => sent.has(event))).toEqual([]);
-		});
+				await activate(env.n8n, id);
+				await deactivate(env.n8n, id);
+				const emit = (count: number) =>
+					Array.from(
+						{ length: count },
+						() => env.sandbox.state.deliveries.emit('lead.created', {}).event.id,
+					);
+				const missed = emit(200);
+				await activate(env.n8n, id);
+				const delivered = emit(50);
+				const ids = [...missed, ...delivered];
+				await until(
+					'every event to run past a trigger',
+					() => {
+						const ran = ranPastTrigger(env.sandbox.state);
+						return ids.every((event) => ran.has(event));
+					},
+					{ timeoutMs: TWO_POLLS_MS, everyMs: 250 },
+				);
+				// Deliveries still retrying are over once the sandbox is idle: then the count is final.
+				await env.sandbox.state.deliveries.idle();
+				const ran = ranPastTrigger(env.sandbox.state);
+				expect(ids.filter((event) => ran.get(event) !== 1)).toEqual([]);
+				// The 50 were delivered while the workflow was published, so some arrived both ways (under
+				// load a delivery may time out while n8n is busy with the catch-up: the poll then has it).
+				const attempts = env.sandbox.state.deliveries.attempts();
+				const answered = new Set(
+					attempts.filter((attempt) => attempt.ok).map((attempt) => attempt.eventId),
+				);
+				const sent = new Set(attempts.map((attempt) => attempt.eventId));
+				expect(delivered.filter((event) => !sent.has(event))).toEqual([]);
+				expect(delivered.some((event) => answered.has(event))).toBe(true);
+				expect(missed.filter((event) => sent.has(event))).toEqual([]);
+				await deactivate(env.n8n, id);
+			},
+		);
 
 		it('the example "Svc: new leads, webhook with pull catch-up" as its note says: a lead created while it was unpublished and one created after are each read once by Get Lead', async () => {
 			const { id } = await importWorkflow(

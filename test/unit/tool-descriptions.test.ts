@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { INodeParameters, INodeProperties } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
 import { Svc } from '../../nodes/Svc/Svc.node';
 import { EXAMPLES_DIR } from '../../harness/project';
@@ -13,17 +14,24 @@ import { SVC_TOOLS } from '../../harness/svc-tools';
  * model ($fromAI). Every Svc tool the examples, `npm run dev` and the docs offer must not name a
  * field the model cannot fill, and must name each one it can.
  */
-const properties = new Svc().description.properties;
+const description = new Svc().description;
+const { properties } = description;
+/** The node as n8n offers it to an agent: n8n shows a `@tool` field by the type's name. */
+const toolType = { ...description, name: `${description.name}Tool` };
+const toolNode = { typeVersion: Math.max(...[description.version].flat()) };
 
 /** Fields of the node that are not inputs of the operation. */
 const NOT_INPUTS = new Set(['resource', 'operation', 'toolDescription', 'allowToolUse']);
 
-function shownFor(property: INodeProperties, resource: string, operation: string): boolean {
-	const show = property.displayOptions?.show ?? {};
-	const allows = (key: string, value: string | boolean) =>
-		show[key] === undefined || (show[key] as Array<string | boolean>).includes(value);
-	return allows('resource', resource) && allows('operation', operation) && allows('@tool', true);
-}
+/** Whether n8n shows `property` on a tool with these parameters (the rest at their defaults). */
+const shownFor = (property: INodeProperties, parameters: INodeParameters): boolean =>
+	NodeHelpers.displayParameter(
+		NodeHelpers.getNodeParameters(properties, parameters, true, false, toolNode, toolType) ??
+			parameters,
+		property,
+		toolNode,
+		toolType,
+	);
 
 interface Field {
 	displayName: string;
@@ -31,10 +39,10 @@ interface Field {
 	path: string[];
 }
 
-/** The operation's inputs a tool can show: its fields, and the options of its collections. */
-function inputsOf(resource: string, operation: string): Field[] {
+/** The inputs a tool with these parameters shows: its fields, and the options of its collections. */
+function inputsOf(parameters: INodeParameters): Field[] {
 	return properties
-		.filter((property) => !NOT_INPUTS.has(property.name) && shownFor(property, resource, operation))
+		.filter((property) => !NOT_INPUTS.has(property.name) && shownFor(property, parameters))
 		.flatMap((property): Field[] => {
 			const own = { displayName: property.displayName, path: [property.name] };
 			if (property.type !== 'collection') return [own];
@@ -58,9 +66,7 @@ const filledByModel = (value: unknown): boolean => JSON.stringify(value ?? '').i
 function descriptionOf(parameters: INodeParameters): string {
 	if (typeof parameters.toolDescription === 'string') return parameters.toolDescription;
 	const fallback = properties.find(
-		(property) =>
-			property.name === 'toolDescription' &&
-			shownFor(property, parameters.resource as string, parameters.operation as string),
+		(property) => property.name === 'toolDescription' && shownFor(property, parameters),
 	);
 	return fallback?.default as string;
 }
@@ -99,7 +105,7 @@ describe('every Svc tool offered: its description against its schema', () => {
 	});
 
 	it.each(offeredTools())('%s', (_name, parameters) => {
-		const inputs = inputsOf(parameters.resource as string, parameters.operation as string);
+		const inputs = inputsOf(parameters);
 		const description = descriptionOf(parameters);
 		const fromModel = inputs.filter((field) => filledByModel(valueAt(parameters, field.path)));
 		expect(fromModel.length).toBeGreaterThan(0);

@@ -189,8 +189,9 @@ const ANSWER_WAIT_MS = 8_000;
  * Answers the delivery 2xx once fewer than UNFINISHED_EXECUTIONS_MAX of this trigger's answered
  * executions are unfinished in this process, so that a crash cuts short at most that many runs
  * whose events the service will not send again; each holds its slot until n8n says it ended.
- * With no room within ANSWER_WAIT_MS it answers 503 (the service retries) and says false. n8n 1.x
- * tells a node nothing when its execution ends: there, and for test listens, it answers at once.
+ * With no room within ANSWER_WAIT_MS it answers 503 (the service retries), says why in a hint,
+ * and returns false. n8n 1.x tells a node nothing when its execution ends: there, and for test
+ * listens, it answers at once.
  */
 async function answerWithRoom(ctx: IExecuteFunctions): Promise<boolean> {
 	const received = { statusCode: 200, headers: {}, body: { received: true } };
@@ -198,9 +199,13 @@ async function answerWithRoom(ctx: IExecuteFunctions): Promise<boolean> {
 		await ctx.sendResponse(received);
 		return true;
 	}
-	const slots = triggerExecutionSlots(`${claimScope(ctx)} ${ctx.getNode().id}`);
+	const slots = triggerExecutionSlots(ctx);
 	const free = await slots.takeWithin(ANSWER_WAIT_MS);
 	if (free === undefined) {
+		ctx.addExecutionHints({
+			message: `Answered 503: ${UNFINISHED_EXECUTIONS_MAX} executions of this trigger were still running, so the service sends this event again later and that delivery runs it`,
+			location: 'outputPane',
+		});
 		await ctx.sendResponse({
 			statusCode: 503,
 			headers: { 'retry-after': String(ANSWER_WAIT_MS / 1000) },
@@ -225,13 +230,7 @@ async function answerWithRoom(ctx: IExecuteFunctions): Promise<boolean> {
  */
 export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	if (!(await answerWithRoom(this))) {
-		this.addExecutionHints({
-			message: `Answered 503: ${UNFINISHED_EXECUTIONS_MAX} executions of this trigger were still running, so the service sends this event again later and that delivery runs it`,
-			location: 'outputPane',
-		});
-		return [[]];
-	}
+	if (!(await answerWithRoom(this))) return [[]];
 	// receiveDelivery lets through only events with an id, and gives each receipt an id.
 	const receiptId = (items[0]?.json.meta as IDataObject | undefined)?.receipt_id;
 	const mode = this.getMode();

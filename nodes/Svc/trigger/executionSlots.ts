@@ -1,3 +1,4 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 /**
@@ -88,8 +89,12 @@ export const UNFINISHED_EXECUTIONS_MAX = 20;
 const SLOT_HOLD_MAX_MS = 2 * 60_000;
 const slotsOf = new Map<string, ExecutionSlots>();
 
-/** The slots of one trigger (`key`) in this process, with those held too long freed. */
-export function triggerExecutionSlots(key: string, now: number = Date.now()): ExecutionSlots {
+/** The slots of a trigger node in this process, with those held too long freed. */
+export function triggerExecutionSlots(
+	trigger: Pick<IExecuteFunctions, 'getWorkflow' | 'getNode'>,
+	now: number = Date.now(),
+): ExecutionSlots {
+	const key = `${trigger.getWorkflow().id} ${trigger.getNode().id}`;
 	let slots = slotsOf.get(key);
 	if (!slots) {
 		slots = new ExecutionSlots(UNFINISHED_EXECUTIONS_MAX);

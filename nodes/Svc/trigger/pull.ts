@@ -118,8 +118,8 @@ async function startExecution(
  * per event, or one per batch of events in batch mode. The position moves past an event only
  * once its execution, stored by n8n, has claimed it (runPulledEvents answers this poll from
  * inside it); an event not confirmed in time is read again at the next poll, and the claims stop
- * what already ran. Always returns null: the
- * executions are started here, not by n8n from the return value.
+ * what already ran. Always returns null: the executions are started here, not by n8n from the
+ * return value.
  */
 export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const key = `${this.getWorkflow().id} ${this.getNode().id}`;
@@ -177,7 +177,7 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	const types = desiredEvents(ctx).join(',');
 	const perExecution = eventsPerExecution(ctx);
 	const maxInFlight = runsInFlight(perExecution);
-	const slots = perExecution === 1 ? triggerExecutionSlots(key, now) : undefined;
+	const slots = perExecution === 1 ? triggerExecutionSlots(ctx, now) : undefined;
 	const started = startedHere.get(key) ?? new Map<string, StartedExecution>();
 	startedHere.set(key, started);
 	const inFlight: StartedRun[] = [];
