@@ -140,10 +140,24 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 			await rm(userFolder, { recursive: true, force: true });
 	};
 
+	/** A request to this n8n; one that gets no answer says whether n8n still runs, with its log. */
 	const instanceFetch = async <T>(
 		url: string,
 		fetchOptions: HttpRequestOptions = {},
-	): Promise<HttpResult<T>> => await request<T>(url, { agent, ...fetchOptions });
+	): Promise<HttpResult<T>> => {
+		try {
+			return await request<T>(url, { agent, ...fetchOptions });
+		} catch (error) {
+			const exited = group.exited();
+			const state = exited
+				? `has ended (code ${exited.code}, signal ${exited.signal})`
+				: 'still runs';
+			throw new Error(
+				`${fetchOptions.method ?? 'GET'} ${url} got no answer (${(error as Error).message}); n8n (pid ${pid}) ${state}\n--- last lines of ${logFile} ---\n${await logTail(logFile)}`,
+				{ cause: error },
+			);
+		}
+	};
 	const rest = async <T>(
 		method: HttpMethod,
 		path: string,
