@@ -1,15 +1,11 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /** The costly set-up steps a run of the suites spends its time on, and each file's CPU time, for jest's timing report. */
 import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { TMP_DIR } from './project';
 
-/**
- * One file per run of jest: `SVC_TIMINGS_FILE` names it when runs go side by side (`npm run
- * test:all`), since each run's report clears its file at its end.
- */
-const TIMINGS_FILE = join(TMP_DIR, process.env.SVC_TIMINGS_FILE ?? 'timings.jsonl');
+const TIMINGS_FILE = join(TMP_DIR, 'timings.jsonl');
 
 export interface Timing {
 	/** `file cpu`: the CPU time of one test file, n8n's processes included (harness/jest/measured-environment.ts). */

@@ -1,9 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, no-console -- tooling that runs in Node.js beside n8n, never inside it */
 /**
- * `npm run test:all`: every suite CI runs, on one build. They are bound by CPU on 2 cores, so most
- * run one after another; the editor suite runs beside the end-to-end and recovery suites, which
- * mostly wait on n8n (polls, restarts). Each line of output is prefixed with its suite; every suite
- * runs to its end, and the command fails if any failed.
+ * `npm run test:all`: every suite CI runs, on one build, one after another. They are bound by CPU
+ * on 2 cores (four jest workers took as long as two, at 98% CPU), so running two at once would
+ * gain little and load timing checks beyond the loaded round's. Each line of output is prefixed
+ * with its suite; every suite runs to its end, and the command fails if any failed.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -21,38 +21,24 @@ interface Suite {
 	args: string[];
 }
 
-const suite = (name: string, bin: string, ...args: string[]): Suite => ({ name, bin, args });
-const E2E = suite('e2e, package', 'jest', 'test/e2e', 'test/package');
-const RECOVERY = suite('recovery', 'jest', '-c', 'jest.recovery.config.js');
-// The same files as `npm test`'s unit, engine and sandbox suites, beside 2 busy processes.
-const LOADED = suite(
-	'unit, engine, sandbox (loaded)',
-	'tsx',
-	'scripts/stress.ts',
-	'--rounds',
-	'1',
-	'--load',
-	'2',
-);
-const QUEUE = suite('queue', 'jest', '-c', 'jest.queue.config.js');
-const EDITOR = suite(
-	'editor',
-	'jest',
-	'test/editor',
-	'--runInBand',
-	'--testPathIgnorePatterns',
-	'/node_modules/',
-);
+const jest = (name: string, ...args: string[]): Suite => ({ name, bin: 'jest', args });
 
 /**
- * Steps one after another; in a step, its lanes side by side, each lane's suites in order. The
- * quick proof first, so that a broken package fails early: `npm test`'s end to end and package
- * files (its unit, engine and sandbox files run once, in the loaded round). The editor keeps about
- * 0.6 of a core busy and e2e and recovery about 1.2, so they share the 2 cores; the loaded round
- * and the queue suite (1.5 cores, 10 n8n processes) run alone: beside the queue suite, Chromium
- * could not load n8n's sign-in page within 30 s.
+ * In this order: the quick proof first, so that a broken package fails early. `npm test`'s unit,
+ * engine and sandbox files run once, in the loaded round (the same files beside 2 busy
+ * processes), so the first suite is the rest of `npm test`: end to end and the package build.
  */
-const STEPS: Suite[][][] = [[[E2E, RECOVERY], [EDITOR]], [[LOADED]], [[QUEUE]]];
+const SUITES: Suite[] = [
+	jest('e2e, package', 'test/e2e', 'test/package'),
+	jest('recovery', '-c', 'jest.recovery.config.js'),
+	{
+		name: 'unit, engine, sandbox (loaded)',
+		bin: 'tsx',
+		args: ['scripts/stress.ts', '--rounds', '1', '--load', '2'],
+	},
+	jest('queue', '-c', 'jest.queue.config.js'),
+	jest('editor', 'test/editor', '--runInBand', '--testPathIgnorePatterns', '/node_modules/'),
+];
 
 interface Outcome {
 	name: string;
@@ -71,8 +57,6 @@ async function run(suite: Suite): Promise<Outcome> {
 		env: childEnv({
 			NODE_OPTIONS: '--experimental-vm-modules',
 			SVC_E2E_N8N: process.env.SVC_E2E_N8N ?? 'all',
-			// Suites side by side keep their n8n starts apart for their timing reports.
-			SVC_TIMINGS_FILE: `timings-${suite.name.replace(/[^A-Za-z0-9]+/g, '-')}.jsonl`,
 		}),
 	});
 	if (child.pid !== undefined) addLiveGroup(child.pid);
@@ -96,12 +80,7 @@ async function main(): Promise<void> {
 	// One build for all, instead of one per suite script.
 	await runChecked('npm run build', NPM, ['run', 'build'], { cwd: PROJECT_DIR });
 	const outcomes: Outcome[] = [];
-	for (const lanes of STEPS)
-		await Promise.all(
-			lanes.map(async (lane) => {
-				for (const suite of lane) outcomes.push(await run(suite));
-			}),
-		);
+	for (const suite of SUITES) outcomes.push(await run(suite));
 	console.log(
 		`\nEvery suite, ${Math.round((Date.now() - startedAt) / 1000)} s in all:\n\n${markdownTable(
 			['suite', 'result', 's'],
