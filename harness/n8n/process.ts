@@ -140,7 +140,9 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 			await rm(userFolder, { recursive: true, force: true });
 	};
 
-	/** A request to this n8n; one that gets no answer says whether n8n still runs, with its log. */
+	/** Set once n8n answers: before, a request that gets no answer is expected (it is starting). */
+	let answering = false;
+	/** A request to this n8n; once it answers, one that gets none says whether n8n still runs, with its log. */
 	const instanceFetch = async <T>(
 		url: string,
 		fetchOptions: HttpRequestOptions = {},
@@ -148,6 +150,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		try {
 			return await request<T>(url, { agent, ...fetchOptions });
 		} catch (error) {
+			if (!answering) throw error;
 			const exited = group.exited();
 			const state = exited
 				? `has ended (code ${exited.code}, signal ${exited.signal})`
@@ -196,6 +199,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 			(await instanceFetch(`${baseUrl}/healthz/readiness`, { timeoutMs: 2_000 })).status === 200 &&
 			(await rest('GET', '/login')).status === 401;
 		await untilGroupReady('n8n', group, ready, { timeoutMs: readyTimeoutMs });
+		answering = true;
 
 		if (runtime.version === 'v1') {
 			const setup = await rest('POST', '/owner/setup', {

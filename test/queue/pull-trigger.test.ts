@@ -44,10 +44,10 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 		});
 
 		/**
-		 * A backlog (CRASH_BACKLOG's, by `figure`) created while `receiver`'s workflow was unpublished; published; the
-		 * main (the poller) killed once part of it ran, and started again; what the kill cut short and did
-		 * not run, retried as a person would. Returns how often each event ran, and which had run
-		 * before the kill.
+		 * A backlog (CRASH_BACKLOG's for `figure`) created while `receiver`'s workflow was unpublished;
+		 * published; the main (the poller) killed once part of it ran, and started again; what the kill
+		 * cut short and did not run, retried as a person would. Returns how often each event ran, and
+		 * which had run before the kill.
 		 */
 		const killMidBacklog = async (
 			figure: 'onePerEvent' | 'inBatches',

@@ -62,9 +62,10 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			await untilRanPastTrigger(env.sandbox.state, ids, timeoutMs);
 
 		/**
-		 * A backlog of `events` created after `id`'s trigger took a position; published; n8n
-		 * killed (SIGKILL) once `killAfterRan` of it ran, and started again; what the kill cut short and did not
-		 * run, retried as a person would. Returns how often each event ran and which ran before the kill.
+		 * A backlog of `events` created after `id`'s trigger took a position; published; n8n killed
+		 * (SIGKILL) once `killAfterRan` of it ran, and started again; what the kill cut short and did
+		 * not run, retried as a person would. Returns how often each event ran and which ran before
+		 * the kill.
 		 */
 		const killMidBacklog = async (
 			id: string,

@@ -23,15 +23,13 @@ const toolNode = { typeVersion: Math.max(...[description.version].flat()) };
 /** Fields of the node that are not inputs of the operation. */
 const NOT_INPUTS = new Set(['resource', 'operation', 'toolDescription', 'allowToolUse']);
 
-/** Whether n8n shows `property` on a tool with these parameters (the rest at their defaults). */
-const shownFor = (property: INodeProperties, parameters: INodeParameters): boolean =>
-	NodeHelpers.displayParameter(
+/** Whether n8n shows a property on a tool with these parameters (the rest at their defaults). */
+function shownOn(parameters: INodeParameters): (property: INodeProperties) => boolean {
+	const resolved =
 		NodeHelpers.getNodeParameters(properties, parameters, true, false, toolNode, toolType) ??
-			parameters,
-		property,
-		toolNode,
-		toolType,
-	);
+		parameters;
+	return (property) => NodeHelpers.displayParameter(resolved, property, toolNode, toolType);
+}
 
 interface Field {
 	displayName: string;
@@ -41,8 +39,9 @@ interface Field {
 
 /** The inputs a tool with these parameters shows: its fields, and the options of its collections. */
 function inputsOf(parameters: INodeParameters): Field[] {
+	const shown = shownOn(parameters);
 	return properties
-		.filter((property) => !NOT_INPUTS.has(property.name) && shownFor(property, parameters))
+		.filter((property) => !NOT_INPUTS.has(property.name) && shown(property))
 		.flatMap((property): Field[] => {
 			const own = { displayName: property.displayName, path: [property.name] };
 			if (property.type !== 'collection') return [own];
@@ -65,8 +64,9 @@ const filledByModel = (value: unknown): boolean => JSON.stringify(value ?? '').i
 /** What the model is told: the tool's own description, or the operation's default. */
 function descriptionOf(parameters: INodeParameters): string {
 	if (typeof parameters.toolDescription === 'string') return parameters.toolDescription;
+	const shown = shownOn(parameters);
 	const fallback = properties.find(
-		(property) => property.name === 'toolDescription' && shownFor(property, parameters),
+		(property) => property.name === 'toolDescription' && shown(property),
 	);
 	return fallback?.default as string;
 }

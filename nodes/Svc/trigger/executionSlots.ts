@@ -89,12 +89,18 @@ export const UNFINISHED_EXECUTIONS_MAX = 20;
 const SLOT_HOLD_MAX_MS = 2 * 60_000;
 const slotsOf = new Map<string, ExecutionSlots>();
 
+type TriggerNode = Pick<IExecuteFunctions, 'getWorkflow' | 'getNode'>;
+
+/** Names one trigger node of one workflow, for what this process keeps per trigger. */
+export const triggerKey = (trigger: TriggerNode): string =>
+	`${trigger.getWorkflow().id} ${trigger.getNode().id}`;
+
 /** The slots of a trigger node in this process, with those held too long freed. */
 export function triggerExecutionSlots(
-	trigger: Pick<IExecuteFunctions, 'getWorkflow' | 'getNode'>,
+	trigger: TriggerNode,
 	now: number = Date.now(),
 ): ExecutionSlots {
-	const key = `${trigger.getWorkflow().id} ${trigger.getNode().id}`;
+	const key = triggerKey(trigger);
 	let slots = slotsOf.get(key);
 	if (!slots) {
 		slots = new ExecutionSlots(UNFINISHED_EXECUTIONS_MAX);

@@ -14,7 +14,7 @@ import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../contract';
 import { SvcClient, userError } from '../transport';
 import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
 import type { ExecutionSlots } from './executionSlots';
-import { triggerExecutionSlots } from './executionSlots';
+import { triggerExecutionSlots, triggerKey } from './executionSlots';
 import { desiredEvents } from './lifecycle';
 import type { PullPosition } from './pullPosition';
 import { advancePast, currentPosition, positionQuery, resumeFromTime } from './pullPosition';
@@ -122,7 +122,7 @@ async function startExecution(
  * return value.
  */
 export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-	const key = `${this.getWorkflow().id} ${this.getNode().id}`;
+	const key = triggerKey(this);
 	const testPoll = isTestPoll(this);
 	if (pollsUnderWay.has(key) || Date.now() < (quietUntil.get(key) ?? 0)) return null;
 	// A new activation reads from its stored position and starts what it reads.
