@@ -147,7 +147,6 @@ export function detailsOf(result: KillMidBurstResult, eventIds: string[]): strin
 	return result.details.filter((line) => eventIds.some((id) => line.startsWith(`${id}:`)));
 }
 
-/** The executions with the events each holds, read from its data once. */
 /** Each execution with the event ids its data holds. */
 export function withEventIds(
 	executions: ExecutionRecord[],

@@ -23,7 +23,7 @@ import { upsertLead } from '../../sandbox/operations';
 import { mergeFigures } from '../../harness/figures';
 import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
 import { isUnfinished, listExecutions } from '../../harness/n8n/executions';
-import { retryCutShortRuns } from '../../harness/kill-mid-burst';
+import { retryCutShortRuns, withEventIds } from '../../harness/kill-mid-burst';
 import { CRASH_BACKLOG } from '../../harness/crash-sizes';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { until } from '../../harness/wait';
@@ -62,14 +62,28 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			await untilRanPastTrigger(env.sandbox.state, ids, timeoutMs);
 
 		/**
+		 * Whether a run of `id` under way holds events of `ids` none of which ran past the trigger
+		 * yet: a batch claimed and not finished, which a kill now cuts short.
+		 */
+		const aClaimedBatchIsUnderWay = async (id: string, ids: ReadonlySet<string>) => {
+			const running = await listExecutions(env.n8n, id, { status: 'running', includeData: true });
+			const ran = ranPastTrigger(env.sandbox.state);
+			return withEventIds(running).some(
+				({ eventIds }) =>
+					eventIds.size > 0 && [...eventIds].every((event) => ids.has(event) && !ran.has(event)),
+			);
+		};
+
+		/**
 		 * A backlog of `events` created after `id`'s trigger took a position; published; n8n killed
-		 * (SIGKILL) once `killAfterRan` of it ran, and started again; what the kill cut short and did
-		 * not run, retried as a person would. Returns how often each event ran and which ran before
-		 * the kill.
+		 * (SIGKILL) once `killAfterRan` of it ran (and, with `cutABatchShort`, a batch holding none
+		 * that ran is under way), and started again; what the kill cut short and did not run, retried
+		 * as a person would. Returns how often each event ran and which ran before the kill.
 		 */
 		const killMidBacklog = async (
 			id: string,
 			{ events, killAfterRan: killAfter }: { events: number; killAfterRan: number },
+			{ cutABatchShort = false } = {},
 		) => {
 			// Published once, so that the trigger holds a position: the backlog builds up after it.
 			await activate(env.n8n, id);
@@ -84,6 +98,12 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				timeoutMs: TWO_POLLS_MS,
 				everyMs: 100,
 			});
+			if (cutABatchShort)
+				await until(
+					'a batch to be under way holding none of the events that ran',
+					async () => await aClaimedBatchIsUnderWay(id, new Set(ids)),
+					{ timeoutMs: TWO_POLLS_MS, everyMs: 100 },
+				);
 			await env.n8n.kill();
 			const ran = ranPastTrigger(env.sandbox.state);
 			const ranBeforeKill = new Set(ids.filter((event) => ran.has(event)));
@@ -119,11 +139,12 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				pullReceiverInBatches(50),
 				{ sandboxUrl: env.sandbox.url, credential: env.credential },
 			);
-			// About 400 events claim at once (8 batches of 50), each claim at least its 2 s settle, so
-			// the kill lands with batches claimed and unfinished.
+			// About 400 events claim at once (8 batches of 50), each claim at least its 2 s settle: once
+			// the first of them ran, the kill waits for a later batch claimed and not yet run.
 			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(
 				batchWorkflowId,
 				CRASH_BACKLOG.inBatches,
+				{ cutABatchShort: true },
 			);
 			const twice = ids.filter((_, index) => runs[index] > 1);
 			figures[version].crashInBatches = {
@@ -135,6 +156,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				twice: twice.length,
 			};
 			expect(runs.filter((count) => count === 0)).toEqual([]);
+			// The kill cut a claimed batch short: its run crashed holding them, and the Retry ran them.
+			expect(retried).toBeGreaterThan(0);
 			// Exactly once holds at the trigger. The one repeat a Retry allows is n8n's own: a run the
 			// kill cut in the middle of the node after the trigger is retried whole, so the events that
 			// node had handled before the kill run again (at most the 8 batches in flight).
