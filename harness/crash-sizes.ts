@@ -21,10 +21,9 @@ export const CRASH_BURST = REPRODUCING
 /**
  * A pull trigger's backlogs, the kill once `killAfterRan` of it ran. One per event, 20 executions
  * are unfinished at any time while it drains, so 250 killed at 20 run (the operator's 600 at 200)
- * cuts short up to 20. In batches of 50, about 400 events claim at once: with fewer, every batch
- * starts at once and they end together (at 250, 200 had run at the kill and no batch was cut), so
- * the backlog is 600 there, where later batches start as earlier ones end. Even so, CI's runs have
- * not always cut a batch whose events had not run: the kill is timed on a count of events run.
+ * cuts short up to 20. In batches of 50, about 400 events claim at once and end together, so the
+ * backlog is 600, where later batches start as the first ones end: the recovery test then waits
+ * for a batch under way holding none of the events that ran, and kills n8n in its claim's settle.
  * The tests check that part of the backlog had not run at the kill.
  */
 export const CRASH_BACKLOG = {

@@ -41,6 +41,11 @@ export const RUN: Config = {
 	// retries, restarts), so two files side by side, one per major, take about the time of one.
 	maxWorkers: 2,
 	testTimeout: 30000,
+	// A worker ends about 0.6 s after its last file on 2 cores (its loop already empty: Node tearing
+	// down a heap that held n8n's packages), past jest's default 500 ms, after which jest kills it
+	// and reports a leak. Measured 2026-11-28: 'exit' in the worker 1 ms after jest's end message,
+	// the process gone 620–670 ms after it. A worker that truly hangs is still killed, after 5 s.
+	workerGracefulExitTimeout: 5_000,
 	// Where the time went (slowest files, n8n starts, runtime installs): .tmp/timing/<run>.md.
 	reporters: ['default', '<rootDir>/harness/jest/timing-reporter.cjs'],
 };
