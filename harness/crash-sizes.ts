@@ -21,14 +21,14 @@ export const CRASH_BURST = REPRODUCING
 /**
  * A pull trigger's backlogs, the kill once `killAfterRan` of it ran. One per event, 20 executions
  * are unfinished at any time while it drains, so 250 killed at 20 run (the operator's 600 at 200)
- * cuts short up to 20. In batches of 50, about 400 events claim at once and end together, so the
- * backlog is 600, where later batches start as the first ones end: the recovery test then waits
+ * cuts short up to 20. In batches of 50, about 800 events claim at once and end together, so the
+ * backlog is 1,000, where later batches start as the first ones end: the recovery test then waits
  * for a batch under way holding none of the events that ran, and kills n8n in its claim's settle.
  * The tests check that part of the backlog had not run at the kill.
  */
 export const CRASH_BACKLOG = {
 	onePerEvent: REPRODUCING ? { events: 600, killAfterRan: 200 } : { events: 250, killAfterRan: 20 },
-	inBatches: { events: 600, killAfterRan: 200 },
+	inBatches: { events: 1_000, killAfterRan: 200 },
 };
 
 /** Why the kill did not land in the middle of the burst (empty when it did). */

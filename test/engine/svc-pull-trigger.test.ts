@@ -310,24 +310,24 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			expect(trigger.staticData.position).toMatchObject({ after: ids[ids.length - 1] });
 		});
 
-		it('about 400 events claim at once, in whole batches: four batches of 100, and the fifth starts as the first settles', async () => {
+		it('about 800 events claim at once, in whole batches: eight batches of 100, and the ninth starts as the first settles', async () => {
 			const trigger = await published({ parameters: batches(100) });
-			const ids = emit(500);
+			const ids = emit(900);
 			const before = eventRequests();
 			let release = () => {};
 			const answersHeldUntil = new Promise<void>((resolve) => (release = resolve));
 			const polling = trigger.poll({ answersHeldUntil });
-			await until('four batches to start', () => trigger.started === 4);
-			// Nothing has answered: four pages read, four executions, the fifth page not read yet.
-			expect(eventRequests() - before).toBe(4);
+			await until('eight batches to start', () => trigger.started === 8);
+			// Nothing has answered: eight pages read, eight executions, the ninth page not read yet.
+			expect(eventRequests() - before).toBe(8);
 			release();
 			const result = await polling;
 			expect(passedOn(result)).toEqual(
-				Array.from({ length: 5 }, (_, n) => ids.slice(100 * n, 100 * n + 100)),
+				Array.from({ length: 9 }, (_, n) => ids.slice(100 * n, 100 * n + 100)),
 			);
 		});
 
-		it('small batches: as many claim at once as make about 400 events (batches of 5: all 25 events at once)', async () => {
+		it('small batches: as many claim at once as make about 800 events (batches of 5: all 25 events at once)', async () => {
 			const trigger = await published({ parameters: batches(5) });
 			const ids = emit(25);
 			let release = () => {};

