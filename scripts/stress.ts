@@ -109,7 +109,7 @@ async function runRound(round: number, options: Options): Promise<Round> {
 	const logFile = join(OUT_DIR, `round-${round}.log`);
 	const started = Date.now();
 	// Two workers beside the busy processes, as the suites were proven under load: the third
-	// worker jest.config.js gives \`npm test\` fills the end-to-end files' waits, not these files'.
+	// worker jest.config.js gives `npm test` fills the end-to-end files' waits, not these files'.
 	const run = await runJest(['--maxWorkers=2', ...options.paths], {
 		reportFile: join(OUT_DIR, `round-${round}.json`),
 		logFile,

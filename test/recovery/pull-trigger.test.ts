@@ -98,10 +98,11 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				timeoutMs: TWO_POLLS_MS,
 				everyMs: 100,
 			});
+			const backlog = new Set(ids);
 			if (cutABatchShort)
 				await until(
 					'a batch to be under way holding none of the events that ran',
-					async () => await aClaimedBatchIsUnderWay(id, new Set(ids)),
+					async () => await aClaimedBatchIsUnderWay(id, backlog),
 					{ timeoutMs: TWO_POLLS_MS, everyMs: 100 },
 				);
 			await env.n8n.kill();
