@@ -32,6 +32,7 @@ const PUBLISH_BUTTON = byTestId('workflow-open-publish-modal-button');
 export const CREDENTIAL_DIALOG = byTestId('credential-edit-dialog');
 /** Where the credential modal shows the result of n8n's connection test. */
 export const CREDENTIAL_TEST = byTestId('node-credentials-config-container');
+const RETRY_CREDENTIAL_TEST = `${CREDENTIAL_TEST} button[title="Retry credential test"]`;
 
 export class Editor extends NodeDetails {
 	/** A new tab on `baseUrl`; screenshots go to `screenshotDir`. */
@@ -92,12 +93,20 @@ export class Editor extends NodeDetails {
 			value,
 		);
 		// The field hands its value on after a debounce, so a test started at once can still send
-		// the previous value: test again until n8n has tested this one.
+		// the previous value, and a test n8n started itself (it tests the stored credential as the
+		// modal opens) can still be under way, its button a spinner: click Retry once it reads
+		// "Retry" again, on the banner shown (both banners have one), until n8n has tested this value.
 		for (let attempt = 1; ; attempt++) {
 			const tested = this.page.waitForResponse((response) =>
 				response.url().endsWith('/rest/credentials/test'),
 			);
-			await this.click(`${CREDENTIAL_TEST} button[title="Retry credential test"]`);
+			try {
+				await this.clickText(RETRY_CREDENTIAL_TEST, 'Retry');
+			} catch (error) {
+				throw new Error(
+					`The credential test's Retry never became clickable: n8n's own test did not end (${(error as Error).message})`,
+				);
+			}
 			if (credentialFieldTested((await tested).request().postData(), field) === value) return;
 			if (attempt === 5) throw new Error(`n8n kept testing the previous ${field}`);
 		}
