@@ -28,6 +28,13 @@ export interface PollHarnessOptions {
 	node: Omit<INode, 'type' | 'typeVersion' | 'position'>;
 	/** Share it with another harness to put both triggers in one workflow (one processed-data row). */
 	workflowId: string;
+	/**
+	 * n8n 2.41's durable poll cursors, as its code does them: the node's static data is a stored
+	 * cursor, each poll works on a copy of it, and the copy is stored with each execution the poll
+	 * starts and, for a scheduled poll (`durableTick`), when it returns. The publish's test poll
+	 * stores it only with an execution.
+	 */
+	durableCursors?: boolean;
 }
 
 /** What one poll did: what poll() returned, and each execution it started, by what it passed on. */
@@ -105,7 +112,14 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 	};
 	let unfinished = 0;
 	let peakUnfinished = 0;
+	// Durable cursors: the stored cursor, and the copy the poll under way works on.
+	let storedCursor: IDataObject = {};
+	let pollCursor: IDataObject = {};
+	const storeCursor = () => {
+		if (options.durableCursors) storedCursor = deepCopy(pollCursor);
+	};
 	const emit: IPollFunctions['__emit'] = (data, answer, ended) => {
+		storeCursor();
 		if (!store) {
 			const error = new Error('The execution could not be stored');
 			answer?.reject(error);
@@ -124,8 +138,22 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 				}),
 		);
 	};
+	const nodeStaticData = options.durableCursors
+		? () => pollCursor
+		: () => workflow.getStaticData('node', node);
 	const newContext = (activation: WorkflowActivateMode) =>
-		new PollContext(workflow, node, baseData, 'trigger', activation, emit, emitError);
+		new PollContext(
+			workflow,
+			node,
+			baseData,
+			'trigger',
+			activation,
+			emit,
+			emitError,
+			undefined,
+			undefined,
+			nodeStaticData,
+		);
 	const durableTickContext = (budgetMs: number) =>
 		new PollContext(
 			workflow,
@@ -137,7 +165,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			emitError,
 			undefined,
 			undefined,
-			undefined,
+			nodeStaticData,
 			() => budgetMs,
 		);
 	let context = newContext('activate');
@@ -145,7 +173,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 		await runExecution(workflow, node, baseData, mode, data, nextExecutionId(), () => undefined);
 	return {
 		get staticData() {
-			return workflow.getStaticData('node', node);
+			return options.durableCursors ? storedCursor : workflow.getStaticData('node', node);
 		},
 		get started() {
 			return started.length;
@@ -159,7 +187,9 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			const pollContext = pollOptions.durableTick
 				? durableTickContext(pollOptions.durableTick.budgetMs)
 				: context;
+			pollCursor = deepCopy(storedCursor);
 			const returned = (await nodeType.poll?.call(pollContext)) ?? null;
+			if (pollOptions.durableTick && returned === null) storeCursor();
 			return { returned, executions: await Promise.all(started), reported, peakUnfinished };
 		},
 		activate(activation = 'activate') {

@@ -194,9 +194,16 @@ export async function createSvcTrigger(
 /** Svc Pull Trigger driven through n8n's PollContext, against the sandbox. */
 export async function createSvcPullTrigger(
 	sandbox: Sandbox,
-	options: { apiKey?: string; events?: string[]; workflowId: string; parameters?: IDataObject },
+	options: {
+		apiKey?: string;
+		events?: string[];
+		workflowId: string;
+		parameters?: IDataObject;
+		durableCursors?: boolean;
+	},
 ): Promise<PollHarness> {
 	return await createPollHarness({
+		durableCursors: options.durableCursors,
 		nodeType: SVC_PULL_TRIGGER_TYPE,
 		nodeTypes: { [SVC_PULL_TRIGGER_TYPE]: new SvcPullTrigger() },
 		credentialTypes: [new SvcApi()],

@@ -50,7 +50,12 @@ function emitThreePages(): string[] {
 
 /** A published pull trigger whose test poll has run: from here on, events created run at the next poll. */
 async function published(
-	options: { events?: string[]; apiKey?: string; parameters?: IDataObject } = {},
+	options: {
+		events?: string[];
+		apiKey?: string;
+		parameters?: IDataObject;
+		durableCursors?: boolean;
+	} = {},
 ): Promise<PollHarness> {
 	const trigger = await createSvcPullTrigger(sandbox(), {
 		workflowId: `pull-workflow-${++workflowCounter}`,
@@ -279,6 +284,33 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		]);
 		const failure = await trigger.poll({ durableTick }).catch((error: unknown) => error);
 		expect((failure as NodeApiError).failure?.cause).toBe('rate-limited');
+	});
+
+	it.each([
+		['one execution per event', {}, (ids: string[]) => ids.map((id) => [id])],
+		['in batch mode', { eventsPerExecution: 'batch', batchSize: 100 }, (ids: string[]) => [ids]],
+	])(
+		"n8n 2.41's durable poll cursors, %s: events created between publishing and the first scheduled poll run, though n8n did not store the publish's position",
+		async (_mode, parameters, runs) => {
+			const durableTick = { budgetMs: 36_000 };
+			const trigger = await published({ durableCursors: true, parameters });
+			expect(trigger.staticData).toEqual({});
+			const ids = emit(3);
+			expect(passedOn(await trigger.poll({ durableTick }))).toEqual(runs(ids));
+			// That poll's position is stored: the next reads on from it.
+			expect(trigger.staticData.position).toMatchObject({ after: ids[2] });
+			const later = emit(1);
+			expect(passedOn(await trigger.poll({ durableTick }))).toEqual(runs(later));
+		},
+	);
+
+	it("n8n 2.41's durable poll cursors: unpublished before the first scheduled poll and published again, the events from meanwhile run", async () => {
+		const trigger = await published({ durableCursors: true });
+		trigger.activate('activate');
+		const ids = emit(2);
+		expect(passedOn(await trigger.poll())).toEqual(ids.map((id) => [id]));
+		// That test poll started executions, and n8n stored its position with them.
+		expect(trigger.staticData.position).toBeDefined();
 	});
 
 	describe('in batch mode (Events per Execution: Many)', () => {

@@ -17,7 +17,13 @@ import type { ExecutionSlots } from './executionSlots';
 import { triggerExecutionSlots, triggerKey } from './executionSlots';
 import { desiredEvents } from './lifecycle';
 import type { PullPosition } from './pullPosition';
-import { advancePast, currentPosition, positionQuery, resumeFromTime } from './pullPosition';
+import {
+	advancePast,
+	currentPosition,
+	positionQuery,
+	resumeFromTime,
+	storedPosition,
+} from './pullPosition';
 
 /** n8n 2.41 gives a poll a budget; n8n 1.x none. A poll drains at most this long, within it. */
 export const MAX_DRAIN_MS = 45_000;
@@ -30,6 +36,15 @@ export const FIRST_POLL_DRAIN_MS = 5_000;
 /** Per trigger in this process: a poll under way (a tick meanwhile reads nothing), and a wait the service asked for. */
 const pollsUnderWay = new Set<string>();
 const quietUntil = new Map<string, number>();
+/**
+ * Per trigger in this process: the position its last test poll left. With n8n 2.41's durable poll
+ * cursors (off by default) n8n does not store what the test poll at publishing writes, so the
+ * first scheduled poll, or the test poll of a publish before it, would find no position and start
+ * from its own time, skipping the events created since the first publish. They read on from this
+ * one instead. Held in memory only: an n8n restarted before a scheduled poll stored a position
+ * starts from the restart.
+ */
+const testPollPositions = new Map<string, PullPosition>();
 /** n8n keeps one poll context per activation: the first poll on one is the activation's test poll. */
 const contextsPolled = new WeakSet<object>();
 /**
@@ -173,7 +188,11 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	const deadline = now + budget;
 	const client = await SvcClient.connect(ctx, POLL_CLIENT);
 	const staticData = ctx.getWorkflowStaticData('node');
-	let position: PullPosition = currentPosition(staticData, startSetting(ctx), now);
+	const start = startSetting(ctx);
+	// From what n8n stored, or else from where this process's last test poll left off (see
+	// testPollPositions), or else from the person's start.
+	const stored = storedPosition(staticData, start) !== undefined;
+	let position = currentPosition(staticData, start, now, testPollPositions.get(key));
 	let readFrom = positionQuery(position);
 	const types = desiredEvents(ctx).join(',');
 	const perExecution = eventsPerExecution(ctx);
@@ -236,6 +255,8 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 			break;
 		}
 	}
+	if (testPoll) testPollPositions.set(key, position);
+	else if (stored) testPollPositions.delete(key);
 	if (passing === undefined) return;
 	// Publishing must not fail on a passing answer: the next poll reads again.
 	if (!testPoll) throw passing;

@@ -27,18 +27,32 @@ const KEY = 'position';
  */
 export const RESUME_OVERLAP_MS = 1_000;
 
-/**
- * The stored position, or a new one from the person's start: `start` is 'now' or an ISO time.
- * A start changed since the position was made starts over from the new start.
- */
-export function currentPosition(staticData: IDataObject, start: string, now: number): PullPosition {
+/** The position stored in `staticData`, if one was made from `start`. */
+export function storedPosition(staticData: IDataObject, start: string): PullPosition | undefined {
 	const stored = staticData[KEY] as PullPosition | undefined;
-	if (stored?.start === start && (stored.after !== undefined || stored.createdAfter !== undefined))
-		return stored;
-	const position: PullPosition = {
-		createdAfter: start === 'now' ? new Date(now).toISOString() : start,
-		start,
-	};
+	return stored?.start === start &&
+		(stored.after !== undefined || stored.createdAfter !== undefined)
+		? stored
+		: undefined;
+}
+
+/**
+ * The stored position, or else `unsaved` (a position made earlier that n8n did not store) when it
+ * was made from the same start, or else a new one from the person's start: `start` is 'now' or an
+ * ISO time. A start changed since the position was made starts over from the new start.
+ */
+export function currentPosition(
+	staticData: IDataObject,
+	start: string,
+	now: number,
+	unsaved?: PullPosition,
+): PullPosition {
+	const stored = storedPosition(staticData, start);
+	if (stored !== undefined) return stored;
+	const position: PullPosition =
+		unsaved?.start === start
+			? { ...unsaved }
+			: { createdAfter: start === 'now' ? new Date(now).toISOString() : start, start };
 	staticData[KEY] = position;
 	return position;
 }
