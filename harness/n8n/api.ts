@@ -6,6 +6,7 @@ import { failedCall as fail } from '../http';
 import type { ExecutionRecord } from './executions';
 import { getExecution, isUnfinished, waitForExecutionEnd } from './executions';
 import type { N8nInstance } from './instance';
+import { until } from '../wait';
 
 /** A call to n8n's REST API (the editor's): its `data`, or an error with n8n's answer unless 200. */
 export async function restData<T>(
@@ -107,13 +108,51 @@ export async function getWorkflow(n8n: N8nInstance, workflowId: string): Promise
 export async function activate(n8n: N8nInstance, workflowId: string): Promise<WorkflowRecord> {
 	const result = await n8n.api<WorkflowRecord>('POST', `/workflows/${workflowId}/activate`);
 	if (result.status !== 200) fail(`POST /api/v1/workflows/${workflowId}/activate`, result);
+	const failed = await publicationSettled(n8n, workflowId);
+	if (failed.length > 0)
+		throw new Error(`Publishing workflow ${workflowId} failed: ${failed.join('; ')}`);
 	return result.body;
 }
 
 export async function deactivate(n8n: N8nInstance, workflowId: string): Promise<WorkflowRecord> {
 	const result = await n8n.api<WorkflowRecord>('POST', `/workflows/${workflowId}/deactivate`);
 	if (result.status !== 200) fail(`POST /api/v1/workflows/${workflowId}/deactivate`, result);
+	await publicationSettled(n8n, workflowId);
 	return result.body;
+}
+
+interface PublicationStatus {
+	status: 'in_progress' | 'not_published' | 'published' | 'partial' | 'failed';
+	triggers: Array<{ nodeId: string; status: string; errorMessage?: string | null }>;
+}
+
+/**
+ * n8n 2.41 with N8N_USE_WORKFLOW_PUBLICATION_SERVICE answers a publish or an unpublish before its
+ * triggers are started or stopped (a queue of its own works them off): waits until that is done,
+ * and returns the messages of the triggers that failed to start. Without that service nothing is
+ * ever in progress, and n8n 1.x has no such status: both return at once.
+ */
+async function publicationSettled(n8n: N8nInstance, workflowId: string): Promise<string[]> {
+	let settled: PublicationStatus | undefined;
+	await until(
+		`workflow ${workflowId}'s publication to settle`,
+		async () => {
+			const result = await n8n.rest<{ data: PublicationStatus }>(
+				'GET',
+				`/workflows/${workflowId}/publication-status`,
+			);
+			if (result.status === 404) return true;
+			if (result.status !== 200)
+				fail(`GET /rest/workflows/${workflowId}/publication-status`, result);
+			settled = result.body.data;
+			return settled.status !== 'in_progress';
+		},
+		// Starting a trigger includes its test poll (up to 5 s here), on a machine that may be busy.
+		{ timeoutMs: 90_000 },
+	);
+	return (settled?.triggers ?? [])
+		.filter((trigger) => trigger.status === 'failed')
+		.map((trigger) => trigger.errorMessage ?? `trigger ${trigger.nodeId} failed`);
 }
 
 /**

@@ -194,6 +194,9 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	const stored = storedPosition(staticData, start) !== undefined;
 	let position = currentPosition(staticData, start, now, testPollPositions.get(key));
 	let readFrom = positionQuery(position);
+	ctx.logger.debug(
+		`Svc Pull Trigger ${key}: ${testPoll ? 'the test poll' : 'a poll'} reads from ${JSON.stringify(readFrom)} (${stored ? "n8n's stored position" : testPollPositions.has(key) ? "this process's last test poll" : 'the start'})`,
+	);
 	const types = desiredEvents(ctx).join(',');
 	const perExecution = eventsPerExecution(ctx);
 	const maxInFlight = runsInFlight(perExecution);

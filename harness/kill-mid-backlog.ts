@@ -1,0 +1,88 @@
+/**
+ * The crash test of Svc Pull Trigger: a backlog built up while its workflow was unpublished, n8n
+ * killed (SIGKILL) in the middle of draining it and started again, and what the kill cut short
+ * retried as a person would. The sandbox counts how often each event ran past the trigger.
+ */
+import {
+	ranPastTrigger,
+	TWO_POLLS_MS,
+	emitLeadsCreated,
+	untilRanPastTrigger,
+} from './crash-receivers';
+import type { Environment } from './environment';
+import { activate, deactivate } from './n8n/api';
+import { listExecutions } from './n8n/executions';
+import { retryCutShortRuns, withEventIds } from './kill-mid-burst';
+import { until } from './wait';
+
+export interface KillMidBacklogResult {
+	/** The backlog's events, in the order they were created. */
+	ids: string[];
+	/** How often each of `ids` ran past the trigger, once every one ran or the wait ended. */
+	runs: number[];
+	ranBeforeKill: Set<string>;
+	/** Runs the kill cut short holding events that had not run, retried. */
+	retried: number;
+}
+
+/**
+ * Whether a run of `workflowId` under way holds events of `ids` none of which ran past the
+ * trigger yet: a batch claimed and not finished, which a kill now cuts short.
+ */
+async function aClaimedBatchIsUnderWay(
+	env: Environment,
+	workflowId: string,
+	ids: ReadonlySet<string>,
+): Promise<boolean> {
+	const running = await listExecutions(env.n8n, workflowId, {
+		status: 'running',
+		includeData: true,
+	});
+	const ran = ranPastTrigger(env.sandbox.state);
+	return withEventIds(running).some(
+		({ eventIds }) =>
+			eventIds.size > 0 && [...eventIds].every((event) => ids.has(event) && !ran.has(event)),
+	);
+}
+
+/**
+ * A backlog of `events` created after `workflowId`'s trigger took a position (published once,
+ * then unpublished); published again; n8n killed once `killAfterRan` of it ran (and, with
+ * `cutABatchShort`, a batch holding none that ran is under way), and started again (`env.n8n` is
+ * the new process); what the kill cut short and did not run, retried.
+ */
+export async function killMidBacklog(
+	env: Environment,
+	workflowId: string,
+	{ events, killAfterRan }: { events: number; killAfterRan: number },
+	{ cutABatchShort = false } = {},
+): Promise<KillMidBacklogResult> {
+	await activate(env.n8n, workflowId);
+	await deactivate(env.n8n, workflowId);
+	const ids = emitLeadsCreated(env.sandbox.state, events);
+	await activate(env.n8n, workflowId);
+	const ranOf = () => {
+		const ran = ranPastTrigger(env.sandbox.state);
+		return ids.filter((event) => ran.has(event)).length;
+	};
+	await until(`${killAfterRan} of the backlog to run`, () => ranOf() >= killAfterRan, {
+		timeoutMs: TWO_POLLS_MS,
+		everyMs: 100,
+	});
+	const backlog = new Set(ids);
+	if (cutABatchShort)
+		await until(
+			'a batch to be under way holding none of the events that ran',
+			async () => await aClaimedBatchIsUnderWay(env, workflowId, backlog),
+			{ timeoutMs: TWO_POLLS_MS, everyMs: 100 },
+		);
+	await env.n8n.kill();
+	const ran = ranPastTrigger(env.sandbox.state);
+	const ranBeforeKill = new Set(ids.filter((event) => ran.has(event)));
+	env.n8n = await env.n8n.restart();
+	// A run the kill cut short holds its events: n8n marks it crashed, and a person retries it
+	// when its events did not run past the trigger.
+	const retried = await retryCutShortRuns(env.n8n, workflowId, backlog, env.sandbox.state);
+	const runs = await untilRanPastTrigger(env.sandbox.state, ids, 2 * TWO_POLLS_MS);
+	return { ids, runs, ranBeforeKill, retried };
+}
