@@ -192,10 +192,16 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	// From what n8n stored, or else from where this process's last test poll left off (see
 	// testPollPositions), or else from the person's start.
 	const stored = storedPosition(staticData, start) !== undefined;
-	let position = currentPosition(staticData, start, now, testPollPositions.get(key));
+	const unsaved = testPollPositions.get(key);
+	let position = currentPosition(staticData, start, now, unsaved);
 	let readFrom = positionQuery(position);
+	const source = stored
+		? "n8n's stored position"
+		: unsaved?.start === start
+			? "this process's last test poll"
+			: 'the start';
 	ctx.logger.debug(
-		`Svc Pull Trigger ${key}: ${testPoll ? 'the test poll' : 'a poll'} reads from ${JSON.stringify(readFrom)} (${stored ? "n8n's stored position" : testPollPositions.has(key) ? "this process's last test poll" : 'the start'})`,
+		`Svc Pull Trigger ${key}: ${testPoll ? 'the test poll' : 'a poll'} reads from ${JSON.stringify(readFrom)} (${source})`,
 	);
 	const types = desiredEvents(ctx).join(',');
 	const perExecution = eventsPerExecution(ctx);
