@@ -1,7 +1,8 @@
 /**
  * Svc Pull Trigger after downtime: n8n killed in the middle of a backlog (a plain http webhook
- * URL, as on a laptop; on n8n 2.41 also with its durable poll cursors), and the catch-up beside Svc Trigger over https, events from while the
- * workflow was unpublished and events delivered during the catch-up. Each event runs once.
+ * URL, as on a laptop; on n8n 2.41 also with its durable poll cursors), and the catch-up beside
+ * Svc Trigger over https, events from while the workflow was unpublished and events delivered
+ * during the catch-up. Each event runs once.
  * Figures go to .tmp/pull-recovery-figures.json.
  */
 import type { IDataObject } from 'n8n-workflow';

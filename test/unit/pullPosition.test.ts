@@ -20,36 +20,38 @@ const event: EventEnvelope = {
 describe('Svc Pull Trigger position', () => {
 	it('starts from now on first publish, or from the chosen time', () => {
 		const staticData: IDataObject = {};
-		expect(positionQuery(currentPosition(staticData, 'now', NOW))).toEqual({
+		expect(positionQuery(currentPosition(staticData, 'now', NOW).position)).toEqual({
 			created_after: '2026-11-26T12:00:00.000Z',
 		});
-		expect(positionQuery(currentPosition({}, '2026-11-20T00:00:00.000Z', NOW))).toEqual({
+		expect(positionQuery(currentPosition({}, '2026-11-20T00:00:00.000Z', NOW).position)).toEqual({
 			created_after: '2026-11-20T00:00:00.000Z',
 		});
 	});
 
 	it('keeps the stored position across polls and restarts, and starts over when the start changes', () => {
 		const staticData: IDataObject = {};
-		const first = currentPosition(staticData, 'now', NOW);
+		const first = currentPosition(staticData, 'now', NOW).position;
 		advancePast(staticData, first, event);
 		// A later poll, or n8n started again with the saved static data.
 		const stored = currentPosition(
 			JSON.parse(JSON.stringify(staticData)) as IDataObject,
 			'now',
 			NOW + 60_000,
-		);
+		).position;
 		expect(positionQuery(stored)).toEqual({ after: event.id });
-		const restarted = currentPosition(staticData, '2026-11-01T00:00:00.000Z', NOW);
+		const restarted = currentPosition(staticData, '2026-11-01T00:00:00.000Z', NOW).position;
 		expect(positionQuery(restarted)).toEqual({ created_after: '2026-11-01T00:00:00.000Z' });
 	});
 
 	it('after a 410 reads again from a little before the last event it ran, never after it', () => {
 		const staticData: IDataObject = {};
-		const past = advancePast(staticData, currentPosition(staticData, 'now', NOW), event);
+		const past = advancePast(staticData, currentPosition(staticData, 'now', NOW).position, event);
 		const resumed = resumeFromTime(staticData, past);
 		expect(positionQuery(resumed)).toEqual({
 			created_after: new Date(Date.parse(event.created_at) - RESUME_OVERLAP_MS).toISOString(),
 		});
-		expect(positionQuery(currentPosition(staticData, 'now', NOW))).toEqual(positionQuery(resumed));
+		expect(positionQuery(currentPosition(staticData, 'now', NOW).position)).toEqual(
+			positionQuery(resumed),
+		);
 	});
 });

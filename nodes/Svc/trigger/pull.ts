@@ -16,14 +16,8 @@ import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
 import type { ExecutionSlots } from './executionSlots';
 import { triggerExecutionSlots, triggerKey } from './executionSlots';
 import { desiredEvents } from './lifecycle';
-import type { PullPosition } from './pullPosition';
-import {
-	advancePast,
-	currentPosition,
-	positionQuery,
-	resumeFromTime,
-	storedPosition,
-} from './pullPosition';
+import type { PositionSource, PullPosition } from './pullPosition';
+import { advancePast, currentPosition, positionQuery, resumeFromTime } from './pullPosition';
 
 /** n8n 2.41 gives a poll a budget; n8n 1.x none. A poll drains at most this long, within it. */
 export const MAX_DRAIN_MS = 45_000;
@@ -45,6 +39,11 @@ const quietUntil = new Map<string, number>();
  * starts from the restart.
  */
 const testPollPositions = new Map<string, PullPosition>();
+const POSITION_SOURCES: Record<PositionSource, string> = {
+	stored: "n8n's stored position",
+	unsaved: "this process's last test poll",
+	start: 'the start',
+};
 /** n8n keeps one poll context per activation: the first poll on one is the activation's test poll. */
 const contextsPolled = new WeakSet<object>();
 /**
@@ -191,17 +190,11 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	const start = startSetting(ctx);
 	// From what n8n stored, or else from where this process's last test poll left off (see
 	// testPollPositions), or else from the person's start.
-	const stored = storedPosition(staticData, start) !== undefined;
-	const unsaved = testPollPositions.get(key);
-	let position = currentPosition(staticData, start, now, unsaved);
+	const current = currentPosition(staticData, start, now, testPollPositions.get(key));
+	let position = current.position;
 	let readFrom = positionQuery(position);
-	const source = stored
-		? "n8n's stored position"
-		: unsaved?.start === start
-			? "this process's last test poll"
-			: 'the start';
 	ctx.logger.debug(
-		`Svc Pull Trigger ${key}: ${testPoll ? 'the test poll' : 'a poll'} reads from ${JSON.stringify(readFrom)} (${source})`,
+		`Svc Pull Trigger ${key}: ${testPoll ? 'the test poll' : 'a poll'} reads from ${JSON.stringify(readFrom)} (${POSITION_SOURCES[current.from]})`,
 	);
 	const types = desiredEvents(ctx).join(',');
 	const perExecution = eventsPerExecution(ctx);
@@ -265,7 +258,7 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 		}
 	}
 	if (testPoll) testPollPositions.set(key, position);
-	else if (stored) testPollPositions.delete(key);
+	else if (current.from === 'stored') testPollPositions.delete(key);
 	if (passing === undefined) return;
 	// Publishing must not fail on a passing answer: the next poll reads again.
 	if (!testPoll) throw passing;

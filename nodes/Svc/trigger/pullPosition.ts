@@ -27,14 +27,8 @@ const KEY = 'position';
  */
 export const RESUME_OVERLAP_MS = 1_000;
 
-/** The position stored in `staticData`, if one was made from `start`. */
-export function storedPosition(staticData: IDataObject, start: string): PullPosition | undefined {
-	const stored = staticData[KEY] as PullPosition | undefined;
-	return stored?.start === start &&
-		(stored.after !== undefined || stored.createdAfter !== undefined)
-		? stored
-		: undefined;
-}
+/** Where a poll's position came from (see currentPosition). */
+export type PositionSource = 'stored' | 'unsaved' | 'start';
 
 /**
  * The stored position, or else `unsaved` (a position made earlier that n8n did not store) when it
@@ -46,15 +40,17 @@ export function currentPosition(
 	start: string,
 	now: number,
 	unsaved?: PullPosition,
-): PullPosition {
-	const stored = storedPosition(staticData, start);
-	if (stored !== undefined) return stored;
+): { position: PullPosition; from: PositionSource } {
+	const stored = staticData[KEY] as PullPosition | undefined;
+	if (stored?.start === start && (stored.after !== undefined || stored.createdAfter !== undefined))
+		return { position: stored, from: 'stored' };
+	const from: PositionSource = unsaved?.start === start ? 'unsaved' : 'start';
 	const position: PullPosition =
-		unsaved?.start === start
-			? { ...unsaved }
+		from === 'unsaved'
+			? { ...unsaved, start }
 			: { createdAfter: start === 'now' ? new Date(now).toISOString() : start, start };
 	staticData[KEY] = position;
-	return position;
+	return { position, from };
 }
 
 /** Past the last of `events`, once an execution claimed them. */
