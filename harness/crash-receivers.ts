@@ -18,16 +18,32 @@ export const EVENT_ID = /evt_[0-9a-f]{16}/g;
 const RAN_PATH = '/__ran';
 
 /**
- * The receiver (or several, each into the same node), then a node that posts every item it passes on to the sandbox: the service's side
- * counts what ran, which a kill cannot tear as it can n8n's own record of a run (n8n 1.x writes an
- * execution's status and its data in two statements).
+ * The receiver (or several, each into the same node), then a node that posts every item it passes
+ * on to the sandbox: the service's side counts what ran past it, which a kill cannot tear as it
+ * can n8n's own record of a run (n8n 1.x writes an execution's status and its data in two
+ * statements). With `workSeconds`, a Wait node between them stands for the work a real workflow
+ * does after its trigger: a kill then finds runs that claimed their events and have not run them.
  */
 export function receiverWorkflow(
 	name: string,
 	receiver: WorkflowInput['nodes'][number] | Array<WorkflowInput['nodes'][number]>,
 	sandboxUrl: string,
+	{ workSeconds }: { workSeconds?: number } = {},
 ): WorkflowInput {
 	const receivers = Array.isArray(receiver) ? receiver : [receiver];
+	const work: WorkflowInput['nodes'] =
+		workSeconds === undefined
+			? []
+			: [
+					{
+						name: 'Work',
+						type: 'n8n-nodes-base.wait',
+						typeVersion: 1.1,
+						position: [240, 0],
+						parameters: { resume: 'timeInterval', amount: workSeconds, unit: 'seconds' },
+					},
+				];
+	const next = (node: string) => ({ main: [[{ node, type: 'main' as const, index: 0 }]] });
 	return {
 		name,
 		nodes: [
@@ -35,11 +51,12 @@ export function receiverWorkflow(
 				...node,
 				position: [0, index * 200] as [number, number],
 			})),
+			...work,
 			{
 				name: 'Ran',
 				type: 'n8n-nodes-base.httpRequest',
 				typeVersion: 4.2,
-				position: [240, 0],
+				position: [240 * (work.length + 1), 0],
 				parameters: {
 					method: 'POST',
 					url: `${sandboxUrl}${RAN_PATH}`,
@@ -50,9 +67,10 @@ export function receiverWorkflow(
 				},
 			},
 		],
-		connections: Object.fromEntries(
-			receivers.map((node) => [node.name, { main: [[{ node: 'Ran', type: 'main', index: 0 }]] }]),
-		),
+		connections: {
+			...Object.fromEntries(receivers.map((node) => [node.name, next(work[0]?.name ?? 'Ran')])),
+			...Object.fromEntries(work.map((node) => [node.name, next('Ran')])),
+		},
 		settings: { executionOrder: 'v1' },
 	};
 }
@@ -62,11 +80,14 @@ export async function importReceiverWorkflow(
 	n8n: N8nInstance,
 	name: string,
 	receiver: Parameters<typeof receiverWorkflow>[1],
-	at: { sandboxUrl: string; credential: CredentialRef },
+	at: { sandboxUrl: string; credential: CredentialRef; workSeconds?: number },
 ): Promise<WorkflowRecord> {
 	return await importWorkflow(
 		n8n,
-		withCredential(receiverWorkflow(name, receiver, at.sandboxUrl), at.credential),
+		withCredential(
+			receiverWorkflow(name, receiver, at.sandboxUrl, { workSeconds: at.workSeconds }),
+			at.credential,
+		),
 	);
 }
 

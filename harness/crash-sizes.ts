@@ -23,13 +23,22 @@ export const CRASH_BURST = REPRODUCING
  * are unfinished at any time while it drains, so 250 killed at 20 run (the operator's 600 at 200)
  * cuts short up to 20. In batches of 50, about 800 events claim at once and end together, so the
  * backlog is 1,000, where later batches start as the first ones end: the recovery test then waits
- * for a batch under way holding none of the events that ran, and kills n8n in its claim's settle.
+ * for a batch under way holding none of the events that ran, and kills n8n before its work ends
+ * (PULLED_RUN_WORK_SECONDS).
  * The tests check that part of the backlog had not run at the kill.
  */
 export const CRASH_BACKLOG = {
 	onePerEvent: REPRODUCING ? { events: 600, killAfterRan: 200 } : { events: 250, killAfterRan: 20 },
 	inBatches: { events: 1_000, killAfterRan: 200 },
 };
+
+/**
+ * In n8n's regular mode a pulled event's claim stands as soon as it is written (one process writes
+ * n8n's record), so a pull's run lasts as long as the work after its trigger. The crash tests give
+ * the pull trigger's runs 2 s of it (a Wait node): a kill then finds runs that claimed their events
+ * and have not run them, one per event (20 at once) and in batches.
+ */
+export const PULLED_RUN_WORK_SECONDS = 2;
 
 /** Why the kill did not land in the middle of the burst (empty when it did). */
 export function killMissedTheBurst(result: KillMidBurstResult): string[] {

@@ -1,5 +1,5 @@
 import { PollContext } from 'n8n-core';
-import { deepCopy, Workflow } from 'n8n-workflow';
+import { deepCopy, sleep, Workflow } from 'n8n-workflow';
 import type {
 	IPollFunctions,
 	ICredentialDataDecryptedObject,
@@ -57,11 +57,13 @@ export interface PollHarness {
 	 * 'notStored'` fails each execution before it starts, as n8n does when it cannot store one
 	 * (n8n rejects the poll's answer promise). `answersHeldUntil` keeps each execution's answer
 	 * from the poll until it settles, as a busy n8n would. `durableTick` runs the poll as n8n 2.41's
-	 * durable scheduler does: in a context of its own, with that scheduler's budget.
+	 * durable scheduler does: in a context of its own, with that scheduler's budget. `workMs`: each
+	 * execution ends that long after its trigger step, as with nodes after the trigger.
 	 */
 	poll(options?: {
 		executions?: 'run' | 'notStored';
 		answersHeldUntil?: Promise<void>;
+		workMs?: number;
 		durableTick?: { budgetMs: number };
 	}): Promise<PollResult>;
 	/** A new activation: n8n builds a new poll context, and its first poll is the test poll. */
@@ -106,6 +108,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 	let started: Array<Promise<INodeExecutionData[] | Error>> = [];
 	let store = true;
 	let answersHeldUntil: Promise<void> = Promise.resolve();
+	let workMs = 0;
 	let reported: Error[] = [];
 	const emitError: IPollFunctions['__emitError'] = (error) => {
 		reported.push(error);
@@ -132,9 +135,11 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 				void answersHeldUntil.then(() => answer?.resolve(response as IExecuteResponsePromiseData));
 			})
 				.catch((error: unknown) => error as Error)
-				.finally(() => {
+				.then(async (outcome) => {
+					if (workMs > 0) await sleep(workMs);
 					unfinished--;
 					ended?.resolve(undefined);
+					return outcome;
 				}),
 		);
 	};
@@ -184,6 +189,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			peakUnfinished = unfinished;
 			store = pollOptions.executions !== 'notStored';
 			answersHeldUntil = pollOptions.answersHeldUntil ?? Promise.resolve();
+			workMs = pollOptions.workMs ?? 0;
 			const pollContext = pollOptions.durableTick
 				? durableTickContext(pollOptions.durableTick.budgetMs)
 				: context;

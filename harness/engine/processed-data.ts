@@ -17,6 +17,8 @@ import type {
  */
 class InMemoryProcessedData implements IDataDeduplicator {
 	readonly rows = new Map<string, string[]>();
+	/** How often each row was read and written (`checkProcessedAndRecord` calls), by row key. */
+	readonly calls = new Map<string, number>();
 
 	private key(scope: DeduplicationScope, contextData: ICheckProcessedContextData): string {
 		if (scope === 'node' && !contextData.node)
@@ -37,6 +39,7 @@ class InMemoryProcessedData implements IDataDeduplicator {
 				`The harness keeps processed data in 'entries' mode only, not '${options.mode}'`,
 			);
 		const key = this.key(scope, contextData);
+		this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
 		const read = [...(this.rows.get(key) ?? [])];
 		// n8n awaits the database between its read and its write.
 		await Promise.resolve();

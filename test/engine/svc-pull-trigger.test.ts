@@ -9,6 +9,7 @@ import {
 	requestsTo,
 	useSandbox,
 } from '../../harness/engine/svc';
+import { processedData } from '../../harness/engine/processed-data';
 import { signedDelivery } from '../../harness/engine/webhook-http';
 import { until } from '../../harness/wait';
 
@@ -112,6 +113,16 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		release();
 		expect(passedOn(await polling).flat()).toEqual(ids);
 		expect(eventRequests() - before).toBe(3);
+	});
+
+	it("run in the process that polled (n8n's regular mode), an event's claim is one write to n8n's record, never read again after a settle", async () => {
+		const trigger = await published();
+		const row = `pull-workflow-${workflowCounter} `;
+		const [id] = emit(1);
+		const callsBefore = processedData.calls.get(row) ?? 0;
+		expect(passedOn(await trigger.poll())).toEqual([[id]]);
+		expect((processedData.calls.get(row) ?? 0) - callsBefore).toBe(1);
+		expect(processedData.rows.get(row)).toEqual([`event ${id}`, expect.stringMatching(/^claim /)]);
 	});
 
 	it('one per event: at most 20 executions unfinished at once, each slot refilled as its execution ends', async () => {
@@ -342,7 +353,7 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			expect(trigger.staticData.position).toMatchObject({ after: ids[ids.length - 1] });
 		});
 
-		it('about 800 events claim at once, in whole batches: eight batches of 100, and the ninth starts as the first settles', async () => {
+		it('about 800 events claim at once, in whole batches: eight batches of 100, and the ninth starts as the first ends', async () => {
 			const trigger = await published({ parameters: batches(100) });
 			const ids = emit(900);
 			const before = eventRequests();
@@ -357,6 +368,16 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			expect(passedOn(result)).toEqual(
 				Array.from({ length: 9 }, (_, n) => ids.slice(100 * n, 100 * n + 100)),
 			);
+		});
+
+		it('at most eight runs of 100 unfinished at once, however soon their claims stand: a crash cuts short at most those', async () => {
+			const trigger = await published({ parameters: batches(100) });
+			const ids = emit(1_000);
+			// Each run's work after the trigger outlasts its claim.
+			const result = await trigger.poll({ workMs: 300 });
+			expect(passedOn(result).flat()).toEqual(ids);
+			expect(result.executions).toHaveLength(10);
+			expect(result.peakUnfinished).toBe(8);
 		});
 
 		it('small batches: as many claim at once as make about 800 events (batches of 5: all 25 events at once)', async () => {

@@ -25,7 +25,7 @@ import { mergeFigures } from '../../harness/figures';
 import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
 import { isUnfinished, listExecutions } from '../../harness/n8n/executions';
 import { killMidBacklog } from '../../harness/kill-mid-backlog';
-import { CRASH_BACKLOG } from '../../harness/crash-sizes';
+import { CRASH_BACKLOG, PULLED_RUN_WORK_SECONDS } from '../../harness/crash-sizes';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { until } from '../../harness/wait';
 
@@ -77,7 +77,11 @@ describe.each(POLL_SETUPS)(
 				env.n8n,
 				'Svc: new leads, no public URL',
 				SVC_PULL_TRIGGER_RECEIVER,
-				{ sandboxUrl: env.sandbox.url, credential: env.credential },
+				{
+					sandboxUrl: env.sandbox.url,
+					credential: env.credential,
+					workSeconds: PULLED_RUN_WORK_SECONDS,
+				},
 			);
 			workflowId = imported.id;
 		}, 15 * 60_000);
@@ -122,9 +126,13 @@ describe.each(POLL_SETUPS)(
 				env.n8n,
 				'Svc: new leads in batches, no public URL',
 				pullReceiverInBatches(50),
-				{ sandboxUrl: env.sandbox.url, credential: env.credential },
+				{
+					sandboxUrl: env.sandbox.url,
+					credential: env.credential,
+					workSeconds: PULLED_RUN_WORK_SECONDS,
+				},
 			);
-			// About 800 events claim at once (16 batches of 50), each claim at least its 2 s settle: once
+			// About 800 events claim at once (16 batches of 50), each run at least its 2 s of work: once
 			// the first of them ran, the kill waits for a later batch claimed and not yet run.
 			const { ids, runs, ranBeforeKill, retried } = await killMidBacklog(
 				env,

@@ -118,6 +118,31 @@ describe('EventClaims', () => {
 		expect(await process().claim('wf node', 'evt_1', '42', row.record(), NOW)).toBe('repeat');
 	});
 
+	it("as the record's sole writer (n8n's regular mode) a claim stands once written: one record call and no wait; a repeat and a rerun are found as before", async () => {
+		const row = new UnlockedRow();
+		let waits = 0;
+		const claims = () =>
+			new EventClaims({ settleMs: 2_000, maxRounds: 5, maxCount: 100, maxAgeMs: 60_000 }, () => {
+				waits += 1;
+				return Promise.resolve();
+			});
+		const soleWriter = { soleWriter: true };
+		expect(await claims().claim('wf node', 'evt_1', '41', row.record(), NOW, soleWriter)).toBe(
+			'first',
+		);
+		expect([row.calls, waits]).toEqual([1, 0]);
+		expect(row.values).toEqual(['event evt_1', 'claim evt_1 41']);
+		expect(await claims().claim('wf node', 'evt_1', '42', row.record(), NOW, soleWriter)).toBe(
+			'repeat',
+		);
+		expect(await claims().claim('wf node', 'evt_1', '41', row.record(), NOW, soleWriter)).toBe(
+			'rerun',
+		);
+		// Without it, the claim is read again after the settle.
+		expect(await claims().claim('wf node', 'evt_2', '43', row.record(), NOW)).toBe('first');
+		expect(waits).toBe(1);
+	});
+
 	it('forgets claims past their age and beyond its count, oldest first', async () => {
 		const row = new UnlockedRow();
 		const claims = new EventClaims(

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ClaimOutcome, ProcessedRecord } from './eventClaims';
+import type { ClaimOptions, ClaimOutcome, ProcessedRecord } from './eventClaims';
 import { CLAIMED_EVENTS_MAX_ENTRIES, eventClaims } from './eventClaims';
 
 /**
@@ -29,12 +29,14 @@ function processedRecord(ctx: IExecuteFunctions): ProcessedRecord {
  * Claims every event at once (one record write for them all, then one settle), in the order
  * given. `claimant` names the claim: the receipt or pull id the items carry, which a Retry carries
  * too (an execution id for items from before those ids). A Retry
- * (`mode` 'retry') is decided by n8n's record alone (see EventClaims.claim).
+ * (`mode` 'retry') is decided by n8n's record alone (see EventClaims.claim). `soleWriter`: see
+ * ClaimOptions.
  */
 export async function claimEvents(
 	ctx: IExecuteFunctions,
 	eventIds: string[],
 	claimant: string,
+	{ soleWriter = false }: Pick<ClaimOptions, 'soleWriter'> = {},
 ): Promise<ClaimOutcome[]> {
 	const scope = claimScope(ctx);
 	const record = processedRecord(ctx);
@@ -43,7 +45,7 @@ export async function claimEvents(
 	return await Promise.all(
 		eventIds.map(
 			async (eventId) =>
-				await eventClaims.claim(scope, eventId, claimant, record, now, { askRecord }),
+				await eventClaims.claim(scope, eventId, claimant, record, now, { askRecord, soleWriter }),
 		),
 	);
 }

@@ -34,6 +34,12 @@ export interface ClaimLimits {
 
 export interface ClaimOptions {
 	askRecord?: boolean;
+	/**
+	 * No other process writes the record: the execution runs in the process that started it
+	 * (n8n's regular mode), where every execution of the workflow runs. A claim written then
+	 * stands at once, with no settle: only another process's write could have dropped it.
+	 */
+	soleWriter?: boolean;
 }
 
 /** How many of the newest events n8n's record of a trigger keeps. */
@@ -141,7 +147,7 @@ export class EventClaims {
 		claimant: string,
 		record: ProcessedRecord,
 		now: number,
-		{ askRecord = false }: ClaimOptions = {},
+		{ askRecord = false, soleWriter = false }: ClaimOptions = {},
 	): Promise<ClaimOutcome> {
 		const known = this.knownIn(scope, now);
 		if (known.has(eventId) && !askRecord) return 'repeat';
@@ -158,7 +164,7 @@ export class EventClaims {
 				eventId,
 				`claim ${eventId} ${claimant}`,
 				record,
-				this.limits.settleMs,
+				soleWriter ? undefined : this.limits.settleMs,
 			);
 			decided = true;
 			return outcome;
@@ -171,22 +177,24 @@ export class EventClaims {
 	/**
 	 * Writes the event with this execution's token, waits, and reads again: the token still there
 	 * means this claim stood. The event there without the token means another claim stood. Neither
-	 * means a concurrent write dropped both, and this read wrote them again.
+	 * means a concurrent write dropped both, and this read wrote them again. With no `settleMs`
+	 * (no other writer), the claim written in round 0 stands.
 	 */
 	private async settle(
 		recorder: SerialRecorder,
 		eventId: string,
 		token: string,
 		record: ProcessedRecord,
-		settleMs: number,
+		settleMs: number | undefined,
 	): Promise<ClaimOutcome> {
 		const event = `event ${eventId}`;
 		// Round 0 writes the claim; a token already there is this execution's own, from an earlier run of it.
 		for (let round = 0; round <= this.limits.maxRounds; round++) {
-			if (round > 0) await this.wait(settleMs);
+			if (round > 0 && settleMs !== undefined) await this.wait(settleMs);
 			const present = await recorder.checkAndRecord(record, [event, token]);
 			if (present.has(token)) return round === 0 ? 'rerun' : 'first';
 			if (present.has(event)) return 'repeat';
+			if (settleMs === undefined) return 'first';
 		}
 		throw new Error(
 			`Event ${eventId} could not be recorded as run: other n8n processes kept overwriting n8n's record of this trigger`,
@@ -221,7 +229,8 @@ export class EventClaims {
  * one took longer than 500 ms (the settle this had before): another process's write then dropped
  * claims already counted, and 3 of 20 events ran again when delivered to another webhook
  * processor. 2 s covers that; the workflow's next node starts about 2 s after the event arrives
- * (the answer does not wait). This process remembers 10,000 claims per trigger for 7 days
+ * (the answer does not wait), except a pulled event's run in the process that polled it
+ * (ClaimOptions.soleWriter). This process remembers 10,000 claims per trigger for 7 days
  * (longer than the service retries).
  */
 export const eventClaims = new EventClaims({

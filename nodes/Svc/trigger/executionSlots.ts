@@ -81,8 +81,8 @@ export class ExecutionSlots {
 /**
  * At most this many of a trigger's executions unfinished at once in this process (a pull trigger
  * one per event, or Svc Trigger's answered deliveries), so that a crash leaves at most this many
- * runs for a person to Retry. 20 executions, each at least its claim's 2 s settle, keep n8n as busy
- * as the 2 cores it was measured on can be.
+ * runs for a person to Retry. 20 executions keep n8n as busy as the 2 cores it was measured on can
+ * be, also where each lasts at least its claim's 2 s settle (queue mode).
  */
 export const UNFINISHED_EXECUTIONS_MAX = 20;
 /** A slot whose execution never said it ended (n8n lost it, or it waits) is freed this long after. */
@@ -95,15 +95,19 @@ type TriggerNode = Pick<IExecuteFunctions, 'getWorkflow' | 'getNode'>;
 export const triggerKey = (trigger: TriggerNode): string =>
 	`${trigger.getWorkflow().id} ${trigger.getNode().id}`;
 
-/** The slots of a trigger node in this process, with those held too long freed. */
+/**
+ * The slots of a trigger node in this process (`size` of them: a trigger republished with another
+ * size gets new ones), with those held too long freed.
+ */
 export function triggerExecutionSlots(
 	trigger: TriggerNode,
 	now: number = Date.now(),
+	size: number = UNFINISHED_EXECUTIONS_MAX,
 ): ExecutionSlots {
-	const key = triggerKey(trigger);
+	const key = `${triggerKey(trigger)} ${size}`;
 	let slots = slotsOf.get(key);
 	if (!slots) {
-		slots = new ExecutionSlots(UNFINISHED_EXECUTIONS_MAX);
+		slots = new ExecutionSlots(size);
 		slotsOf.set(key, slots);
 	}
 	slots.freeTakenBefore(now - SLOT_HOLD_MAX_MS);

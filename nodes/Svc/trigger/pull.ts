@@ -14,7 +14,7 @@ import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../contract';
 import { SvcClient, userError } from '../transport';
 import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
 import type { ExecutionSlots } from './executionSlots';
-import { triggerExecutionSlots, triggerKey } from './executionSlots';
+import { triggerExecutionSlots, triggerKey, UNFINISHED_EXECUTIONS_MAX } from './executionSlots';
 import { desiredEvents } from './lifecycle';
 import type { PositionSource, PullPosition } from './pullPosition';
 import { advancePast, currentPosition, positionQuery, resumeFromTime } from './pullPosition';
@@ -103,25 +103,38 @@ const startedHere = new Map<string, Map<string, StartedExecution>>();
 const STALE_START_MS = 2 * 60_000;
 
 /**
- * One execution with `events` as its items, named by one pull id: whether it claimed them. With
- * `slots`, it starts once one is free and holds it until it ends.
+ * The pull ids of the executions this process started that have not ended. An execution that
+ * finds its own here runs in the process that polled: n8n's regular mode, where every execution
+ * of the workflow runs in this one process (in queue mode a worker runs it, and finds none).
+ */
+const unendedPulls = new Set<string>();
+export const startedInThisProcess = (pullId: string): boolean => unendedPulls.has(pullId);
+
+/**
+ * One execution with `events` as its items, named by one pull id: whether it claimed them. It
+ * starts once one of `slots` is free and holds it until it ends.
  */
 async function startExecution(
 	ctx: IPollFunctions,
 	events: EventEnvelope[],
-	slots: ExecutionSlots | undefined,
+	slots: ExecutionSlots,
 ): Promise<boolean> {
-	const free = (await slots?.take()) ?? (() => {});
+	const free = await slots.take();
 	const confirmation = ctx.helpers.createDeferredPromise<IExecuteResponsePromiseData>();
 	const ended = ctx.helpers.createDeferredPromise<IRun | undefined>();
 	const pullId = randomUUID();
+	const end = (): void => {
+		unendedPulls.delete(pullId);
+		free();
+	};
+	unendedPulls.add(pullId);
 	ctx.__emit([events.map((event) => toItem(event, { pull_id: pullId }))], confirmation, ended);
-	void ended.promise.then(free, free);
+	void ended.promise.then(end, end);
 	return await confirmation.promise.then(
 		(response) => (response.body as IDataObject | undefined)?.claimed === true,
 		() => {
 			// Not stored: it never runs.
-			free();
+			end();
 			return false;
 		},
 	);
@@ -157,10 +170,11 @@ export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionDa
  */
 const PAGES_IN_FLIGHT = 2;
 /**
- * Batch mode: about this many events claiming at once, in whole batches (at least two). A claim
- * stands only after its 2 s settle whatever the batch's size, so the batches in flight set the
- * drain rate: 8 batches of 100 drained a 5,000-event backlog at 175/s where 4 drained 99/s (2
- * cores). A crash leaves at most these batches' runs for a person to Retry.
+ * Batch mode: about this many events in runs unfinished at once, in whole batches (at least two),
+ * each run holding a slot until it ends: a crash leaves at most these batches' runs for a person to
+ * Retry. In queue mode a claim stands only after its 2 s settle whatever the batch's size, so the
+ * batches in flight set the drain rate there: 8 batches of 100 drained a 5,000-event backlog at
+ * 175/s where 4 drained 99/s (2 cores, with the settle).
  */
 const BATCHED_EVENTS_IN_FLIGHT = 800;
 
@@ -199,7 +213,13 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	const types = desiredEvents(ctx).join(',');
 	const perExecution = eventsPerExecution(ctx);
 	const maxInFlight = runsInFlight(perExecution);
-	const slots = perExecution === 1 ? triggerExecutionSlots(ctx, now) : undefined;
+	// Every run holds a slot until it ends: 20 executions one per event, the batches in flight in
+	// batch mode. A crash cuts short at most that many, however fast the claims stand.
+	const slots = triggerExecutionSlots(
+		ctx,
+		now,
+		perExecution === 1 ? UNFINISHED_EXECUTIONS_MAX : maxInFlight,
+	);
 	const started = startedHere.get(key) ?? new Map<string, StartedExecution>();
 	startedHere.set(key, started);
 	const inFlight: StartedRun[] = [];
@@ -268,8 +288,7 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 }
 
 /**
- * Starts `events` (in order), `perExecution` to an execution (each in a slot of `slots`, when
- * given), and returns each event's claim. An event this process started earlier and has heard
+ * Starts `events` (in order), `perExecution` to an execution (each in a slot of `slots`), and returns each event's claim. An event this process started earlier and has heard
  * from within STALE_START_MS keeps that execution's claim instead. A failed claim is started
  * again at the next read.
  */
@@ -278,7 +297,7 @@ function startRun(
 	started: Map<string, StartedExecution>,
 	events: EventEnvelope[],
 	perExecution: number,
-	slots: ExecutionSlots | undefined,
+	slots: ExecutionSlots,
 ): Array<Promise<boolean>> {
 	const claims: Array<Promise<boolean>> = [];
 	const fresh: number[] = [];

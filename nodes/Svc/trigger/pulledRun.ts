@@ -8,6 +8,7 @@ import { claimEvents, passOnClaimed } from './claimRecord';
 import type { ClaimOutcome } from './eventClaims';
 import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
 import { desiredEvents } from './lifecycle';
+import { startedInThisProcess } from './pull';
 
 /**
  * "Fetch Test Event": what a run would get, the newest `count` events of the chosen kinds (one,
@@ -69,6 +70,11 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 			this,
 			eventIds,
 			typeof pullId === 'string' ? pullId : this.getExecutionId(),
+			// Run where it was polled (n8n's regular mode): no other process writes the record.
+			{
+				soleWriter:
+					mode === 'trigger' && typeof pullId === 'string' && startedInThisProcess(pullId),
+			},
 		);
 		claimed = true;
 	} catch (error) {
