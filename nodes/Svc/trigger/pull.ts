@@ -103,12 +103,13 @@ const startedHere = new Map<string, Map<string, StartedExecution>>();
 const STALE_START_MS = 2 * 60_000;
 
 /**
- * The pull ids of the executions this process started that have not ended. An execution that
- * finds its own here runs in the process that polled: n8n's regular mode, where every execution
- * of the workflow runs in this one process (in queue mode a worker runs it, and finds none).
+ * The pull ids of the executions this process started that have not answered yet. An execution
+ * that finds its own here when it claims runs in the process that polled: n8n's regular mode,
+ * where every execution of the workflow runs in this one process (in queue mode a worker runs it,
+ * and finds none). Its answer is the claim's outcome, so the id is dropped then (or at its end).
  */
-const unendedPulls = new Set<string>();
-export const startedInThisProcess = (pullId: string): boolean => unendedPulls.has(pullId);
+const pullsAwaitingClaims = new Set<string>();
+export const startedInThisProcess = (pullId: string): boolean => pullsAwaitingClaims.has(pullId);
 
 /**
  * One execution with `events` as its items, named by one pull id: whether it claimed them. It
@@ -123,15 +124,21 @@ async function startExecution(
 	const confirmation = ctx.helpers.createDeferredPromise<IExecuteResponsePromiseData>();
 	const ended = ctx.helpers.createDeferredPromise<IRun | undefined>();
 	const pullId = randomUUID();
+	const answered = (): void => {
+		pullsAwaitingClaims.delete(pullId);
+	};
 	const end = (): void => {
-		unendedPulls.delete(pullId);
+		answered();
 		free();
 	};
-	unendedPulls.add(pullId);
+	pullsAwaitingClaims.add(pullId);
 	ctx.__emit([events.map((event) => toItem(event, { pull_id: pullId }))], confirmation, ended);
 	void ended.promise.then(end, end);
 	return await confirmation.promise.then(
-		(response) => (response.body as IDataObject | undefined)?.claimed === true,
+		(response) => {
+			answered();
+			return (response.body as IDataObject | undefined)?.claimed === true;
+		},
 		() => {
 			// Not stored: it never runs.
 			end();
