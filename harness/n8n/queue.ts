@@ -20,7 +20,7 @@ export interface QueueTopology {
 	/** Replace it with what its restart() returns after a kill; stop() stops the one here. */
 	main: N8nInstance;
 	workers: N8nRoleProcess[];
-	/** Production webhook URLs registered by the main point at the first one. */
+	/** Production webhook URLs registered by the main point at the first one (with none, at the main). */
 	webhookProcessors: N8nRoleProcess[];
 	/** The worker whose log says it started this execution. */
 	workerThatRan(executionId: string): Promise<N8nRoleProcess | undefined>;
@@ -63,6 +63,10 @@ export async function startQueueTopology(options: QueueTopologyOptions): Promise
 	const webhookPorts = await Promise.all(
 		Array.from({ length: options.webhookProcessors ?? 1 }, () => freePort()),
 	);
+	// Without webhook processors (a suite that only polls) the main's own URL stands.
+	const webhookUrl =
+		options.webhookUrl ??
+		(webhookPorts.length > 0 ? `https://localhost:${webhookPorts[0]}/` : undefined);
 	const started: N8nRoleProcess[] = [];
 	let main: N8nInstance | undefined;
 	const stop = async (): Promise<void> => {
@@ -91,8 +95,9 @@ export async function startQueueTopology(options: QueueTopologyOptions): Promise
 				// The editor's "Execute workflow" runs on a worker too, so manual runs prove the same thing.
 				OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 				// 2.x renamed WEBHOOK_URL (still read, with a deprecation warning).
-				[runtime.version === 'v1' ? 'WEBHOOK_URL' : 'N8N_WEBHOOK_URL']:
-					options.webhookUrl ?? `https://localhost:${webhookPorts[0]}/`,
+				...(webhookUrl && {
+					[runtime.version === 'v1' ? 'WEBHOOK_URL' : 'N8N_WEBHOOK_URL']: webhookUrl,
+				}),
 				...options.env,
 			},
 		});

@@ -37,7 +37,8 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 	(version) => {
 		let queue: QueueEnvironment;
 		beforeAll(async () => {
-			queue = await startQueueEnvironment(version, { workers: 2, webhookProcessors: 1 });
+			// A pull needs no webhook processor: the main polls, the workers run.
+			queue = await startQueueEnvironment(version, { workers: 2, webhookProcessors: 0 });
 		}, 15 * 60_000);
 		afterAll(async () => {
 			await queue?.stop();
