@@ -26,8 +26,8 @@ function processedRecord(ctx: IExecuteFunctions): ProcessedRecord {
 }
 
 /**
- * Claims every event at once (one record write for them all, then one settle), in the order
- * given. `claimant` names the claim: the receipt or pull id the items carry, which a Retry carries
+ * Claims every event at once (one record write for them all, then one settle, none for the
+ * record's sole writer), in the order given. `claimant` names the claim: the receipt or pull id the items carry, which a Retry carries
  * too (an execution id for items from before those ids). A Retry
  * (`mode` 'retry') is decided by n8n's record alone (see EventClaims.claim). `soleWriter`: see
  * ClaimOptions.
