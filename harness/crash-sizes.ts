@@ -22,9 +22,9 @@ export const CRASH_BURST = REPRODUCING
  * A pull trigger's backlogs, the kill once `killAfterRan` of it ran. One per event, 20 executions
  * are unfinished at any time while it drains, so 250 killed at 20 run (the operator's 600 at 200)
  * cuts short up to 20. In batches of 50, about 800 events claim at once and end together, so the
- * backlog is 1,000, where later batches start as the first ones end: the recovery test then waits
- * for a batch under way holding none of the events that ran, and kills n8n before its work ends
- * (PULLED_RUN_WORK_SECONDS).
+ * backlog is 1,000, where later batches start as the first ones end. Either way the recovery test
+ * then waits for a run under way holding none of the events that ran, and kills n8n before its
+ * work ends (PULLED_RUN_WORK_SECONDS).
  * The tests check that part of the backlog had not run at the kill.
  */
 export const CRASH_BACKLOG = {

@@ -27,9 +27,9 @@ export interface KillMidBacklogResult {
 
 /**
  * Whether a run of `workflowId` under way holds events of `ids` none of which ran past the
- * trigger yet: a batch claimed and not finished, which a kill now cuts short.
+ * trigger yet: a run (one event, or a batch) claimed and not finished, which a kill now cuts short.
  */
-async function aClaimedBatchIsUnderWay(
+async function aClaimedRunIsUnderWay(
 	env: Environment,
 	workflowId: string,
 	ids: ReadonlySet<string>,
@@ -47,15 +47,14 @@ async function aClaimedBatchIsUnderWay(
 
 /**
  * A backlog of `events` created after `workflowId`'s trigger took a position (published once,
- * then unpublished); published again; n8n killed once `killAfterRan` of it ran (and, with
- * `cutABatchShort`, a batch holding none that ran is under way), and started again (`env.n8n` is
- * the new process); what the kill cut short and did not run, retried.
+ * then unpublished); published again; n8n killed once `killAfterRan` of it ran and a run holding
+ * none that ran is under way (the runs start in waves: counting alone can land between two), and
+ * started again (`env.n8n` is the new process); what the kill cut short and did not run, retried.
  */
 export async function killMidBacklog(
 	env: Environment,
 	workflowId: string,
 	{ events, killAfterRan }: { events: number; killAfterRan: number },
-	{ cutABatchShort = false } = {},
 ): Promise<KillMidBacklogResult> {
 	await activate(env.n8n, workflowId);
 	await deactivate(env.n8n, workflowId);
@@ -70,12 +69,11 @@ export async function killMidBacklog(
 		everyMs: 100,
 	});
 	const backlog = new Set(ids);
-	if (cutABatchShort)
-		await until(
-			'a batch to be under way holding none of the events that ran',
-			async () => await aClaimedBatchIsUnderWay(env, workflowId, backlog),
-			{ timeoutMs: TWO_POLLS_MS, everyMs: 100 },
-		);
+	await until(
+		'a run to be under way holding none of the events that ran',
+		async () => await aClaimedRunIsUnderWay(env, workflowId, backlog),
+		{ timeoutMs: TWO_POLLS_MS, everyMs: 100 },
+	);
 	await env.n8n.kill();
 	const ran = ranPastTrigger(env.sandbox.state);
 	const ranBeforeKill = new Set(ids.filter((event) => ran.has(event)));
