@@ -295,9 +295,10 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 }
 
 /**
- * Starts `events` (in order), `perExecution` to an execution (each in a slot of `slots`), and returns each event's claim. An event this process started earlier and has heard
- * from within STALE_START_MS keeps that execution's claim instead. A failed claim is started
- * again at the next read.
+ * Starts `events` (in order), `perExecution` to an execution (each in a slot of `slots`), and
+ * returns each event's claim. An event this process started earlier and has heard from within
+ * STALE_START_MS keeps that execution's claim instead. A failed claim is started again at the
+ * next read.
  */
 function startRun(
 	ctx: IPollFunctions,
