@@ -10,6 +10,7 @@ import { dataOnceEnded, isUnfinished, listExecutions } from './n8n/executions';
 import type { N8nInstance } from './n8n/instance';
 import { EVENT_ID, ranPastTrigger } from './crash-receivers';
 import type { SandboxState } from '../sandbox/state';
+import { answeredOf, attemptsOf, sendUntilAnswered } from './delivery-log';
 import { until } from './wait';
 
 /** The longest `killMidBurst` waits for the answers before the kill. */
@@ -220,13 +221,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	const { state } = options;
 	const ids: string[] = [];
 	const inBurst = new Set<string>();
-	const acknowledged = () =>
-		new Set(
-			state.deliveries
-				.attempts()
-				.filter((attempt) => attempt.ok && inBurst.has(attempt.eventId))
-				.map((attempt) => attempt.eventId),
-		);
+	const acknowledged = () => answeredOf(state, inBurst);
 	// Runs an earlier burst against the same workflow left unfinished (a killed webhook processor's
 	// orphan stays `new` for good) are not this burst's: waiting for them would take the whole settle wait.
 	const leftByEarlier = new Set(
@@ -256,17 +251,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		// Against a process that is gone, the service's attempts fail at once and it stops retrying.
 		await state.waitForDeliveries();
 		await options.restart();
-		for (;;) {
-			const answered = acknowledged();
-			const unanswered = ids.filter((id) => !answered.has(id));
-			if (unanswered.length === 0) break;
-			if (++resendRounds > 20)
-				throw new Error(
-					`${unanswered.length} events still not answered 2xx after 20 rounds of sending them again`,
-				);
-			for (const id of unanswered) state.deliveries.redeliver(id);
-			await state.waitForDeliveries();
-		}
+		resendRounds = await sendUntilAnswered(state, ids);
 	} finally {
 		state.deliveries.limitConcurrency(undefined);
 	}
@@ -353,9 +338,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	const details = [
 		...new Set([...lost, ...stranded, ...notRunAfterRetry, ...ranTwice.slice(0, 10)]),
 	].map((id) => {
-		const attempts = state.deliveries
-			.attempts({ eventId: id })
-			.map((attempt) => `${attempt.status ?? attempt.error} at ${attempt.startedAt.slice(11, 23)}`);
+		const attempts = attemptsOf(state, id);
 		const holding = heldAfterRetry
 			.filter(({ eventIds }) => eventIds.has(id))
 			.map(({ execution }) => describeExecution(execution));

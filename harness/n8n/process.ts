@@ -136,7 +136,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	const stop = async (stopOptions: { keepUserFolder?: boolean } = {}): Promise<void> => {
 		agent.destroy();
 		await group.stop();
-		if (removeFolder && !stopOptions.keepUserFolder)
+		if (removeFolder && !stopOptions.keepUserFolder && !process.env.SVC_KEEP_N8N_FOLDER)
 			await rm(userFolder, { recursive: true, force: true });
 	};
 
