@@ -186,16 +186,21 @@ export async function retryCutShortRuns(
 	state: SandboxState,
 ): Promise<number> {
 	let executions: ExecutionRecord[] = [];
+	const list = async (includeData: boolean) =>
+		await listExecutions(n8n, workflowId, { includeData });
 	// Runs under way after the restart (a poll draining a backlog) are left out: waiting for them
-	// could take the whole backlog, and the claim stops a Retry whose event they run.
-	const read = dataOnceEnded(
-		async (includeData) => await listExecutions(n8n, workflowId, { includeData }),
-	);
+	// could take the whole backlog, and the claim stops a Retry whose event they run. n8n's list
+	// leaves out the runs its process is running, but not one it is just starting, so under load a
+	// drain shows one at almost every read: only the runs unfinished at the first read are awaited.
+	const leftByKilled = new Set((await list(false)).filter(isUnfinished).map(({ id }) => id));
+	const isLeftByKilled = (execution: ExecutionRecord) =>
+		isUnfinished(execution) && leftByKilled.has(execution.id);
+	const read = dataOnceEnded(list);
 	await until(
 		"n8n to mark the killed process's runs",
 		async () => {
-			executions = await read(isUnfinished);
-			return !executions.some(isUnfinished);
+			executions = await read(isLeftByKilled);
+			return !executions.some(isLeftByKilled);
 		},
 		{ timeoutMs: 120_000, everyMs: 250 },
 	);
