@@ -20,7 +20,7 @@ import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
 import { openedKeys } from './sealedSecret';
 import { verifyDelivery } from './signature';
-import { noteDeliveryReceived, sweepMayTakeThisExecution } from './startupSweep';
+import { noteReceipt, receivedWhileStarting } from './startupSweep';
 
 /** Events are small; anything larger is refused before any HMAC work is spent on it. */
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
@@ -160,6 +160,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return answer(this, 200, { received: true, duplicate: true });
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
+	const receiptId = randomUUID();
 	const output: IDataObject = {
 		id: event.id,
 		type: event.type,
@@ -172,14 +173,14 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			webhook_timestamp: Number(delivery.timestamp),
 			// Names this receipt's claim: n8n stores it with the execution, so a Retry of the
 			// execution knows its own claim from another execution's claim of the same event.
-			receipt_id: randomUUID(),
+			receipt_id: receiptId,
 			...(headerValue(headers, 'webhook-attempt')
 				? { attempt: Number(headerValue(headers, 'webhook-attempt')) }
 				: {}),
 		},
 	};
 	if (options.includeHeaders === true) output.headers = headers;
-	noteDeliveryReceived();
+	noteReceipt(receiptId);
 	// Not answered here: n8n stores the execution first, then runDelivery answers from inside it.
 	return { workflowData: [[{ json: output }]] };
 }
@@ -207,15 +208,16 @@ async function answerSendAgain(ctx: IExecuteFunctions, why: string, error: strin
  * whose events the service will not send again; each holds its slot until n8n says it ended.
  * With no room within ANSWER_WAIT_MS it answers 503 (the service retries), says why in a hint,
  * and returns false. n8n 1.x tells a node nothing when its execution ends: there it answers at
- * once, unless n8n is still starting and may yet mark this execution crashed (startupSweep.ts).
- * Test listens are answered at once.
+ * once, unless this process received the delivery while n8n was starting and may yet mark this
+ * execution crashed (startupSweep.ts). Test listens are answered at once.
  */
-async function answerWithRoom(ctx: IExecuteFunctions): Promise<boolean> {
+async function answerWithRoom(ctx: IExecuteFunctions, receiptId: unknown): Promise<boolean> {
 	const received = { statusCode: 200, headers: {}, body: { received: true } };
 	if (
 		ctx.getMode() === 'webhook' &&
 		ctx.onExecutionFinish === undefined &&
-		sweepMayTakeThisExecution()
+		typeof receiptId === 'string' &&
+		receivedWhileStarting(receiptId)
 	)
 		return await answerSendAgain(
 			ctx,
@@ -249,9 +251,9 @@ async function answerWithRoom(ctx: IExecuteFunctions): Promise<boolean> {
  */
 export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	if (!(await answerWithRoom(this))) return [[]];
 	// receiveDelivery lets through only events with an id, and gives each receipt an id.
 	const receiptId = (items[0]?.json.meta as IDataObject | undefined)?.receipt_id;
+	if (!(await answerWithRoom(this, receiptId))) return [[]];
 	const mode = this.getMode();
 	// A Retry of an execution stored before receipts had ids cannot tell its own claim: it runs.
 	if (mode !== 'webhook' && !(mode === 'retry' && typeof receiptId === 'string')) return [items];
