@@ -24,16 +24,12 @@ import {
 	lossesOf,
 	NO_LOSSES,
 } from '../../harness/kill-mid-burst';
-import { attemptsOf, sendUntilAnswered } from '../../harness/delivery-log';
 import {
 	importReceiverWorkflow,
-	ranPastTrigger,
 	SVC_TRIGGER_RECEIVER,
-	untilRanPastTrigger,
 	withWebhookNodeReceiver,
 } from '../../harness/crash-receivers';
 import { mergeFigures } from '../../harness/figures';
-import { request } from '../../harness/http';
 import { until } from '../../harness/wait';
 import { UNFINISHED_EXECUTIONS_MAX } from '../../nodes/Svc/trigger/executionSlots';
 
@@ -122,64 +118,6 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			expect(result.retried).toBeLessThanOrEqual(UNFINISHED_EXECUTIONS_MAX);
 			await unpublish(workflowId);
 		});
-
-		/**
-		 * n8n 1.x starts serving production webhooks seconds before it sweeps the executions a dead
-		 * process left running, and that sweep marks crashed those it has just started too: their
-		 * events would be lost. Svc Trigger answers 503 until n8n begins activating workflows, which
-		 * it does after the sweep. On 2.41 the executions of such early deliveries were seen to start
-		 * only after its sweep: Svc Trigger does not wait there, and this test is for 1.x.
-		 */
-		(version === 'v1' ? it : it.skip)(
-			'n8n starting again: deliveries that reach it before it has activated its workflows are answered 503, and every event runs past the trigger once',
-			async () => {
-				const workflowId = await publishSvcTriggerReceiver('restart: Svc Trigger');
-				const { state } = env.sandbox;
-				const firstAttempt = state.deliveries.attempts().length;
-				const readiness = `${env.n8n.baseUrl}/healthz/readiness`;
-				const ca = env.n8n.caPem;
-				await env.n8n.kill();
-				let started = false;
-				const restarted = env.n8n.restart().then((n8n) => {
-					env.n8n = n8n;
-					started = true;
-				});
-				// Until n8n has checked its database it answers every request 200 "n8n is starting up",
-				// which no node sees (docs/reliability.md): the service's events go on from then on,
-				// each with its own retries, until n8n is up again.
-				await until(
-					'n8n has checked its database',
-					async () =>
-						(await request(readiness, { ca, timeoutMs: 2_000 }).catch(() => undefined))?.status ===
-						200,
-					{ timeoutMs: 120_000 },
-				);
-				const ids: string[] = [];
-				let number = 0;
-				do {
-					ids.push(
-						state.deliveries.emit('lead.created', { id: `lead_restart_${++number}` }).event.id,
-					);
-					await state.waitForDeliveries();
-				} while (!started);
-				await restarted;
-				await sendUntilAnswered(state, ids);
-				const statuses = state.deliveries
-					.attempts()
-					.slice(firstAttempt)
-					.map((attempt) => attempt.status);
-				expect(statuses).toContain(503);
-				await untilRanPastTrigger(state, ids).catch(() => undefined);
-				const runs = ranPastTrigger(state);
-				// Each event not run exactly once, with its attempts.
-				expect(
-					ids
-						.filter((id) => runs.get(id) !== 1)
-						.map((id) => `${id} ran ${runs.get(id) ?? 0}: ${attemptsOf(state, id).join(', ')}`),
-				).toEqual([]);
-				await unpublish(workflowId);
-			},
-		);
 
 		it("measured beside it: n8n's own Webhook node answering immediately", async () => {
 			await withWebhookNodeReceiver(

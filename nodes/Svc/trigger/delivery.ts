@@ -20,7 +20,6 @@ import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
 import { openedKeys } from './sealedSecret';
 import { verifyDelivery } from './signature';
-import { noteReceipt, receivedWhileStarting } from './startupSweep';
 
 /** Events are small; anything larger is refused before any HMAC work is spent on it. */
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
@@ -160,7 +159,6 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return answer(this, 200, { received: true, duplicate: true });
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
-	const receiptId = randomUUID();
 	const output: IDataObject = {
 		id: event.id,
 		type: event.type,
@@ -173,14 +171,13 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			webhook_timestamp: Number(delivery.timestamp),
 			// Names this receipt's claim: n8n stores it with the execution, so a Retry of the
 			// execution knows its own claim from another execution's claim of the same event.
-			receipt_id: receiptId,
+			receipt_id: randomUUID(),
 			...(headerValue(headers, 'webhook-attempt')
 				? { attempt: Number(headerValue(headers, 'webhook-attempt')) }
 				: {}),
 		},
 	};
 	if (options.includeHeaders === true) output.headers = headers;
-	noteReceipt(receiptId);
 	// Not answered here: n8n stores the execution first, then runDelivery answers from inside it.
 	return { workflowData: [[{ json: output }]] };
 }
@@ -188,54 +185,36 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 /** How long a delivery waits for a free slot before it is answered 503: well inside the 15 s the service waits. */
 const ANSWER_WAIT_MS = 8_000;
 
-/** Answers 503 so that the service sends the event again later, and says why under the output. */
-async function answerSendAgain(ctx: IExecuteFunctions, why: string, error: string): Promise<false> {
-	ctx.addExecutionHints({
-		message: `Answered 503: ${why}, so the service sends this event again later and that delivery runs it`,
-		location: 'outputPane',
-	});
-	await ctx.sendResponse({
-		statusCode: 503,
-		headers: { 'retry-after': String(ANSWER_WAIT_MS / 1000) },
-		body: { error },
-	});
-	return false;
-}
-
 /**
  * Answers the delivery 2xx once fewer than UNFINISHED_EXECUTIONS_MAX of this trigger's answered
  * executions are unfinished in this process, so that a crash cuts short at most that many runs
  * whose events the service will not send again; each holds its slot until n8n says it ended.
  * With no room within ANSWER_WAIT_MS it answers 503 (the service retries), says why in a hint,
- * and returns false. n8n 1.x tells a node nothing when its execution ends: there it answers at
- * once, unless this process received the delivery while n8n was starting and may yet mark this
- * execution crashed (startupSweep.ts). Test listens are answered at once.
+ * and returns false. n8n 1.x tells a node nothing when its execution ends: there, and for test
+ * listens, it answers at once.
  */
-async function answerWithRoom(ctx: IExecuteFunctions, receiptId: unknown): Promise<boolean> {
+async function answerWithRoom(ctx: IExecuteFunctions): Promise<boolean> {
 	const received = { statusCode: 200, headers: {}, body: { received: true } };
-	if (
-		ctx.getMode() === 'webhook' &&
-		ctx.onExecutionFinish === undefined &&
-		typeof receiptId === 'string' &&
-		receivedWhileStarting(receiptId)
-	)
-		return await answerSendAgain(
-			ctx,
-			'n8n was still starting and could yet have marked this execution crashed',
-			'n8n is starting; send this event again later',
-		);
 	if (ctx.getMode() !== 'webhook' || ctx.onExecutionFinish === undefined) {
 		await ctx.sendResponse(received);
 		return true;
 	}
 	const slots = triggerExecutionSlots(ctx);
 	const free = await slots.takeWithin(ANSWER_WAIT_MS);
-	if (free === undefined)
-		return await answerSendAgain(
-			ctx,
-			`${UNFINISHED_EXECUTIONS_MAX} executions of this trigger were still running`,
-			'Too many events of this trigger are still running; send this one again later',
-		);
+	if (free === undefined) {
+		ctx.addExecutionHints({
+			message: `Answered 503: ${UNFINISHED_EXECUTIONS_MAX} executions of this trigger were still running, so the service sends this event again later and that delivery runs it`,
+			location: 'outputPane',
+		});
+		await ctx.sendResponse({
+			statusCode: 503,
+			headers: { 'retry-after': String(ANSWER_WAIT_MS / 1000) },
+			body: {
+				error: 'Too many events of this trigger are still running; send this one again later',
+			},
+		});
+		return false;
+	}
 	ctx.onExecutionFinish(free);
 	await ctx.sendResponse(received);
 	return true;
@@ -251,9 +230,9 @@ async function answerWithRoom(ctx: IExecuteFunctions, receiptId: unknown): Promi
  */
 export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
+	if (!(await answerWithRoom(this))) return [[]];
 	// receiveDelivery lets through only events with an id, and gives each receipt an id.
 	const receiptId = (items[0]?.json.meta as IDataObject | undefined)?.receipt_id;
-	if (!(await answerWithRoom(this, receiptId))) return [[]];
 	const mode = this.getMode();
 	// A Retry of an execution stored before receipts had ids cannot tell its own claim: it runs.
 	if (mode !== 'webhook' && !(mode === 'retry' && typeof receiptId === 'string')) return [items];

@@ -5,7 +5,6 @@ import type { Subscription } from '../contract';
 import { mergeEventKinds, sameEventKinds, subscriptionProblems } from '../shared/subscription';
 import { CREDENTIAL_TYPE, checkApiKey, SvcClient, userError } from '../transport';
 import { openSecret, sealSecret } from './sealedSecret';
-import { noteActivationBegun } from './startupSweep';
 
 /** What the trigger keeps about its subscription in the node's static data: never the secret in clear. */
 export interface StoredSubscription {
@@ -105,8 +104,6 @@ async function deleteIfPresent(client: SvcClient, id: string): Promise<void> {
  *   listen still open in another tab, and the published workflow's is never touched.
  */
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
-	// n8n calls checkExists before create, at every publish, listen and start-up activation.
-	noteActivationBegun();
 	const staticData = this.getWorkflowStaticData('node');
 	const url = this.getNodeWebhookUrl('default') ?? '';
 	const events = desiredEvents(this);
