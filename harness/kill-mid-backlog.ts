@@ -21,7 +21,10 @@ export interface KillMidBacklogResult {
 	/** How often each of `ids` ran past the trigger, once every one ran or the wait ended. */
 	runs: number[];
 	ranBeforeKill: Set<string>;
-	/** Runs the kill cut short holding events that had not run, retried. */
+	/** Runs n8n marked crashed: those the kill cut short. */
+	crashed: number;
+	/** Of those, the runs holding events that had not run, retried (a run cut short before its
+	 * claim needs none: the next poll reads its events again and runs them). */
 	retried: number;
 }
 
@@ -82,5 +85,8 @@ export async function killMidBacklog(
 	// when its events did not run past the trigger.
 	const retried = await retryCutShortRuns(env.n8n, workflowId, backlog, env.sandbox.state);
 	const runs = await untilRanPastTrigger(env.sandbox.state, ids, 2 * TWO_POLLS_MS);
-	return { ids, runs, ranBeforeKill, retried };
+	const crashed = (await listExecutions(env.n8n, workflowId)).filter(
+		({ status }) => status === 'crashed',
+	).length;
+	return { ids, runs, ranBeforeKill, crashed, retried };
 }
