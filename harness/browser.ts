@@ -5,12 +5,15 @@
  * download their own browser cannot reach their download hosts here, so the browser always
  * comes from the system.
  */
+import { createHash, X509Certificate } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 
 import type { Browser } from 'puppeteer-core';
 import { launch } from 'puppeteer-core';
 
 import { installDebianPackages } from './debian-packages';
+import type { LocalCa } from './local-ca';
 
 /** Where Debian's and other distributions' packages put the browser; the first found is used. */
 const CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -35,17 +38,31 @@ export async function ensureChromium(): Promise<string> {
 	return installed;
 }
 
+/** Chromium's pin for a certificate: the base64 SHA-256 of its SubjectPublicKeyInfo. */
+function spkiPin(certPem: string): string {
+	const spki = new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' });
+	return createHash('sha256').update(spki).digest('base64');
+}
+
 /**
- * A headless Chromium with a desktop-sized window. It trusts any certificate, since the n8n
- * under test serves https with a throwaway local CA; `--no-sandbox` because CI runs as root,
- * where Chromium refuses its own sandbox.
+ * A headless Chromium with a desktop-sized window that trusts `tls`, the throwaway local CA of the
+ * n8n under test, and no other unknown certificate. Pinning its keys
+ * (`--ignore-certificate-errors-spki-list`, honoured with puppeteer's own user-data folder) makes
+ * the connection valid to Chromium, so it keeps n8n's scripts in its HTTP and code caches; with
+ * certificate errors merely ignored it caches nothing, and every page load fetched and compiled
+ * the whole editor again. `--no-sandbox` because CI runs as root, where Chromium refuses its own
+ * sandbox.
  */
-export async function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(tls: LocalCa): Promise<Browser> {
+	const pins = [tls.caPem, await readFile(tls.certPath, 'utf8')].map(spkiPin);
 	return await launch({
 		executablePath: await ensureChromium(),
 		headless: true,
-		acceptInsecureCerts: true,
-		args: ['--no-sandbox', '--ignore-certificate-errors', '--window-size=1600,1000'],
+		args: [
+			'--no-sandbox',
+			`--ignore-certificate-errors-spki-list=${pins.join(',')}`,
+			'--window-size=1600,1000',
+		],
 		defaultViewport: { width: 1600, height: 1000 },
 	});
 }

@@ -109,7 +109,7 @@ beforeAll(async () => {
 	);
 	for (const file of devExamples(false))
 		examples.set(file, await importWorkflow(env.n8n, loadExample(file, env.credential)));
-	browser = await launchBrowser();
+	browser = await launchBrowser(env.tls);
 	editor = await Editor.open(browser, env.n8n.baseUrl, SCREENSHOTS);
 }, 15 * 60_000);
 
