@@ -708,23 +708,4 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			}
 		});
 	});
-
-	describe('an n8n whose webhook URL is http', () => {
-		let httpEnv: Environment;
-		beforeAll(async () => {
-			httpEnv = await startEnvironment({ version, protocol: 'http' });
-		}, 5 * 60_000);
-		afterAll(async () => {
-			await httpEnv?.stop();
-		});
-
-		it('refuses to activate the trigger, saying how to fix it', async () => {
-			const workflow = await importWorkflow(
-				httpEnv.n8n,
-				example('react-to-lead-created.json', httpEnv),
-			);
-			await expect(activate(httpEnv.n8n, workflow.id)).rejects.toThrow(/only to https URLs/);
-			expect([...httpEnv.sandbox.state.store.subscriptions.values()]).toHaveLength(0);
-		});
-	});
 });

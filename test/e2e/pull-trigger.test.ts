@@ -1,9 +1,10 @@
 /**
  * Svc Pull Trigger in a real n8n whose webhook URL is plain http, as on a laptop or behind a
  * firewall: the service cannot call it, and events still start the workflow, each once, also
- * those from while the workflow was unpublished, one execution per event or in batches. The kill in the middle of a backlog and the
- * catch-up beside Svc Trigger are in test/recovery/pull-trigger.test.ts. Figures go to
- * .tmp/pull-figures.json.
+ * those from while the workflow was unpublished, one execution per event or in batches; Svc
+ * Trigger is refused there. The kill in the middle of a backlog is in
+ * test/recovery/pull-trigger.test.ts, the catch-up beside Svc Trigger in
+ * test/recovery/pull-catch-up.test.ts. Figures go to .tmp/pull-figures.json.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -111,6 +112,16 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			}
 		});
 
+		it('Svc Trigger in the same n8n: publishing is refused, saying how to fix it, and nothing subscribes', async () => {
+			const workflow = await importWorkflow(
+				env.n8n,
+				loadExample('react-to-lead-created.json', env.credential),
+			);
+			const before = env.sandbox.state.store.subscriptions.size;
+			await expect(activate(env.n8n, workflow.id)).rejects.toThrow(/only to https URLs/);
+			expect(env.sandbox.state.store.subscriptions.size).toBe(before);
+		});
+
 		describe('in batch mode (Events per Execution: Many, Batch Size 50)', () => {
 			const BATCH_SIZE = 50;
 			const batchTrigger = pullReceiverInBatches(BATCH_SIZE);
@@ -206,9 +217,14 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 					env.n8n,
 					loadExample('sync-new-leads-in-batches.json', env.credential),
 				);
+				// Published once, so that it reads on from there; the leads come while it is unpublished and
+				// publishing reads them at once, instead of at n8n's next minute poll (live events after
+				// publishing are the batch test's above).
 				await activate(env.n8n, id);
+				await deactivate(env.n8n, id);
 				const emails = [1, 2, 3].map((n) => `batch-${n}-${version}@example.com`);
 				for (const email of emails) upsertLead(env.sandbox.state, { email });
+				await activate(env.n8n, id);
 				const execution = await poll(
 					async () => {
 						const [ended] = await settledExecutions(env.n8n, id);
