@@ -250,9 +250,12 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 			() => acknowledged().size >= options.killAfterAcknowledged,
 			{ everyMs: 5, timeoutMs: ACKNOWLEDGED_WAIT_MS },
 		);
-		await options.kill();
+		// Counted as the SIGKILL goes out (kill() sends it at once, then waits for the processes to
+		// end): a killed worker leaves the webhook processor answering, and n8n's Webhook node answers
+		// the rest of the burst while the worker's processes end.
 		killedAt = Date.now();
 		acknowledgedBeforeKill = acknowledged().size;
+		await options.kill();
 		// Against a process that is gone, the service's attempts fail at once and it stops retrying.
 		await state.waitForDeliveries();
 		await options.restart();
