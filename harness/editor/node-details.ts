@@ -148,14 +148,30 @@ export class NodeDetails extends NodePicker {
 		await this.click(`${NDV} ${byTestId('node-execute-button')}`);
 	}
 
-	/** Waits until the output panel, shown as JSON, matches `pattern`; returns its text. */
-	async waitForOutput(pattern: RegExp): Promise<string> {
+	/**
+	 * "Execute step" until the output panel matches `pattern` (at most 3 times); returns its text.
+	 * For a value just typed into the panel: n8n applies a typed value a moment after the last
+	 * keystroke (its inputs debounce), and a step executed before then runs with the one before.
+	 */
+	async executeStepUntilOutput(pattern: RegExp): Promise<string> {
+		for (let attempt = 1; attempt < 3; attempt++) {
+			await this.executeStep();
+			const shown = await this.waitForOutput(pattern, 10_000).catch(() => undefined);
+			if (shown !== undefined) return shown;
+		}
+		await this.executeStep();
+		return await this.waitForOutput(pattern);
+	}
+
+	/** Waits until the output panel, shown as JSON, matches `pattern` (default timeout: the page's); returns its text. */
+	async waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string> {
 		// n8n can render data that arrives after the switch to JSON in its default table (seen once
 		// with Svc Pull Trigger's Fetch Test Event), so the switch is made again until the JSON shows.
 		const json = `${OUTPUT} ${byTestId('radio-button-json')}`;
 		await this.click(json);
 		return await this.waitForText(`${OUTPUT} ${byTestId('ndv-data-container')}`, pattern, {
 			clickWhileWaiting: json,
+			timeoutMs,
 		});
 	}
 

@@ -47,12 +47,12 @@ export class BrowserPage {
 	/**
 	 * Waits until the first element matching `selector` shows text matching `pattern`; returns that
 	 * text. `clickWhileWaiting`: an element clicked at each check that does not match yet (a view
-	 * switch the page may reset when new content arrives).
+	 * switch the page may reset when new content arrives). `timeoutMs`: default, the page's (30 s).
 	 */
 	async waitForText(
 		selector: string,
 		pattern: RegExp,
-		options: { clickWhileWaiting?: string } = {},
+		options: { clickWhileWaiting?: string; timeoutMs?: number } = {},
 	): Promise<string> {
 		try {
 			const handle = await this.page.waitForFunction(
@@ -64,7 +64,7 @@ export class BrowserPage {
 					if (control instanceof HTMLElement) control.click();
 					return '';
 				},
-				{ polling: options.clickWhileWaiting ? 250 : 'raf' },
+				{ polling: options.clickWhileWaiting ? 250 : 'raf', timeout: options.timeoutMs },
 				selector,
 				pattern.source,
 				pattern.flags,

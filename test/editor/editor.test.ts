@@ -611,8 +611,7 @@ describe('n8n editor in a real browser', () => {
 				if (!made.event) throw new Error('The sandbox emitted no lead.created for the new lead');
 				return made.event.id;
 			});
-			await editor.executeStep();
-			const shown = await editor.waitForOutput(
+			const shown = await editor.executeStepUntilOutput(
 				new RegExp(batch.map((id) => `"id":\\s*"${id}"`).join('[\\s\\S]*')),
 			);
 			expect(shown).not.toContain(event.id);
