@@ -69,8 +69,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 		return env.sandbox.state.requests.all().filter((request) => request.route === route);
 	}
 
-	const example = (file: string, target: Environment = env): WorkflowInput =>
-		loadExample(file, target.credential);
+	const example = (file: string): WorkflowInput => loadExample(file, env.credential);
 
 	describe('n8n loads the packed package', () => {
 		it("n8n's credential test passes with a good key and fails clearly with bad ones", async () => {
