@@ -132,11 +132,50 @@ export class BrowserPage {
 	 * Replaces an input's text as a user does: select all, then type over it (or delete it). n8n's
 	 * inputs react to keystrokes, not to a value set from outside; and typing over the selection
 	 * never leaves a required field empty on the way, which would drop a credential's test result.
+	 * Returns once the input holds `text`.
 	 */
 	async replaceText(selector: string, text: string): Promise<void> {
-		// The same click as click(): a locator waits until the input stops moving (panels slide in).
-		await this.click(selector, { count: 3 });
+		await this.focus(selector);
+		await this.page.keyboard.down('Control');
+		await this.page.keyboard.press('KeyA');
+		await this.page.keyboard.up('Control');
 		if (text === '') await this.page.keyboard.press('Backspace');
 		else await this.page.keyboard.type(text);
+		const held = await this.page.evaluate(focusedInput, selector);
+		if (held?.value !== text)
+			throw new Error(
+				`Typed ${JSON.stringify(text)} into ${selector}; it holds ${held ? JSON.stringify(held.value) : 'nothing: the focus left it'}`,
+			);
 	}
+
+	/**
+	 * Clicks the input matching `selector` (or the one inside it) until it has the focus, at most
+	 * 3 times: a panel that has just opened can render the input again right after the click
+	 * (n8n's Batch Size, shown once Many is chosen), and keys typed then go nowhere.
+	 */
+	private async focus(selector: string): Promise<void> {
+		for (let attempt = 1; ; attempt++) {
+			// The same click as click(): a locator waits until the input stops moving (panels slide in).
+			await this.click(selector);
+			try {
+				await this.page.waitForFunction(focusedInput, { timeout: 2_000 }, selector);
+				return;
+			} catch (error) {
+				if (!(error instanceof TimeoutError) || attempt === 3)
+					throw new Error(`${selector} did not take the focus in 3 clicks`, { cause: error });
+			}
+		}
+	}
+}
+
+/** In the page: the focused input, when it is (or is inside) the element matching `css`; else null. */
+function focusedInput(css: string): { value: string } | null {
+	const container = document.querySelector(css);
+	const focused = document.activeElement;
+	if (
+		!container ||
+		!(focused instanceof HTMLInputElement || focused instanceof HTMLTextAreaElement)
+	)
+		return null;
+	return container === focused || container.contains(focused) ? { value: focused.value } : null;
 }
