@@ -1,32 +1,12 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
-import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import { TestEnvironment } from 'jest-environment-node';
 
+import { processCpuMs } from '../cpu-time';
 import { PROJECT_DIR } from '../project';
 import { recordTiming } from '../timings';
-
-/** Linux's clock ticks per second (`getconf CLK_TCK`), the unit of /proc's CPU times. */
-const TICKS_PER_SECOND = 100;
-
-/**
- * CPU seconds this jest worker spent so far, its own and those of the child processes it has
- * waited for (every n8n a file starts and stops): /proc/self/stat's utime, stime, cutime, cstime.
- * Undefined where there is no /proc.
- */
-function cpuMs(): number | undefined {
-	try {
-		const stat = readFileSync('/proc/self/stat', 'utf8');
-		// The fields after the command's closing parenthesis, from the state (field 3) on.
-		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-		const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0);
-		return (ticks / TICKS_PER_SECOND) * 1000;
-	} catch {
-		return undefined;
-	}
-}
 
 /**
  * Jest's node environment for every project. It records the CPU time of each test file, n8n's
@@ -51,11 +31,12 @@ export default class MeasuredEnvironment extends TestEnvironment {
 
 	async setup(): Promise<void> {
 		await super.setup();
-		this.startCpuMs = cpuMs();
+		// This worker's and that of the processes it has started and waited for (each n8n it stops).
+		this.startCpuMs = processCpuMs('self');
 	}
 
 	async teardown(): Promise<void> {
-		const endCpuMs = cpuMs();
+		const endCpuMs = processCpuMs('self');
 		if (this.startCpuMs !== undefined && endCpuMs !== undefined)
 			await recordTiming({ kind: 'file cpu', label: this.label, ms: endCpuMs - this.startCpuMs });
 		await super.teardown();

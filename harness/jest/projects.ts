@@ -16,22 +16,32 @@ export const COMMON: Config = {
 	testMatch: ['**/*.test.ts'],
 };
 
+/** The runtimes installed once, both at once, before the first file that needs one. */
+const INSTALL_RUNTIMES: Config = { globalSetup: '<rootDir>/harness/jest/install-runtimes.cjs' };
+
 const SUITES = {
-	e2e: { variable: 'SVC_E2E_N8N', root: '<rootDir>/test/e2e' },
-	queue: { variable: 'SVC_QUEUE_N8N', root: '<rootDir>/test/queue' },
-	recovery: { variable: 'SVC_E2E_N8N', root: '<rootDir>/test/recovery' },
+	// And the n8n its files share (harness/n8n/shared.ts), started beside the first files.
+	e2e: {
+		variable: 'SVC_E2E_N8N',
+		root: '<rootDir>/test/e2e',
+		hooks: {
+			globalSetup: '<rootDir>/harness/jest/shared-n8n-setup.cjs',
+			globalTeardown: '<rootDir>/harness/jest/shared-n8n-teardown.cjs',
+		},
+	},
+	queue: { variable: 'SVC_QUEUE_N8N', root: '<rootDir>/test/queue', hooks: INSTALL_RUNTIMES },
+	recovery: { variable: 'SVC_E2E_N8N', root: '<rootDir>/test/recovery', hooks: INSTALL_RUNTIMES },
 } as const;
 
 /** One project per major the suite's variable picks (SVC_E2E_N8N or SVC_QUEUE_N8N; default both). */
 export function perMajorProjects(suite: keyof typeof SUITES): Config[] {
-	const { variable, root } = SUITES[suite];
+	const { variable, root, hooks } = SUITES[suite];
 	return runtimeVersions(variable).map((major) => ({
 		...COMMON,
 		displayName: `${suite}, n8n ${major}`,
 		roots: [root],
 		testEnvironmentOptions: { n8nMajor: major, variable },
-		// Installs the runtimes once, both at once, before the first file that needs one.
-		globalSetup: '<rootDir>/harness/jest/install-runtimes.cjs',
+		...hooks,
 	}));
 }
 

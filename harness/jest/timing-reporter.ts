@@ -4,7 +4,9 @@ import { join, relative } from 'node:path';
 
 import type { AggregatedResult, Config, Reporter } from '@jest/reporters';
 
+import { groupCpuMs } from '../cpu-time';
 import { markdownTable } from '../markdown-table';
+import { startedSharedN8n } from '../n8n/shared';
 import { PROJECT_DIR, TMP_DIR } from '../project';
 import { clearTimings, readTimings } from '../timings';
 
@@ -63,6 +65,13 @@ export default class TimingReporter implements Pick<Reporter, 'onRunComplete'> {
 		const cpuOf = new Map(
 			timings.filter((timing) => timing.kind === 'file cpu').map((t) => [t.label, t.ms]),
 		);
+		// The n8n the end-to-end files share runs in no file: its CPU so far, while it still runs.
+		const sharedCpu = startedSharedN8n().flatMap(({ version, pid }) => {
+			const ms = groupCpuMs(pid);
+			if (ms === undefined) return [];
+			cpuOf.set(`the shared n8n ${version}`, ms);
+			return [`the shared n8n ${version} ${seconds(ms)} s`];
+		});
 		const byStep = new Map<string, { count: number; ms: number; longest: number }>();
 		for (const timing of timings.filter(({ kind }) => kind !== 'file cpu')) {
 			const key = `${timing.kind}: ${timing.label}`;
@@ -80,7 +89,7 @@ export default class TimingReporter implements Pick<Reporter, 'onRunComplete'> {
 		const report = [
 			'# Where the time went',
 			'',
-			`${results.numTotalTests} tests in ${files.length} files, ${seconds(wallMs)} s from start to end (the files' own times add up to ${seconds(files.reduce((sum, file) => sum + file.ms, 0))} s over jest's workers; CPU ${seconds(cpuMs)} s, n8n's processes included).`,
+			`${results.numTotalTests} tests in ${files.length} files, ${seconds(wallMs)} s from start to end (the files' own times add up to ${seconds(files.reduce((sum, file) => sum + file.ms, 0))} s over jest's workers; CPU ${seconds(cpuMs)} s, n8n's processes included${sharedCpu.length > 0 ? `, ${sharedCpu.join(', ')}` : ''}).`,
 			'',
 			markdownTable(
 				['file', 'project', 's', 'CPU s'],

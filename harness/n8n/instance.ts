@@ -3,6 +3,7 @@ import type { N8nRuntime } from '../n8n-runtime/install';
 import type { HttpMethod, HttpRequestOptions, HttpResult } from '../http';
 import type { LocalCa } from '../local-ca';
 import type { CommandResult } from '../commands';
+import type { N8nSession } from './session';
 
 export interface N8nInstance {
 	/** e.g. https://localhost:5678 (no trailing slash). */
@@ -20,6 +21,8 @@ export interface N8nInstance {
 	port: number;
 	runtime: N8nRuntime;
 	pid: number;
+	/** Its owner's login and API key: how another process reaches it (shared.ts). */
+	session: N8nSession;
 	/**
 	 * Logged-in REST call; `path` is relative to /rest (e.g. '/workflows'). Responses are `{ data }`
 	 * envelopes. `timeoutMs` for a call n8n answers only when work has ended (default 30 s).

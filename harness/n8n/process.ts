@@ -7,12 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { request, type HttpMethod, type HttpRequestOptions, type HttpResult } from '../http';
 import { localCaIn } from '../local-ca';
 import type { CommandResult } from '../commands';
 import { runCommand } from '../commands';
@@ -22,6 +19,8 @@ import { spawnGroup, untilGroupReady } from '../process-groups';
 import { recordTiming } from '../timings';
 import type { N8nInstance, N8nRole, N8nRoleProcess, StartOptions } from './instance';
 import { startRoleProcess } from './role-process';
+import type { N8nSession } from './session';
+import { sessionRequests } from './session';
 import { ENCRYPTION_KEY, installPackage, n8nProcessEnv, seedMigratedDb } from './user-folder';
 
 export const DEFAULT_OWNER_EMAIL = 'owner@example.test';
@@ -129,60 +128,35 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 	});
 	const { pid } = group;
 
-	const agent =
-		protocol === 'https'
-			? new HttpsAgent({ keepAlive: true, ca: tls?.caPem })
-			: new HttpAgent({ keepAlive: true });
-	const browserId = randomUUID();
-	let cookie = '';
-	let apiKey = '';
+	const session: N8nSession = {
+		baseUrl,
+		caPem: tls?.caPem ?? '',
+		browserId: randomUUID(),
+		cookie: '',
+		apiKey: '',
+	};
+	/** Set once n8n answers: before, a request that gets no answer is expected (it is starting). */
+	let answering = false;
+	// Once n8n answers, a request that gets none says whether n8n still runs, with its log.
+	const { rest, api, fetch, close } = sessionRequests(session, async (error, method, url) => {
+		if (!answering) return undefined;
+		const exited = group.exited();
+		const state = exited
+			? `has ended (code ${exited.code}, signal ${exited.signal})`
+			: 'still runs';
+		return new Error(
+			`${method} ${url} got no answer (${error.message}); n8n (pid ${pid}) ${state}\n--- last lines of ${logFile} ---\n${await logTail(logFile)}`,
+			{ cause: error },
+		);
+	});
 
 	const stop = async (stopOptions: { keepUserFolder?: boolean } = {}): Promise<void> => {
-		agent.destroy();
+		close();
 		await group.stop();
 		if (removeFolder && !stopOptions.keepUserFolder && !process.env.SVC_KEEP_N8N_FOLDER)
 			await rm(userFolder, { recursive: true, force: true });
 	};
 
-	/** Set once n8n answers: before, a request that gets no answer is expected (it is starting). */
-	let answering = false;
-	/** A request to this n8n; once it answers, one that gets none says whether n8n still runs, with its log. */
-	const instanceFetch = async <T>(
-		url: string,
-		fetchOptions: HttpRequestOptions = {},
-	): Promise<HttpResult<T>> => {
-		try {
-			return await request<T>(url, { agent, ...fetchOptions });
-		} catch (error) {
-			if (!answering) throw error;
-			const exited = group.exited();
-			const state = exited
-				? `has ended (code ${exited.code}, signal ${exited.signal})`
-				: 'still runs';
-			throw new Error(
-				`${fetchOptions.method ?? 'GET'} ${url} got no answer (${(error as Error).message}); n8n (pid ${pid}) ${state}\n--- last lines of ${logFile} ---\n${await logTail(logFile)}`,
-				{ cause: error },
-			);
-		}
-	};
-	const rest = async <T>(
-		method: HttpMethod,
-		path: string,
-		body?: unknown,
-		{ timeoutMs }: { timeoutMs?: number } = {},
-	): Promise<HttpResult<T>> =>
-		await instanceFetch<T>(`${baseUrl}/rest${path}`, {
-			method,
-			body,
-			headers: { 'browser-id': browserId, ...(cookie ? { cookie } : {}) },
-			timeoutMs,
-		});
-	const api = async <T>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>> =>
-		await instanceFetch<T>(`${baseUrl}/api/v1${path}`, {
-			method,
-			body,
-			headers: { 'x-n8n-api-key': apiKey },
-		});
 	const cli = async (
 		args: string[],
 		cliOptions: { timeoutMs?: number } = {},
@@ -203,7 +177,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		// up once it says the editor is accessible, after that and after activating workflows.
 		const ready = async (): Promise<boolean> =>
 			(await logSince(logFile, logStart)).includes(N8N_STARTED_LINE) &&
-			(await instanceFetch(`${baseUrl}/healthz/readiness`, { timeoutMs: 2_000 })).status === 200;
+			(await fetch(`${baseUrl}/healthz/readiness`, { timeoutMs: 2_000 })).status === 200;
 		await untilGroupReady('n8n', group, ready, { timeoutMs: readyTimeoutMs });
 		answering = true;
 
@@ -226,8 +200,8 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		if (login.status !== 200)
 			throw new Error(`POST /rest/login answered ${login.status}: ${JSON.stringify(login.body)}`);
 		const setCookie = login.headers['set-cookie'] ?? [];
-		cookie = setCookie.map((line) => line.split(';')[0]).join('; ');
-		if (!cookie.includes('n8n-auth='))
+		session.cookie = setCookie.map((line) => line.split(';')[0]).join('; ');
+		if (!session.cookie.includes('n8n-auth='))
 			throw new Error(`POST /rest/login set no n8n-auth cookie (${setCookie.join(' | ')})`);
 
 		const allowed = await rest<{ data: string[] }>('GET', '/api-keys/scopes');
@@ -246,7 +220,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 			throw new Error(
 				`POST /rest/api-keys answered ${created.status}: ${JSON.stringify(created.body)}`,
 			);
-		apiKey = created.body.data.rawApiKey;
+		session.apiKey = created.body.data.rawApiKey;
 
 		for (const type of options.expectNodeTypes ?? []) {
 			const described = await rest('POST', '/node-types', { nodeInfos: [{ name: type }] });
@@ -267,7 +241,7 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		processOptions: { name?: string; port?: number; env?: Record<string, string> } = {},
 	): Promise<N8nRoleProcess> =>
 		await startRoleProcess(
-			{ options, userFolder, protocol, env: baseEnv, readyTimeoutMs, fetch: instanceFetch },
+			{ options, userFolder, protocol, env: baseEnv, readyTimeoutMs, fetch },
 			role,
 			{ ...processOptions, name: processOptions.name ?? `${role}-${++processCount}` },
 		);
@@ -282,15 +256,16 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		webhookBaseUrl: `${baseUrl}/webhook`,
 		userFolder,
 		logFile,
-		apiKey,
-		caPem: tls?.caPem ?? '',
+		apiKey: session.apiKey,
+		caPem: session.caPem,
 		tls,
 		port,
 		runtime,
 		pid,
+		session,
 		rest,
 		api,
-		fetch: instanceFetch,
+		fetch,
 		cli,
 		startProcess,
 		log: async () => await readFile(logFile, 'utf8'),

@@ -117,7 +117,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 
 		beforeAll(async () => {
 			model = await startScriptedModel();
-			env = await startEnvironment({ version });
+			env = await startEnvironment({ version, shared: true });
 			// 1.x ignores a given id: the example's reference is re-pointed (withCredential) there.
 			modelCredential = await importCredential(
 				env.n8n,

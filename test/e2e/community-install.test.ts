@@ -61,6 +61,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				await packedAtRevision(),
 			));
 			next = (await registry.publish(tarball)).version;
+			// An n8n of its own: the package comes through n8n's installer, which updates and removes it.
 			env = await startEnvironment({ version, installFrom: { registry, version: first } });
 		}, 15 * 60_000);
 		afterAll(async () => {

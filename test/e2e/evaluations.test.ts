@@ -32,7 +32,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		let env: Environment;
 
 		beforeAll(async () => {
-			env = await startEnvironment({ version });
+			env = await startEnvironment({ version, shared: true });
 		}, 15 * 60_000);
 		afterAll(async () => {
 			await env?.stop();

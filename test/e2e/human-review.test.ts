@@ -51,7 +51,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		beforeAll(async () => {
 			model = await startScriptedModel();
 			mailbox = await startSmtpSink();
-			env = await startEnvironment({ version });
+			env = await startEnvironment({ version, shared: true });
 			modelCredential = await importCredential(env.n8n, scriptedModelCredential(model.url));
 			smtp = await importCredential(env.n8n, mailboxCredential(mailbox.port));
 		}, 15 * 60_000);

@@ -30,7 +30,7 @@ jest.setTimeout(120_000);
 describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 	let env: Environment;
 	beforeAll(async () => {
-		env = await startEnvironment({ version });
+		env = await startEnvironment({ version, shared: true });
 	}, 15 * 60_000);
 	afterAll(async () => {
 		await env?.stop();

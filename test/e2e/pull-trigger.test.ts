@@ -43,6 +43,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		let env: Environment;
 		let workflowId: string;
 		beforeAll(async () => {
+			// An n8n of its own: plain http (no public https URL), which the shared one is not.
 			env = await startEnvironment({ version, protocol: 'http' });
 			figures[version] = {};
 			const imported = await importReceiverWorkflow(

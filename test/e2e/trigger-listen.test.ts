@@ -43,6 +43,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		let env: Environment;
 		let workflow: WorkflowRecord;
 		beforeAll(async () => {
+			// An n8n of its own: its tests restart n8n.
 			env = await startEnvironment({ version });
 			workflow = await importWorkflow(
 				env.n8n,

@@ -1,0 +1,2 @@
+// Jest loads a globalTeardown without resolving TypeScript imports: this loads the TypeScript one through tsx.
+module.exports = require('tsx/cjs/api').require('./shared-n8n.ts', __filename).tearDown;

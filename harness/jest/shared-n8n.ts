@@ -1,0 +1,74 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/**
+ * Jest's global set-up and teardown of the end-to-end projects (harness/jest/projects.ts): the
+ * runtimes installed, then the n8n of the project's major that the files share
+ * (harness/n8n/shared.ts) started without waiting for it, and stopped at the run's end.
+ */
+import type { Config } from '@jest/reporters';
+
+import { startEnvironmentN8n } from '../environment';
+import type { N8nInstance } from '../n8n/instance';
+import type { SharedN8n } from '../n8n/shared';
+import { announceSharedN8n, removeAnnouncement } from '../n8n/shared';
+import { ensureN8nRuntime } from '../n8n-runtime/install';
+import type { RuntimeVersion } from '../n8n-runtime/install';
+import { packageSource } from '../package-source';
+import installRuntimes from './install-runtimes';
+
+interface Started {
+	n8n: Promise<N8nInstance | undefined>;
+	folder: string;
+	dispose(): Promise<void>;
+}
+
+/** Set-up and teardown are loaded apart: what one started, the other finds here. */
+const registry = globalThis as typeof globalThis & { svcSharedN8n?: Map<RuntimeVersion, Started> };
+const started = (registry.svcSharedN8n ??= new Map<RuntimeVersion, Started>());
+
+function majorOf(projectConfig: Config.ProjectConfig): RuntimeVersion {
+	const { n8nMajor } = projectConfig.testEnvironmentOptions;
+	if (n8nMajor !== 'v1' && n8nMajor !== 'v2')
+		throw new Error(`${projectConfig.displayName?.name ?? 'a project'} names no n8n major`);
+	return n8nMajor;
+}
+
+export async function setUp(
+	globalConfig: unknown,
+	projectConfig: Config.ProjectConfig,
+): Promise<void> {
+	await installRuntimes(globalConfig, projectConfig);
+	const version = majorOf(projectConfig);
+	const source = await packageSource();
+	let n8n: N8nInstance | undefined;
+	const { started: shared, folder } = await announceSharedN8n(version, async () => {
+		n8n = await startEnvironmentN8n(await ensureN8nRuntime(version), source);
+		return {
+			session: n8n.session,
+			webhookBaseUrl: n8n.webhookBaseUrl,
+			userFolder: n8n.userFolder,
+			logFile: n8n.logFile,
+			port: n8n.port,
+			pid: n8n.pid,
+			runtime: n8n.runtime,
+			tls: source.tls,
+		} satisfies SharedN8n;
+	});
+	started.set(version, {
+		n8n: shared.then(() => n8n),
+		folder,
+		dispose: async () => await source.dispose(),
+	});
+}
+
+export async function tearDown(
+	_globalConfig: unknown,
+	projectConfig: Config.ProjectConfig,
+): Promise<void> {
+	const version = majorOf(projectConfig);
+	const run = started.get(version);
+	if (!run) return;
+	started.delete(version);
+	await (await run.n8n)?.stop();
+	await run.dispose();
+	await removeAnnouncement(run.folder);
+}
