@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Jest's global set-up and teardown of the end-to-end projects (harness/jest/projects.ts): the
- * runtimes installed, then the n8n of the project's major that the files share
+ * runtimes installed, then the n8n per major (SVC_E2E_N8N) that the files share
  * (harness/n8n/shared.ts) started without waiting for it, and stopped at the run's end.
  */
 import type { Config } from '@jest/reporters';
@@ -13,6 +13,7 @@ import { announceSharedN8n, removeAnnouncement } from '../n8n/shared';
 import { ensureN8nRuntime } from '../n8n-runtime/install';
 import type { RuntimeVersion } from '../n8n-runtime/install';
 import { packageSource } from '../package-source';
+import { runtimeVersions } from '../runtime-versions';
 import installRuntimes from './install-runtimes';
 
 interface Started {
@@ -25,50 +26,45 @@ interface Started {
 const registry = globalThis as typeof globalThis & { svcSharedN8n?: Map<RuntimeVersion, Started> };
 const started = (registry.svcSharedN8n ??= new Map<RuntimeVersion, Started>());
 
-function majorOf(projectConfig: Config.ProjectConfig): RuntimeVersion {
-	const { n8nMajor } = projectConfig.testEnvironmentOptions;
-	if (n8nMajor !== 'v1' && n8nMajor !== 'v2')
-		throw new Error(`${projectConfig.displayName?.name ?? 'a project'} names no n8n major`);
-	return n8nMajor;
-}
-
+/**
+ * Jest runs a global set-up module once for all the projects that name it, with the first one's
+ * config (a run of both majors calls this once): it starts the shared n8n of every major.
+ */
 export async function setUp(
 	globalConfig: unknown,
 	projectConfig: Config.ProjectConfig,
 ): Promise<void> {
 	await installRuntimes(globalConfig, projectConfig);
-	const version = majorOf(projectConfig);
-	const source = await packageSource();
-	let n8n: N8nInstance | undefined;
-	const { started: shared, folder } = await announceSharedN8n(version, async () => {
-		n8n = await startEnvironmentN8n(await ensureN8nRuntime(version), source);
-		return {
-			session: n8n.session,
-			webhookBaseUrl: n8n.webhookBaseUrl,
-			userFolder: n8n.userFolder,
-			logFile: n8n.logFile,
-			port: n8n.port,
-			pid: n8n.pid,
-			runtime: n8n.runtime,
-			tls: source.tls,
-		} satisfies SharedN8n;
-	});
-	started.set(version, {
-		n8n: shared.then(() => n8n),
-		folder,
-		dispose: async () => await source.dispose(),
-	});
+	for (const version of runtimeVersions('SVC_E2E_N8N')) {
+		if (started.has(version)) continue;
+		const source = await packageSource();
+		let n8n: N8nInstance | undefined;
+		const { started: shared, folder } = await announceSharedN8n(version, async () => {
+			n8n = await startEnvironmentN8n(await ensureN8nRuntime(version), source);
+			return {
+				session: n8n.session,
+				webhookBaseUrl: n8n.webhookBaseUrl,
+				userFolder: n8n.userFolder,
+				logFile: n8n.logFile,
+				port: n8n.port,
+				pid: n8n.pid,
+				runtime: n8n.runtime,
+				tls: source.tls,
+			} satisfies SharedN8n;
+		});
+		started.set(version, {
+			n8n: shared.then(() => n8n),
+			folder,
+			dispose: async () => await source.dispose(),
+		});
+	}
 }
 
-export async function tearDown(
-	_globalConfig: unknown,
-	projectConfig: Config.ProjectConfig,
-): Promise<void> {
-	const version = majorOf(projectConfig);
-	const run = started.get(version);
-	if (!run) return;
-	started.delete(version);
-	await (await run.n8n)?.stop();
-	await run.dispose();
-	await removeAnnouncement(run.folder);
+export async function tearDown(): Promise<void> {
+	for (const [version, run] of [...started]) {
+		started.delete(version);
+		await (await run.n8n)?.stop();
+		await run.dispose();
+		await removeAnnouncement(run.folder);
+	}
 }
