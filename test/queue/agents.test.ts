@@ -69,6 +69,8 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 
 		beforeAll(async () => {
 			model = await startScriptedModel();
+			// A topology of its own, though it neither kills nor reinstalls: it is the only queue file
+			// that does neither, so there is no other to share one with.
 			queue = await startQueueEnvironment(version, { workers: 1, webhookProcessors: 2 });
 			modelCredential = await importCredential(
 				queue.topology.main,

@@ -38,6 +38,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 		beforeAll(async () => {
 			registry = await startLocalRegistry();
 			published = (await registry.publish(await packedTarball())).version;
+			// A topology of its own: n8n's installer installs, updates and removes the package in it.
 			queue = await startQueueEnvironment(version, {
 				workers: 1,
 				webhookProcessors: 1,

@@ -38,6 +38,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 		let queue: QueueEnvironment;
 		beforeAll(async () => {
 			// A pull needs no webhook processor: the main polls, the workers run.
+			// A topology of its own: its tests kill the polling main.
 			queue = await startQueueEnvironment(version, { workers: 2, webhookProcessors: 0 });
 		}, 15 * 60_000);
 		afterAll(async () => {

@@ -68,6 +68,7 @@ let sandbox: Sandbox;
 let credential: CredentialRef;
 
 async function startAll(): Promise<void> {
+	// A topology of its own: its tests kill webhook processors and workers.
 	queue = await startQueueEnvironment(version);
 	({ topology, sandbox, credential } = queue);
 	figures.topologyStartSeconds = queue.startSeconds;
