@@ -8,7 +8,6 @@ import type { Config } from '@jest/reporters';
 
 import { startEnvironmentN8n } from '../environment';
 import type { N8nInstance } from '../n8n/instance';
-import type { SharedN8n } from '../n8n/shared';
 import { announceSharedN8n, removeAnnouncement } from '../n8n/shared';
 import { ensureN8nRuntime } from '../n8n-runtime/install';
 import type { RuntimeVersion } from '../n8n-runtime/install';
@@ -38,25 +37,11 @@ export async function setUp(
 	for (const version of runtimeVersions('SVC_E2E_N8N')) {
 		if (started.has(version)) continue;
 		const source = await packageSource();
-		let n8n: N8nInstance | undefined;
-		const { started: shared, folder } = await announceSharedN8n(version, async () => {
-			n8n = await startEnvironmentN8n(await ensureN8nRuntime(version), source);
-			return {
-				session: n8n.session,
-				webhookBaseUrl: n8n.webhookBaseUrl,
-				userFolder: n8n.userFolder,
-				logFile: n8n.logFile,
-				port: n8n.port,
-				pid: n8n.pid,
-				runtime: n8n.runtime,
-				tls: source.tls,
-			} satisfies SharedN8n;
-		});
-		started.set(version, {
-			n8n: shared.then(() => n8n),
-			folder,
-			dispose: async () => await source.dispose(),
-		});
+		const { started: n8n, folder } = await announceSharedN8n(
+			version,
+			async () => await startEnvironmentN8n(await ensureN8nRuntime(version), source),
+		);
+		started.set(version, { n8n, folder, dispose: async () => await source.dispose() });
 	}
 }
 

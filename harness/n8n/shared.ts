@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * One n8n per major that a jest run's end-to-end files share when they need no n8n of their own
  * (no restart, kill, other settings or installer): jest's main process starts it at the run's
@@ -38,28 +38,42 @@ const FAILED_FILE = 'failed.txt';
 
 /**
  * In jest's main process: makes the folder the files read, and starts `start` without waiting for
- * it, so the first files run meanwhile; its outcome is written there for them. Returns the start.
+ * it, so the first files run meanwhile; what it started is described there for them (or why it
+ * failed). Returns the started n8n, undefined if it failed.
  */
 export async function announceSharedN8n(
 	version: RuntimeVersion,
-	start: () => Promise<SharedN8n>,
-): Promise<{ started: Promise<SharedN8n | undefined>; folder: string }> {
+	start: () => Promise<N8nInstance>,
+): Promise<{ started: Promise<N8nInstance | undefined>; folder: string }> {
 	const folder = await mkdtemp(join(tmpdir(), `svc-shared-n8n-${version}-`));
 	// Jest's workers start after its global set-up and inherit this.
 	process.env[folderVariable(version)] = folder;
-	const started = start().then(
-		async (shared) => {
-			// Renamed into place: a file polling for it never reads half of it.
-			await writeFile(join(folder, `${READY_FILE}.part`), JSON.stringify(shared), { mode: 0o600 });
-			await rename(join(folder, `${READY_FILE}.part`), join(folder, READY_FILE));
-			return shared;
-		},
-		async (error: unknown) => {
+	const started = start()
+		.then(async (n8n) => {
+			try {
+				// Renamed into place: a file polling for it never reads half of it.
+				await writeFile(join(folder, `${READY_FILE}.part`), JSON.stringify(described(n8n)), {
+					mode: 0o600,
+				});
+				await rename(join(folder, `${READY_FILE}.part`), join(folder, READY_FILE));
+				return n8n;
+			} catch (error) {
+				await n8n.stop();
+				throw error;
+			}
+		})
+		.catch(async (error: unknown) => {
 			await writeFile(join(folder, FAILED_FILE), String((error as Error).stack ?? error));
 			return undefined;
-		},
-	);
+		});
 	return { started, folder };
+}
+
+/** What a file needs of `n8n` to attach to it (attached() is the other way). */
+function described(n8n: N8nInstance): SharedN8n {
+	if (!n8n.tls) throw new Error('A shared n8n serves https: the files trust its CA');
+	const { session, webhookBaseUrl, userFolder, logFile, port, pid, runtime, tls } = n8n;
+	return { session, webhookBaseUrl, userFolder, logFile, port, pid, runtime, tls };
 }
 
 /** The shared n8n this process announced that have started (jest's main process: its reporter). */
