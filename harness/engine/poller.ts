@@ -8,6 +8,7 @@ import type {
 	IExecuteResponsePromiseData,
 	INode,
 	INodeExecutionData,
+	INodeType,
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
@@ -49,7 +50,13 @@ export interface PollResult {
 }
 
 export interface PollHarness {
+	/** The node's static data as the poll sees it now. */
 	readonly staticData: IDataObject;
+	/**
+	 * What n8n has stored of the workflow's static data, as its code does: when the poll starts an
+	 * execution and after the poll at publishing (durable cursors: the cursor).
+	 */
+	readonly storedStaticData: IDataObject;
 	/** Executions the poll under way has started so far. */
 	readonly started: number;
 	/**
@@ -59,15 +66,26 @@ export interface PollHarness {
 	 * from the poll until it settles, as a busy n8n would. `durableTick` runs the poll as n8n 2.41's
 	 * durable scheduler does: in a context of its own, with that scheduler's budget. `workMs`: each
 	 * execution ends that long after its trigger step, as with nodes after the trigger.
+	 * `onWorkers`: each execution answers as one run by a queue-mode worker does (not in the
+	 * process that polled).
 	 */
 	poll(options?: {
+		onWorkers?: boolean;
 		executions?: 'run' | 'notStored';
 		answersHeldUntil?: Promise<void>;
 		workMs?: number;
 		durableTick?: { budgetMs: number };
 	}): Promise<PollResult>;
-	/** A new activation: n8n builds a new poll context, and its first poll is the test poll. */
+	/**
+	 * Unpublished and published again in this process: n8n loads the workflow's stored static data
+	 * and builds a new poll context, whose first poll is the test poll.
+	 */
 	activate(activation?: WorkflowActivateMode): void;
+	/**
+	 * n8n started again (killed and restarted): `nodeType` is the trigger loaded anew, with nothing
+	 * of this process's memory; the workflow is activated from what n8n stored.
+	 */
+	restart(nodeType: INodeType): void;
 	/** A person's Retry of an execution that started with `items`: what the trigger passes on. */
 	retry(items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
 	/** The editor's Fetch Test Event: the trigger run in manual mode, and what it outputs. */
@@ -88,27 +106,38 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 		typeVersion: 1,
 		position: [0, 0],
 	};
-	const workflow = new Workflow({
-		id: options.workflowId,
-		name: 'Harness workflow',
-		nodes: [node],
-		connections: {},
-		active: true,
-		nodeTypes,
-		staticData: {},
-		settings: { executionOrder: 'v1' },
-	});
+	const loadWorkflow = (types: HarnessNodeTypes, staticData: IDataObject): Workflow =>
+		new Workflow({
+			id: options.workflowId,
+			name: 'Harness workflow',
+			nodes: [node],
+			connections: {},
+			active: true,
+			nodeTypes: types,
+			staticData: deepCopy(staticData),
+			settings: { executionOrder: 'v1' },
+		});
+	let workflow = loadWorkflow(nodeTypes, {});
+	// What n8n stored of the workflow's static data (without durable cursors).
+	let storedWorkflowData: IDataObject = {};
+	const storeStaticData = () => {
+		const data = workflow.staticData;
+		if (data.__dataChanged !== true) return;
+		storedWorkflowData = deepCopy(data);
+		data.__dataChanged = false;
+	};
 	const baseData = createAdditionalData({
 		credentialsHelper: new HarnessCredentialsHelper(
 			options.credentialTypes ?? [],
 			options.credentials ?? {},
 		),
 	});
-	const nodeType = nodeTypes.getByNameAndVersion(options.nodeType, 1);
+	let nodeType = nodeTypes.getByNameAndVersion(options.nodeType, 1);
 	let started: Array<Promise<INodeExecutionData[] | Error>> = [];
 	let store = true;
 	let answersHeldUntil: Promise<void> = Promise.resolve();
 	let workMs = 0;
+	let onWorkers = false;
 	let reported: Error[] = [];
 	const emitError: IPollFunctions['__emitError'] = (error) => {
 		reported.push(error);
@@ -123,6 +152,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 	};
 	const emit: IPollFunctions['__emit'] = (data, answer, ended) => {
 		storeCursor();
+		storeStaticData();
 		if (!store) {
 			const error = new Error('The execution could not be stored');
 			answer?.reject(error);
@@ -132,7 +162,11 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 		peakUnfinished = Math.max(peakUnfinished, ++unfinished);
 		started.push(
 			runExecution(workflow, node, baseData, 'trigger', data, nextExecutionId(), (response) => {
-				void answersHeldUntil.then(() => answer?.resolve(response as IExecuteResponsePromiseData));
+				const relayed = response as IExecuteResponsePromiseData;
+				const body = relayed.body as IDataObject | undefined;
+				void answersHeldUntil.then(() =>
+					answer?.resolve(onWorkers ? { ...relayed, body: { ...body, here: false } } : relayed),
+				);
 			})
 				.catch((error: unknown) => error as Error)
 				.then(async (outcome) => {
@@ -174,11 +208,25 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			() => budgetMs,
 		);
 	let context = newContext('activate');
+	// n8n stores the static data after the poll at publishing.
+	let testPollPending = true;
+	const activateFromStored = (activation: WorkflowActivateMode) => {
+		workflow = loadWorkflow(
+			new HarnessNodeTypes({ [options.nodeType]: nodeType }),
+			storedWorkflowData,
+		);
+		context = newContext(activation);
+		testPollPending = true;
+	};
 	const runOutsidePoll = async (mode: WorkflowExecuteMode, data: INodeExecutionData[][]) =>
 		await runExecution(workflow, node, baseData, mode, data, nextExecutionId(), () => undefined);
 	return {
 		get staticData() {
 			return options.durableCursors ? storedCursor : workflow.getStaticData('node', node);
+		},
+		get storedStaticData() {
+			if (options.durableCursors) return storedCursor;
+			return (storedWorkflowData[`node:${node.name}`] as IDataObject | undefined) ?? {};
 		},
 		get started() {
 			return started.length;
@@ -190,16 +238,24 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			store = pollOptions.executions !== 'notStored';
 			answersHeldUntil = pollOptions.answersHeldUntil ?? Promise.resolve();
 			workMs = pollOptions.workMs ?? 0;
+			onWorkers = pollOptions.onWorkers ?? false;
 			const pollContext = pollOptions.durableTick
 				? durableTickContext(pollOptions.durableTick.budgetMs)
 				: context;
 			pollCursor = deepCopy(storedCursor);
+			const testPoll = testPollPending && !pollOptions.durableTick;
+			testPollPending = false;
 			const returned = (await nodeType.poll?.call(pollContext)) ?? null;
 			if (pollOptions.durableTick && returned === null) storeCursor();
+			if (testPoll) storeStaticData();
 			return { returned, executions: await Promise.all(started), reported, peakUnfinished };
 		},
 		activate(activation = 'activate') {
-			context = newContext(activation);
+			activateFromStored(activation);
+		},
+		restart(freshNodeType) {
+			nodeType = freshNodeType;
+			activateFromStored('init');
 		},
 		async retry(items) {
 			return await runOutsidePoll('retry', [items]);

@@ -1,4 +1,4 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { capturedLogs, clearCapturedLogs, shutdownEngine } from '../../harness/engine';
@@ -33,6 +33,17 @@ function passedOn(result: PollResult): string[][] {
 		if (execution instanceof Error) throw execution;
 		return execution.map((item: INodeExecutionData) => item.json.id as string);
 	});
+}
+
+/** The trigger as a restarted n8n loads it: nothing of this process's memory. */
+async function freshPullTrigger(): Promise<INodeType> {
+	let fresh: INodeType | undefined;
+	await jest.isolateModulesAsync(async () => {
+		const { SvcPullTrigger } = await import('../../nodes/Svc/SvcPullTrigger.node');
+		fresh = new SvcPullTrigger();
+	});
+	if (!fresh) throw new Error('the trigger did not load');
+	return fresh;
 }
 
 function eventRequests(): number {
@@ -151,18 +162,47 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		expect(passedOn(await trigger.poll()).flat()).toEqual(ids.slice(2 * PAGE));
 	});
 
-	it('the position never moves past an event with no stored execution, and a repeat read stops at the trigger', async () => {
+	it('the position never moves past an event with no stored execution; after a restart, events n8n stored no position past are read again and stop at the trigger', async () => {
 		const trigger = await published();
 		const ids = emit(3);
 		// n8n could not store the executions: nothing may count as run.
 		expect((await trigger.poll({ executions: 'notStored' })).executions).toEqual([]);
-		const saved = JSON.parse(JSON.stringify(trigger.staticData)) as typeof trigger.staticData;
 		expect(passedOn(await trigger.poll())).toEqual(ids.map((id) => [id]));
-		// n8n restarted with the position it saved before those runs: they are read again and stop.
-		Object.assign(trigger.staticData, saved);
-		trigger.activate('init');
-		const again = await trigger.poll();
-		expect(passedOn(again)).toEqual([[], [], []]);
+		// n8n stored the position with those executions, before their claims moved it.
+		expect(trigger.storedStaticData.position).not.toHaveProperty('after');
+		trigger.restart(await freshPullTrigger());
+		expect(passedOn(await trigger.poll())).toEqual([[], [], []]);
+	});
+
+	it.each([
+		['one execution per event', {}, (ids: string[]) => ids.map((id) => [id])],
+		['in batch mode', { eventsPerExecution: 'batch', batchSize: 100 }, (ids: string[]) => [ids]],
+	])(
+		'%s: unpublished and published again, it reads on where it stopped, though n8n stored an older position, and starts nothing for what ran',
+		async (_mode, parameters, runs) => {
+			const trigger = await published({ parameters });
+			const before = emit(3);
+			expect(passedOn(await trigger.poll())).toEqual(runs(before));
+			expect(trigger.storedStaticData.position).not.toMatchObject({ after: before[2] });
+			const requests = eventRequests();
+			trigger.activate();
+			const meanwhile = emit(2);
+			expect(passedOn(await trigger.poll())).toEqual(runs(meanwhile));
+			// It read after the last event it ran, not from the first publish.
+			const [read] = requestsTo(sandbox(), 'GET /v1/events').slice(requests);
+			expect(read.query.after).toBe(before[2]);
+		},
+	);
+
+	it('a restart while a backlog drains: n8n stored a position with each execution started, so at most 20 claimed events are read again, each an execution stopped at the trigger', async () => {
+		const trigger = await published();
+		const ids = emit(45);
+		expect(passedOn(await trigger.poll({ workMs: 20 })).flat()).toEqual(ids);
+		trigger.restart(await freshPullTrigger());
+		const again = passedOn(await trigger.poll());
+		expect(again.flat()).toEqual([]);
+		expect(again.length).toBeGreaterThan(0);
+		expect(again.length).toBeLessThanOrEqual(20);
 	});
 
 	it("a person's Retry runs the event its run had claimed, though this process has seen it since, and not one another run claimed", async () => {
@@ -195,7 +235,9 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		};
 		const first = await webhook.deliver(signedDelivery(subscription.secret, envelope(delivered)));
 		expect(first.passedOn?.map((item) => item.json.id)).toEqual([delivered]);
-		expect(passedOn(await pull.poll())).toEqual([[]]);
+		// The poll knows the webhook's claim: it starts no execution for the event, and passes it.
+		expect(passedOn(await pull.poll())).toEqual([]);
+		expect(pull.staticData.position).toMatchObject({ after: delivered });
 		const [pulled] = emit(1);
 		expect(passedOn(await pull.poll())).toEqual([[pulled]]);
 		// This process knows the pull claimed it: answered at once, with no execution.
@@ -353,13 +395,21 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			expect(trigger.staticData.position).toMatchObject({ after: ids[ids.length - 1] });
 		});
 
-		it('about 800 events claim at once, in whole batches: eight batches of 100, and the ninth starts as the first ends', async () => {
-			const trigger = await published({ parameters: batches(100) });
+		/** A published trigger whose executions run on queue-mode workers, as their first answer told it. */
+		const publishedOnWorkers = async (batchSize: number): Promise<PollHarness> => {
+			const trigger = await published({ parameters: batches(batchSize) });
+			const ids = emit(1);
+			expect(passedOn(await trigger.poll({ onWorkers: true }))).toEqual([ids]);
+			return trigger;
+		};
+
+		it('in queue mode, about 800 events claim at once, in whole batches: eight batches of 100, and the ninth starts as the first ends', async () => {
+			const trigger = await publishedOnWorkers(100);
 			const ids = emit(900);
 			const before = eventRequests();
 			let release = () => {};
 			const answersHeldUntil = new Promise<void>((resolve) => (release = resolve));
-			const polling = trigger.poll({ answersHeldUntil });
+			const polling = trigger.poll({ answersHeldUntil, onWorkers: true });
 			await until('eight batches to start', () => trigger.started === 8);
 			// Nothing has answered: eight pages read, eight executions, the ninth page not read yet.
 			expect(eventRequests() - before).toBe(8);
@@ -367,6 +417,23 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			const result = await polling;
 			expect(passedOn(result)).toEqual(
 				Array.from({ length: 9 }, (_, n) => ids.slice(100 * n, 100 * n + 100)),
+			);
+		});
+
+		it('in regular mode, a batch starts once the one before has claimed: with answers held, one batch at a time', async () => {
+			const trigger = await published({ parameters: batches(100) });
+			const ids = emit(300);
+			const before = eventRequests();
+			let release = () => {};
+			const answersHeldUntil = new Promise<void>((resolve) => (release = resolve));
+			const polling = trigger.poll({ answersHeldUntil });
+			await until('the first batch to start', () => trigger.started === 1);
+			// Three pages are read ahead, and no second batch starts before the first has claimed.
+			await until('three pages to be read', () => eventRequests() - before === 3);
+			expect(trigger.started).toBe(1);
+			release();
+			expect(passedOn(await polling)).toEqual(
+				[0, 1, 2].map((n) => ids.slice(100 * n, 100 * n + 100)),
 			);
 		});
 
@@ -380,12 +447,12 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			expect(result.peakUnfinished).toBe(8);
 		});
 
-		it('small batches: as many claim at once as make about 800 events (batches of 5: all 25 events at once)', async () => {
-			const trigger = await published({ parameters: batches(5) });
+		it('in queue mode, small batches: as many claim at once as make about 800 events (batches of 5: all 25 events at once)', async () => {
+			const trigger = await publishedOnWorkers(5);
 			const ids = emit(25);
 			let release = () => {};
 			const answersHeldUntil = new Promise<void>((resolve) => (release = resolve));
-			const polling = trigger.poll({ answersHeldUntil });
+			const polling = trigger.poll({ answersHeldUntil, onWorkers: true });
 			await until('five batches to start', () => trigger.started === 5);
 			release();
 			expect(passedOn(await polling)).toEqual(
@@ -396,16 +463,21 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		it('events another execution ran are left out of the batch; a batch of repeats passes nothing', async () => {
 			const trigger = await published({ parameters: batches(100) });
 			const first = emit(3);
-			const saved = JSON.parse(JSON.stringify(trigger.staticData)) as typeof trigger.staticData;
 			expect(passedOn(await trigger.poll())).toEqual([first]);
-			// n8n restarted with the position from before that run: the three are read again.
-			Object.assign(trigger.staticData, saved);
-			trigger.activate('init');
+			// n8n restarted with the position stored before that run: the three are read again.
+			trigger.restart(await freshPullTrigger());
 			expect(passedOn(await trigger.poll())).toEqual([[]]);
-			Object.assign(trigger.staticData, saved);
-			trigger.activate('init');
+			trigger.restart(await freshPullTrigger());
 			const more = emit(2);
 			expect(passedOn(await trigger.poll())).toEqual([more]);
+		});
+
+		it('a restart while batches drain: each batch starts once the one before has claimed, so n8n stored the position past all but the last, and one batch of repeats at most is read again', async () => {
+			const trigger = await published({ parameters: batches(10) });
+			const ids = emit(95);
+			expect(passedOn(await trigger.poll({ workMs: 50 })).flat()).toEqual(ids);
+			trigger.restart(await freshPullTrigger());
+			expect(passedOn(await trigger.poll())).toEqual([[]]);
 		});
 
 		it('the position never passes a batch n8n did not store; a Retry of a batch runs the events it had claimed', async () => {

@@ -54,4 +54,23 @@ describe('Svc Pull Trigger position', () => {
 			positionQuery(resumed),
 		);
 	});
+
+	it("reads on from this process's last position when it is past the stored one, never from one made for another start", () => {
+		const staticData: IDataObject = {};
+		const first = currentPosition(staticData, 'now', NOW).position;
+		const stored = JSON.parse(JSON.stringify(staticData)) as IDataObject;
+		const here = advancePast(staticData, first, event);
+		expect(currentPosition(stored, 'now', NOW, here)).toEqual({
+			position: here,
+			from: 'here',
+		});
+		// What n8n stored is as far on: it is used.
+		expect(currentPosition({ ...staticData }, 'now', NOW, first).from).toBe('stored');
+		// The person chose another start: it starts over from there.
+		const restarted = currentPosition(stored, '2026-11-01T00:00:00.000Z', NOW, here);
+		expect(restarted).toEqual({
+			position: { createdAfter: '2026-11-01T00:00:00.000Z', start: '2026-11-01T00:00:00.000Z' },
+			from: 'start',
+		});
+	});
 });

@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	IPollFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ClaimOptions, ClaimOutcome, ProcessedRecord } from './eventClaims';
@@ -8,7 +13,9 @@ import { CLAIMED_EVENTS_MAX_ENTRIES, eventClaims } from './eventClaims';
  * Claims are per workflow: Svc Trigger and Svc Pull Trigger in one workflow share one record, so
  * an event that reaches the workflow both ways (a delivery and a pull) runs once.
  */
-export function claimScope(ctx: IWebhookFunctions | IExecuteFunctions): string {
+export function claimScope(
+	ctx: Pick<IWebhookFunctions | IExecuteFunctions | IPollFunctions, 'getWorkflow'>,
+): string {
 	return `workflow ${ctx.getWorkflow().id}`;
 }
 

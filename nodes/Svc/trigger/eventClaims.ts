@@ -120,9 +120,15 @@ const RECORD_RETRY_MS = 100;
  * the first execution of an event wins at once; across processes the claims are written to n8n's
  * record and the one that still stands after `settleMs` wins.
  */
+/** A claim this process made: when, and whether it stood in n8n's record (false: recording it failed). */
+interface KnownClaim {
+	at: number;
+	stood: Promise<boolean>;
+}
+
 export class EventClaims {
 	private readonly recorders = new Map<string, SerialRecorder>();
-	private readonly known = new Map<string, Map<string, number>>();
+	private readonly known = new Map<string, Map<string, KnownClaim>>();
 
 	constructor(
 		private readonly limits: ClaimLimits,
@@ -132,6 +138,16 @@ export class EventClaims {
 	/** Whether an execution of this process has taken `eventId`: it runs or ran it, or found that another did. */
 	has(scope: string, eventId: string, now: number): boolean {
 		return this.knownIn(scope, now).has(eventId);
+	}
+
+	/**
+	 * Whether a claim of `eventId` made in this process stood in n8n's record (this execution's, or
+	 * another's it found there): true once it did, false if recording it failed; undefined when this
+	 * process made none. A poll leaves such an event out instead of starting an execution that
+	 * would stop at the trigger.
+	 */
+	claimedHere(scope: string, eventId: string, now: number): Promise<boolean> | undefined {
+		return this.knownIn(scope, now).get(eventId)?.stood;
 	}
 
 	/**
@@ -156,7 +172,8 @@ export class EventClaims {
 			if (known.size < this.limits.maxCount) break;
 			known.delete(oldest);
 		}
-		known.set(eventId, now);
+		let stood = (_decided: boolean): void => {};
+		known.set(eventId, { at: now, stood: new Promise((resolve) => (stood = resolve)) });
 		let decided = false;
 		try {
 			const outcome = await this.settle(
@@ -169,6 +186,7 @@ export class EventClaims {
 			decided = true;
 			return outcome;
 		} finally {
+			stood(decided);
 			// Undecided (the record failed): a later delivery of the event may claim it again.
 			if (!decided) known.delete(eventId);
 		}
@@ -210,13 +228,13 @@ export class EventClaims {
 		return recorder;
 	}
 
-	private knownIn(scope: string, now: number): Map<string, number> {
+	private knownIn(scope: string, now: number): Map<string, KnownClaim> {
 		let known = this.known.get(scope);
 		if (!known) {
 			known = new Map();
 			this.known.set(scope, known);
 		}
-		for (const [id, at] of known) {
+		for (const [id, { at }] of known) {
 			if (now - at <= this.limits.maxAgeMs) break;
 			known.delete(id);
 		}

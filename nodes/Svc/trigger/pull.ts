@@ -15,6 +15,8 @@ import { SvcClient, userError } from '../transport';
 import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
 import type { ExecutionSlots } from './executionSlots';
 import { triggerExecutionSlots, triggerKey, UNFINISHED_EXECUTIONS_MAX } from './executionSlots';
+import { claimScope } from './claimRecord';
+import { eventClaims } from './eventClaims';
 import { desiredEvents } from './lifecycle';
 import type { PositionSource, PullPosition } from './pullPosition';
 import { advancePast, currentPosition, positionQuery, resumeFromTime } from './pullPosition';
@@ -31,19 +33,24 @@ export const FIRST_POLL_DRAIN_MS = 5_000;
 const pollsUnderWay = new Set<string>();
 const quietUntil = new Map<string, number>();
 /**
- * Per trigger in this process: the position its last test poll left. With n8n 2.41's durable poll
- * cursors (off by default) n8n does not store what the test poll at publishing writes, so the
- * first scheduled poll, or the test poll of a publish before it, would find no position and start
- * from its own time, skipping the events created since the first publish. They read on from this
- * one instead. Held in memory only: an n8n restarted before a scheduled poll stored a position
- * starts from the restart.
+ * Per trigger in this process: where this process last moved its position. n8n stores a poll
+ * node's static data only when the poll starts an execution (and after the poll at publishing),
+ * so what it stored lags the last claims of a poll, and unpublishing drops what it had not stored:
+ * publishing again would read those events again. A poll reads on from here when this reads past
+ * what n8n stored (also with n8n 2.41's durable poll cursors, which do not store what the poll at
+ * publishing moved). Held in memory only: after a restart n8n's stored position is all there is.
  */
-const testPollPositions = new Map<string, PullPosition>();
+const positionsHere = new Map<string, PullPosition>();
 const POSITION_SOURCES: Record<PositionSource, string> = {
 	stored: "n8n's stored position",
-	unsaved: "this process's last test poll",
+	here: "this process's last position, which n8n had not stored",
 	start: 'the start',
 };
+/**
+ * Per trigger: whether its executions claim in this process (n8n's regular mode), as their answers
+ * last said. Unknown counts as yes.
+ */
+const claimsHere = new Map<string, boolean>();
 /** n8n keeps one poll context per activation: the first poll on one is the activation's test poll. */
 const contextsPolled = new WeakSet<object>();
 /**
@@ -72,19 +79,58 @@ function startSetting(ctx: IPollFunctions): string {
 }
 
 /**
- * How many of the executions, from the first on, said they claimed their event by `deadline`:
- * the position may move past that many events.
+ * The position of one poll, moved past the events it started as their claims come in, in order:
+ * n8n stores it with the next execution the poll starts, so it lags the claims as little as n8n
+ * allows, and a crash has few claimed events to read again. It never passes an event that was not
+ * claimed.
  */
-async function claimedInOrder(claims: Array<Promise<boolean>>, deadline: number): Promise<number> {
-	const claimed: Array<boolean | undefined> = claims.map(() => undefined);
-	claims.forEach((claim, index) => {
-		void claim.then((outcome) => {
-			claimed[index] = outcome;
+class ClaimedPrefix {
+	private readonly pending: Array<{ event: EventEnvelope; claimed?: boolean }> = [];
+
+	constructor(
+		public position: PullPosition,
+		private readonly moveTo: (event: EventEnvelope) => PullPosition,
+	) {}
+
+	/** Tracks `events` in order with their claims; each claim's outcome as it comes in. */
+	add(events: EventEnvelope[], claims: Array<Promise<boolean>>): Array<boolean | undefined> {
+		const outcomes: Array<boolean | undefined> = events.map(() => undefined);
+		events.forEach((event, index) => {
+			const entry: { event: EventEnvelope; claimed?: boolean } = { event };
+			this.pending.push(entry);
+			void claims[index].then((claimed) => {
+				entry.claimed = claimed;
+				outcomes[index] = claimed;
+				this.pass();
+			});
 		});
-	});
-	while (claimed.includes(undefined) && Date.now() < deadline) await sleep(50);
-	const firstUnclaimed = claimed.findIndex((outcome) => outcome !== true);
-	return firstUnclaimed < 0 ? claimed.length : firstUnclaimed;
+		return outcomes;
+	}
+
+	private pass(): void {
+		let last: EventEnvelope | undefined;
+		while (this.pending[0]?.claimed === true) last = this.pending.shift()?.event;
+		if (last !== undefined) this.position = this.moveTo(last);
+	}
+}
+
+/** How often the poll looks at the claims of the run it waits for. */
+const CLAIM_CHECK_MS = 50;
+
+/**
+ * Waits until every execution of a run has said whether it claimed its events, one said no, or
+ * `deadline`: how many of the events, from the first on, were claimed.
+ */
+async function claimedInOrder(
+	outcomes: Array<boolean | undefined>,
+	deadline: number,
+): Promise<number> {
+	for (;;) {
+		const firstUnclaimed = outcomes.findIndex((outcome) => outcome !== true);
+		if (firstUnclaimed < 0) return outcomes.length;
+		if (outcomes[firstUnclaimed] === false || Date.now() >= deadline) return firstUnclaimed;
+		await sleep(CLAIM_CHECK_MS);
+	}
 }
 
 /** An execution this process started for an event: whether it claimed the event, and when it started. */
@@ -113,14 +159,16 @@ export const startedInThisProcess = (pullId: string): boolean => pullsAwaitingCl
 
 /**
  * One execution with `events` as its items, named by one pull id: whether it claimed them. It
- * starts once one of `slots` is free and holds it until it ends.
+ * starts once one of `slots` is free and `after` has settled, and holds the slot until it ends.
  */
 async function startExecution(
 	ctx: IPollFunctions,
 	events: EventEnvelope[],
 	slots: ExecutionSlots,
+	after: Promise<unknown>,
 ): Promise<boolean> {
 	const free = await slots.take();
+	await after;
 	const confirmation = ctx.helpers.createDeferredPromise<IExecuteResponsePromiseData>();
 	const ended = ctx.helpers.createDeferredPromise<IRun | undefined>();
 	const pullId = randomUUID();
@@ -137,7 +185,9 @@ async function startExecution(
 	return await confirmation.promise.then(
 		(response) => {
 			answered();
-			return (response.body as IDataObject | undefined)?.claimed === true;
+			const body = response.body as IDataObject | undefined;
+			claimsHere.set(triggerKey(ctx), body?.here !== false);
+			return body?.claimed === true;
 		},
 		() => {
 			// Not stored: it never runs.
@@ -193,10 +243,10 @@ function runsInFlight(perExecution: number): number {
 /** Reading ahead stops this long before the poll's deadline, leaving the last runs time to claim. */
 const READ_AHEAD_RESERVE_MS = 10_000;
 
-/** Events started together, in order, and each one's claim. */
+/** Events started together, in order, and each one's claim as it comes in. */
 interface StartedRun {
 	events: EventEnvelope[];
-	claims: Array<Promise<boolean>>;
+	claimed: Array<boolean | undefined>;
 }
 
 async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promise<void> {
@@ -209,11 +259,15 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	const client = await SvcClient.connect(ctx, POLL_CLIENT);
 	const staticData = ctx.getWorkflowStaticData('node');
 	const start = startSetting(ctx);
-	// From what n8n stored, or else from where this process's last test poll left off (see
-	// testPollPositions), or else from the person's start.
-	const current = currentPosition(staticData, start, now, testPollPositions.get(key));
-	let position = current.position;
-	let readFrom = positionQuery(position);
+	const current = currentPosition(staticData, start, now, positionsHere.get(key));
+	const keep = (position: PullPosition): PullPosition => {
+		positionsHere.set(key, position);
+		return position;
+	};
+	const prefix: ClaimedPrefix = new ClaimedPrefix(keep(current.position), (event): PullPosition =>
+		keep(advancePast(staticData, prefix.position, event)),
+	);
+	let readFrom = positionQuery(prefix.position);
 	ctx.logger.debug(
 		`Svc Pull Trigger ${key}: ${testPoll ? 'the test poll' : 'a poll'} reads from ${JSON.stringify(readFrom)} (${POSITION_SOURCES[current.from]})`,
 	);
@@ -229,6 +283,11 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	);
 	const started = startedHere.get(key) ?? new Map<string, StartedExecution>();
 	startedHere.set(key, started);
+	// Batch mode, executions claiming in this process: a batch starts once the one before has
+	// claimed, so n8n stores the position past it with the next one, and a crash leaves at most one
+	// claimed batch to read again. In queue mode each claim waits 2 s; the batches go side by side.
+	const order =
+		perExecution > 1 && claimsHere.get(key) !== false ? { last: Promise.resolve() } : undefined;
 	const inFlight: StartedRun[] = [];
 	// Events read and not started yet: batch mode fills a batch across pages.
 	const unstarted: EventEnvelope[] = [];
@@ -242,7 +301,8 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 			(unstarted.length >= perExecution || (!more && unstarted.length > 0))
 		) {
 			const events = unstarted.splice(0, perExecution === 1 ? unstarted.length : perExecution);
-			inFlight.push({ events, claims: startRun(ctx, started, events, perExecution, slots) });
+			const claims = startRun(ctx, started, events, perExecution, slots, order);
+			inFlight.push({ events, claimed: prefix.add(events, claims) });
 		}
 		const mayRead =
 			unstarted.length < perExecution &&
@@ -256,9 +316,9 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 				passing = read.error;
 				more = false;
 			} else if (read.kind === 'expired' && inFlight.length === 0 && unstarted.length === 0) {
-				reportGap(ctx, position);
-				position = resumeFromTime(staticData, position);
-				readFrom = positionQuery(position);
+				reportGap(ctx, prefix.position);
+				prefix.position = keep(resumeFromTime(staticData, prefix.position));
+				readFrom = positionQuery(prefix.position);
 			} else if (read.kind === 'expired') {
 				// Expired between two reads ahead: settle what runs, and the next poll resumes.
 				more = false;
@@ -274,9 +334,8 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 		}
 		const run = inFlight.shift();
 		if (run === undefined) break;
-		const claimed = await claimedInOrder(run.claims, deadline);
+		const claimed = await claimedInOrder(run.claimed, deadline);
 		for (const event of run.events.slice(0, claimed)) started.delete(event.id);
-		if (claimed > 0) position = advancePast(staticData, position, run.events[claimed - 1]);
 		if (claimed < run.events.length) {
 			ctx.logger.debug(
 				`Svc Pull Trigger ${key}: events from ${run.events[claimed].id} on were not claimed within the poll; the next poll reads them again`,
@@ -284,8 +343,6 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 			break;
 		}
 	}
-	if (testPoll) testPollPositions.set(key, position);
-	else if (current.from === 'stored') testPollPositions.delete(key);
 	if (passing === undefined) return;
 	// Publishing must not fail on a passing answer: the next poll reads again.
 	if (!testPoll) throw passing;
@@ -295,10 +352,11 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 }
 
 /**
- * Starts `events` (in order), `perExecution` to an execution (each in a slot of `slots`), and
- * returns each event's claim. An event this process started earlier and has heard from within
- * STALE_START_MS keeps that execution's claim instead. A failed claim is started again at the
- * next read.
+ * Starts `events` (in order), `perExecution` to an execution (each in a slot of `slots`, and after
+ * the one before has claimed when `order` is given), and returns each event's claim. An event
+ * claimed in this process already (by Svc Trigger in the same workflow, or by an earlier run read
+ * again) starts nothing: its claim is that one. So does an event this process started earlier and
+ * has heard from within STALE_START_MS. A failed claim is started again at the next read.
  */
 function startRun(
 	ctx: IPollFunctions,
@@ -306,13 +364,19 @@ function startRun(
 	events: EventEnvelope[],
 	perExecution: number,
 	slots: ExecutionSlots,
+	order?: { last: Promise<unknown> },
 ): Array<Promise<boolean>> {
 	const claims: Array<Promise<boolean>> = [];
 	const fresh: number[] = [];
+	const scope = claimScope(ctx);
+	const now = Date.now();
 	events.forEach((event, index) => {
 		const earlier = started.get(event.id);
-		if (earlier !== undefined && Date.now() - earlier.at < STALE_START_MS)
-			claims[index] = earlier.claim;
+		const claimed =
+			earlier !== undefined && now - earlier.at < STALE_START_MS
+				? earlier.claim
+				: eventClaims.claimedHere(scope, event.id, now);
+		if (claimed !== undefined) claims[index] = claimed;
 		else fresh.push(index);
 	});
 	for (let from = 0; from < fresh.length; from += perExecution) {
@@ -321,7 +385,9 @@ function startRun(
 			ctx,
 			batch.map((index) => events[index]),
 			slots,
+			order?.last ?? Promise.resolve(),
 		);
+		if (order) order.last = claim;
 		const at = Date.now();
 		for (const index of batch) {
 			claims[index] = claim;

@@ -28,26 +28,44 @@ const KEY = 'position';
 export const RESUME_OVERLAP_MS = 1_000;
 
 /** Where a poll's position came from (see currentPosition). */
-export type PositionSource = 'stored' | 'unsaved' | 'start';
+export type PositionSource = 'stored' | 'here' | 'start';
 
 /**
- * The stored position, or else `unsaved` (a position made earlier that n8n did not store) when it
- * was made from the same start, or else a new one from the person's start: `start` is 'now' or an
- * ISO time. A start changed since the position was made starts over from the new start.
+ * Whether `a` reads on from a later place than `b`; false when that cannot be told. A position
+ * past a claimed event is past one made before any claim (from the start, or after a 410: both
+ * come before the events read from them); two of a kind compare by their times.
+ */
+export function readsPast(a: PullPosition, b: PullPosition): boolean {
+	if (a.after !== undefined && b.after === undefined) return true;
+	if (a.after === undefined && b.after !== undefined) return false;
+	if (a.after !== undefined && a.after === b.after) return false;
+	const time = (position: PullPosition): number =>
+		Date.parse(position.afterCreatedAt ?? position.createdAfter ?? '');
+	return time(a) > time(b);
+}
+
+/**
+ * The position a poll reads on from, for the person's start (`start`: 'now' or an ISO time): the
+ * stored one, unless `here` (where this process last moved it, which n8n may not have stored yet)
+ * reads past it; with neither, a new one from the start. A position made from another start is
+ * not used: a start changed by the person starts over from the new start.
  */
 export function currentPosition(
 	staticData: IDataObject,
 	start: string,
 	now: number,
-	unsaved?: PullPosition,
+	here?: PullPosition,
 ): { position: PullPosition; from: PositionSource } {
 	const stored = staticData[KEY] as PullPosition | undefined;
-	if (stored?.start === start && (stored.after !== undefined || stored.createdAfter !== undefined))
+	const usable = (position?: PullPosition): position is PullPosition =>
+		position?.start === start &&
+		(position.after !== undefined || position.createdAfter !== undefined);
+	if (usable(stored) && !(usable(here) && readsPast(here, stored)))
 		return { position: stored, from: 'stored' };
-	const from: PositionSource = unsaved?.start === start ? 'unsaved' : 'start';
+	const from: PositionSource = usable(here) ? 'here' : 'start';
 	const position: PullPosition =
-		from === 'unsaved'
-			? { ...unsaved, start }
+		from === 'here'
+			? { ...here, start }
 			: { createdAfter: start === 'now' ? new Date(now).toISOString() : start, start };
 	staticData[KEY] = position;
 	return { position, from };

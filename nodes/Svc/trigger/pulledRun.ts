@@ -63,6 +63,8 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 	const pullId = (items[0]?.json.meta as IDataObject | undefined)?.pull_id;
 	// Items are events this trigger emitted: each has a string id.
 	const eventIds = items.map((item) => item.json.id as string);
+	// Run where it was polled (n8n's regular mode): no other process writes the record.
+	const here = mode === 'trigger' && typeof pullId === 'string' && startedInThisProcess(pullId);
 	let outcomes: ClaimOutcome[] = [];
 	let claimed = false;
 	try {
@@ -70,11 +72,7 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 			this,
 			eventIds,
 			typeof pullId === 'string' ? pullId : this.getExecutionId(),
-			// Run where it was polled (n8n's regular mode): no other process writes the record.
-			{
-				soleWriter:
-					mode === 'trigger' && typeof pullId === 'string' && startedInThisProcess(pullId),
-			},
+			{ soleWriter: here },
 		);
 		claimed = true;
 	} catch (error) {
@@ -84,7 +82,7 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 		});
 	} finally {
 		if (mode === 'trigger')
-			await this.sendResponse({ statusCode: 200, headers: {}, body: { claimed } });
+			await this.sendResponse({ statusCode: 200, headers: {}, body: { claimed, here } });
 	}
 	return passOnClaimed(this, items, outcomes, (repeats) =>
 		items.length === 1
