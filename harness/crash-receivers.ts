@@ -4,6 +4,7 @@
  */
 import type { CredentialRef, WorkflowInput, WorkflowRecord } from './n8n/api';
 import { activate, deactivate, importWorkflow } from './n8n/api';
+import type { ExecutionRecord } from './n8n/executions';
 import type { N8nInstance } from './n8n/instance';
 import { SANDBOX_CREDENTIAL_ID, withCredential } from './example-workflows';
 import { SVC_PULL_TRIGGER_TYPE } from './project';
@@ -174,6 +175,22 @@ export function ranPastTrigger(state: SandboxState): Map<string, number> {
 			runs.set(id, (runs.get(id) ?? 0) + 1);
 	}
 	return runs;
+}
+
+/**
+ * Of a receiver workflow's executions fetched with their data, those that stopped at the trigger:
+ * ended well with no node after the receiver run, the cost of an event that had run (a repeat). A
+ * person's Retry is not counted.
+ */
+export function stoppedAtTrigger(executions: ExecutionRecord[]): ExecutionRecord[] {
+	return executions.filter(
+		(execution) =>
+			execution.status === 'success' &&
+			!execution.retryOf &&
+			execution.data !== undefined &&
+			!('Ran' in execution.data.resultData.runData) &&
+			!('Work' in execution.data.resultData.runData),
+	);
 }
 
 /** n8n polls every minute at the most often, at a random second: two polls and some time for the runs. */

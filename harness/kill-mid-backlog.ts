@@ -7,11 +7,12 @@ import {
 	ranPastTrigger,
 	TWO_POLLS_MS,
 	emitLeadsCreated,
+	stoppedAtTrigger,
 	untilRanPastTrigger,
 } from './crash-receivers';
 import type { Environment } from './environment';
 import { activate, deactivate } from './n8n/api';
-import { listExecutions } from './n8n/executions';
+import { listExecutions, settledExecutions } from './n8n/executions';
 import { retryCutShortRuns, withEventIds } from './kill-mid-burst';
 import { until } from './wait';
 
@@ -26,6 +27,8 @@ export interface KillMidBacklogResult {
 	/** Of those, the runs holding events that had not run, retried (a run cut short before its
 	 * claim needs none: the next poll reads its events again and runs them). */
 	retried: number;
+	/** Executions started after the restart that stopped at the trigger: events read again that had run. */
+	repeats: number;
 }
 
 /**
@@ -80,6 +83,7 @@ export async function killMidBacklog(
 	await env.n8n.kill();
 	const ran = ranPastTrigger(env.sandbox.state);
 	const ranBeforeKill = new Set(ids.filter((event) => ran.has(event)));
+	const restartedAt = Date.now();
 	env.n8n = await env.n8n.restart();
 	// A run the kill cut short holds its events: n8n marks it crashed, and a person retries it
 	// when its events did not run past the trigger.
@@ -88,5 +92,16 @@ export async function killMidBacklog(
 	const crashed = (await listExecutions(env.n8n, workflowId)).filter(
 		({ status }) => status === 'crashed',
 	).length;
-	return { ids, runs, ranBeforeKill, crashed, retried };
+	await settledExecutions(env.n8n, workflowId, TWO_POLLS_MS);
+	const afterRestart = (await listExecutions(env.n8n, workflowId, { includeData: true })).filter(
+		(execution) => Date.parse(execution.startedAt) >= restartedAt,
+	);
+	return {
+		ids,
+		runs,
+		ranBeforeKill,
+		crashed,
+		retried,
+		repeats: stoppedAtTrigger(afterRestart).length,
+	};
 }

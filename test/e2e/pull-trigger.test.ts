@@ -12,6 +12,7 @@ import {
 	emitLeadsCreated,
 	importReceiverWorkflow,
 	pullReceiverInBatches,
+	stoppedAtTrigger,
 	SVC_PULL_TRIGGER_RECEIVER,
 	TWO_POLLS_MS,
 	untilRanPastTrigger,
@@ -24,7 +25,7 @@ import { activate, deactivate, executeWorkflow, importWorkflow } from '../../har
 import { getExecution, listExecutions, settledExecutions } from '../../harness/n8n/executions';
 import { nodeError, nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
-import { poll } from '../../harness/wait';
+import { poll, until } from '../../harness/wait';
 import { upsertLead } from '../../sandbox/operations';
 
 jest.setTimeout(15 * 60_000);
@@ -94,6 +95,54 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			const executions = await settledExecutions(env.n8n, workflowId);
 			expect(executions.filter((execution) => execution.status !== 'success')).toEqual([]);
 		});
+
+		it.each([
+			['one per event', SVC_PULL_TRIGGER_RECEIVER, 3, 5],
+			['in batches of 50', pullReceiverInBatches(50), 1, 1],
+		])(
+			'%s: published, unpublished and published again, it reads on where it stopped: the new events cost their executions, and none stops at the trigger',
+			async (mode, receiver, firstExecutions, againExecutions) => {
+				await deactivate(env.n8n, workflowId);
+				const { id } = await importReceiverWorkflow(
+					env.n8n,
+					`Svc: new leads, published again (${mode})`,
+					receiver,
+					{ sandboxUrl: env.sandbox.url, credential: env.credential },
+				);
+				// Events after publishing run at n8n's minute polls, whose position n8n stores only with the
+				// executions they start: before they moved it.
+				await activate(env.n8n, id);
+				const first = emit(3);
+				expect(await waitUntilRan(first)).toEqual([1, 1, 1]);
+				const before = await settledExecutions(env.n8n, id);
+				await deactivate(env.n8n, id);
+				const meanwhile = emit(5);
+				await activate(env.n8n, id);
+				expect(await waitUntilRan(meanwhile)).toEqual([1, 1, 1, 1, 1]);
+				// The publish's poll read them; the next poll, a minute on, must not read the first ones again.
+				const reads = env.sandbox.state.requests
+					.all()
+					.filter((request) => request.path === '/v1/events').length;
+				await until(
+					"n8n's next poll",
+					() =>
+						env.sandbox.state.requests.all().filter((request) => request.path === '/v1/events')
+							.length > reads,
+					{ timeoutMs: TWO_POLLS_MS, everyMs: 500 },
+				);
+				const after = await settledExecutions(env.n8n, id);
+				await deactivate(env.n8n, id);
+				const withData = await listExecutions(env.n8n, id, { includeData: true });
+				figures[version][`publishedAgain ${mode}`] = {
+					firstExecutions: before.length,
+					againExecutions: after.length - before.length,
+					stoppedAtTrigger: stoppedAtTrigger(withData).length,
+				};
+				expect(before).toHaveLength(firstExecutions);
+				expect(after.length - before.length).toBe(againExecutions);
+				expect(stoppedAtTrigger(withData)).toEqual([]);
+			},
+		);
 
 		it('Fetch Test Event shows the newest event at once', async () => {
 			const [newest] = emit(1);
