@@ -172,7 +172,7 @@ export class EventClaims {
 			if (known.size < this.limits.maxCount) break;
 			known.delete(oldest);
 		}
-		let stood = (_decided: boolean): void => {};
+		let stood: (decided: boolean) => void = () => {};
 		known.set(eventId, { at: now, stood: new Promise((resolve) => (stood = resolve)) });
 		let decided = false;
 		try {
