@@ -15,6 +15,7 @@ import {
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import { loadExample } from '../../harness/example-workflows';
+import { withEventIds } from '../../harness/kill-mid-burst';
 import { upsertLead } from '../../sandbox/operations';
 import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
 import { listExecutions, settledExecutions } from '../../harness/n8n/executions';
@@ -94,16 +95,19 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				expect(delivered.filter((event) => !sent.has(event))).toEqual([]);
 				expect(delivered.some((event) => answered.has(event))).toBe(true);
 				expect(missed.filter((event) => sent.has(event))).toEqual([]);
-				// An event the webhook ran costs no execution when pulled, nor one the poll ran when
-				// delivered: executions = events one per event, and no execution stopped at a trigger.
+				// An event one trigger had claimed costs the other no execution. Only an event that reached
+				// both while neither had claimed it yet (delivered while the catch-up read it) costs a
+				// second, short execution: at most the 50 delivered, never a missed one.
 				const executions = await listExecutions(env.n8n, id, { includeData: true });
+				const repeats = stoppedAtTrigger(executions);
 				figures[`${version} ${mode}`] = {
 					events: ids.length,
 					executions: executions.length,
-					stoppedAtTrigger: stoppedAtTrigger(executions).length,
+					stoppedAtTrigger: repeats.length,
 				};
-				expect(stoppedAtTrigger(executions)).toEqual([]);
-				if (mode === 'one per event') expect(executions).toHaveLength(ids.length);
+				const repeated = new Set(withEventIds(repeats).flatMap(({ eventIds }) => [...eventIds]));
+				expect(missed.filter((event) => repeated.has(event))).toEqual([]);
+				expect(repeats.length).toBeLessThanOrEqual(delivered.length);
 				await deactivate(env.n8n, id);
 			},
 		);
