@@ -67,10 +67,11 @@ export interface PollHarness {
 	 * durable scheduler does: in a context of its own, with that scheduler's budget. `workMs`: each
 	 * execution ends that long after its trigger step, as with nodes after the trigger.
 	 * `onWorkers`: each execution answers as one run by a queue-mode worker does (not in the
-	 * process that polled).
+	 * process that polled). `startsHeldUntil`: n8n starts the executions only then (a busy n8n).
 	 */
 	poll(options?: {
 		onWorkers?: boolean;
+		startsHeldUntil?: Promise<void>;
 		executions?: 'run' | 'notStored';
 		answersHeldUntil?: Promise<void>;
 		workMs?: number;
@@ -138,6 +139,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 	let answersHeldUntil: Promise<void> = Promise.resolve();
 	let workMs = 0;
 	let onWorkers = false;
+	let startsHeldUntil: Promise<void> = Promise.resolve();
 	let reported: Error[] = [];
 	const emitError: IPollFunctions['__emitError'] = (error) => {
 		reported.push(error);
@@ -160,14 +162,20 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			return;
 		}
 		peakUnfinished = Math.max(peakUnfinished, ++unfinished);
+		const executionId = nextExecutionId();
+		const relay = (response: unknown) => {
+			const relayed = response as IExecuteResponsePromiseData;
+			const body = relayed.body as IDataObject | undefined;
+			void answersHeldUntil.then(() =>
+				answer?.resolve(onWorkers ? { ...relayed, body: { ...body, here: false } } : relayed),
+			);
+		};
 		started.push(
-			runExecution(workflow, node, baseData, 'trigger', data, nextExecutionId(), (response) => {
-				const relayed = response as IExecuteResponsePromiseData;
-				const body = relayed.body as IDataObject | undefined;
-				void answersHeldUntil.then(() =>
-					answer?.resolve(onWorkers ? { ...relayed, body: { ...body, here: false } } : relayed),
-				);
-			})
+			startsHeldUntil
+				.then(
+					async () =>
+						await runExecution(workflow, node, baseData, 'trigger', data, executionId, relay),
+				)
 				.catch((error: unknown) => error as Error)
 				.then(async (outcome) => {
 					if (workMs > 0) await sleep(workMs);
@@ -239,6 +247,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			answersHeldUntil = pollOptions.answersHeldUntil ?? Promise.resolve();
 			workMs = pollOptions.workMs ?? 0;
 			onWorkers = pollOptions.onWorkers ?? false;
+			startsHeldUntil = pollOptions.startsHeldUntil ?? Promise.resolve();
 			const pollContext = pollOptions.durableTick
 				? durableTickContext(pollOptions.durableTick.budgetMs)
 				: context;

@@ -246,6 +246,51 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		expect(late.response).toMatchObject({ statusCode: 200, body: { duplicate: true } });
 	});
 
+	describe('beside Svc Trigger, an event reaching both before either claimed it', () => {
+		/** A published pull trigger and a Svc Trigger in one workflow; the test delivers itself. */
+		const bothTriggers = async () => {
+			const pull = await published();
+			const webhook = await createSvcTrigger(sandbox(), {
+				workflowId: `pull-workflow-${workflowCounter}`,
+			});
+			await webhook.activate();
+			const [subscription] = sandbox().state.store.subscriptions.values();
+			sandbox().state.store.subscriptions.delete(subscription.id);
+			const [id] = emit(1);
+			const event = sandbox()
+				.state.deliveries.listEvents()
+				.find((listed) => listed.id === id);
+			if (!event) throw new Error(`no event ${id}`);
+			return { pull, webhook, id, delivery: signedDelivery(subscription.secret, event) };
+		};
+
+		it("delivered while the poll's execution has not claimed it yet: the delivery waits for that claim and is answered without an execution", async () => {
+			const { pull, webhook, id, delivery } = await bothTriggers();
+			let release = () => {};
+			const startsHeldUntil = new Promise<void>((resolve) => (release = resolve));
+			const polling = pull.poll({ startsHeldUntil });
+			await until('the poll to start its execution', () => pull.started === 1);
+			const delivering = webhook.deliver(delivery);
+			release();
+			const delivered = await delivering;
+			expect(delivered.response?.body).toEqual({ received: true, duplicate: true });
+			expect(delivered.workflowData).toBeUndefined();
+			expect(passedOn(await polling)).toEqual([[id]]);
+		});
+
+		it("read while the delivery's execution has not claimed it yet: the poll waits for that claim and starts nothing", async () => {
+			const { pull, webhook, id, delivery } = await bothTriggers();
+			const received = await webhook.receive(delivery);
+			const requests = eventRequests();
+			const polling = pull.poll();
+			await until('the poll to read the event', () => eventRequests() > requests);
+			const ran = await webhook.runAgain(received.workflowData ?? [], { mode: 'webhook' });
+			expect(ran.map((item) => item.json.id)).toEqual([id]);
+			expect(passedOn(await polling)).toEqual([]);
+			expect(pull.staticData.position).toMatchObject({ after: id });
+		});
+	});
+
 	it("410: a failed execution and a log line name the workflow, the node and the span that may be missing; the trigger reads on from the last event's time", async () => {
 		const trigger = await published();
 		emit(1);
@@ -437,11 +482,11 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			);
 		});
 
-		it('at most eight runs of 100 unfinished at once, however soon their claims stand: a crash cuts short at most those', async () => {
-			const trigger = await published({ parameters: batches(100) });
+		it('in queue mode, at most eight runs of 100 unfinished at once, however soon their claims stand: a crash cuts short at most those', async () => {
+			const trigger = await publishedOnWorkers(100);
 			const ids = emit(1_000);
 			// Each run's work after the trigger outlasts its claim.
-			const result = await trigger.poll({ workMs: 300 });
+			const result = await trigger.poll({ workMs: 300, onWorkers: true });
 			expect(passedOn(result).flat()).toEqual(ids);
 			expect(result.executions).toHaveLength(10);
 			expect(result.peakUnfinished).toBe(8);

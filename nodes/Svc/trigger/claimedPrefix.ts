@@ -11,11 +11,20 @@ import type { PullPosition } from './pullPosition';
  */
 export class ClaimedPrefix {
 	private readonly pending: Array<{ event: EventEnvelope; claimed?: boolean }> = [];
+	private added = 0;
+	private passed = 0;
+	private closed = false;
+	private readonly waiting: Array<{ passed: number; go: (start: boolean) => void }> = [];
 
 	constructor(
 		public position: PullPosition,
 		private readonly moveTo: (event: EventEnvelope) => PullPosition,
 	) {}
+
+	/** How many events were added so far: the index the next one gets. */
+	get next(): number {
+		return this.added;
+	}
 
 	/** Tracks `events` in order with their claims; each claim's outcome as it comes in. */
 	add(events: EventEnvelope[], claims: Array<Promise<boolean>>): Array<boolean | undefined> {
@@ -23,6 +32,7 @@ export class ClaimedPrefix {
 		events.forEach((event, index) => {
 			const entry: { event: EventEnvelope; claimed?: boolean } = { event };
 			this.pending.push(entry);
+			this.added++;
 			void claims[index].then((claimed) => {
 				entry.claimed = claimed;
 				outcomes[index] = claimed;
@@ -32,10 +42,36 @@ export class ClaimedPrefix {
 		return outcomes;
 	}
 
+	/**
+	 * Resolves true once the position has passed the first `count` events added (at once when it
+	 * has), or false once the poll is over (close): then the execution waiting on it must not start.
+	 */
+	async whenPassed(count: number): Promise<boolean> {
+		if (this.closed) return false;
+		if (this.passed >= count) return true;
+		return await new Promise((go) => this.waiting.push({ passed: count, go }));
+	}
+
+	/** The poll is over: what still waits to start does not. */
+	close(): void {
+		this.closed = true;
+		for (const { go } of this.waiting.splice(0)) go(false);
+	}
+
 	private pass(): void {
 		let last: EventEnvelope | undefined;
-		while (this.pending[0]?.claimed === true) last = this.pending.shift()?.event;
-		if (last !== undefined) this.position = this.moveTo(last);
+		while (this.pending[0]?.claimed === true) {
+			last = this.pending.shift()?.event;
+			this.passed++;
+		}
+		if (last === undefined) return;
+		// Moved first: an execution started now stores the new position.
+		this.position = this.moveTo(last);
+		for (const waiter of [...this.waiting]) {
+			if (waiter.passed > this.passed) continue;
+			this.waiting.splice(this.waiting.indexOf(waiter), 1);
+			waiter.go(true);
+		}
 	}
 }
 

@@ -8,13 +8,13 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../contract';
 import { EVENT_SIGNATURE } from '../contract';
 import { claimEvents, claimScope, passOnClaimed } from './claimRecord';
 import type { ClaimOutcome } from './eventClaims';
-import { eventClaims } from './eventClaims';
+import { ANNOUNCED_CLAIM_MAX_MS, eventClaims } from './eventClaims';
 import { triggerExecutionSlots, UNFINISHED_EXECUTIONS_MAX } from './executionSlots';
 import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
@@ -153,10 +153,14 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 
 	if (!desiredEvents(this).includes(event.type))
 		return answer(this, 200, { received: true, ignored: true });
-	// A repeat this process has seen taken by an execution is answered at once and costs no
-	// execution. Test listens are never claimed (see runDelivery).
-	if (this.getMode() !== 'manual' && eventClaims.has(claimScope(this), event.id, Date.now()))
+	// A repeat this process has seen taken by an execution is answered without one. Test listens
+	// are never claimed (see runDelivery).
+	const claimed = this.getMode() !== 'manual';
+	const scope = claimScope(this);
+	if (claimed && (await claimedInThisProcess(scope, event.id)))
 		return answer(this, 200, { received: true, duplicate: true });
+	const receiptId = randomUUID();
+	if (claimed) announceReceipt(scope, event.id, receiptId);
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
 	const output: IDataObject = {
@@ -171,7 +175,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			webhook_timestamp: Number(delivery.timestamp),
 			// Names this receipt's claim: n8n stores it with the execution, so a Retry of the
 			// execution knows its own claim from another execution's claim of the same event.
-			receipt_id: randomUUID(),
+			receipt_id: receiptId,
 			...(headerValue(headers, 'webhook-attempt')
 				? { attempt: Number(headerValue(headers, 'webhook-attempt')) }
 				: {}),
@@ -180,6 +184,49 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	if (options.includeHeaders === true) output.headers = headers;
 	// Not answered here: n8n stores the execution first, then runDelivery answers from inside it.
 	return { workflowData: [[{ json: output }]] };
+}
+
+/** How long a delivery waits for a claim this process announced (a pulled copy's) before it runs the event itself. */
+const ANNOUNCED_CLAIM_WAIT_MS = 5_000;
+
+/**
+ * Whether an execution of this process claimed the event, or is about to and then did (Svc Pull
+ * Trigger in the same workflow started one for it): the delivery then costs no execution. A claim
+ * that failed, or did not come within ANNOUNCED_CLAIM_WAIT_MS, leaves the event to this delivery.
+ */
+async function claimedInThisProcess(scope: string, eventId: string): Promise<boolean> {
+	const now = Date.now();
+	if (eventClaims.has(scope, eventId, now)) return true;
+	const announced = eventClaims.claimedHere(scope, eventId, now);
+	if (announced === undefined) return false;
+	return await Promise.race([announced, sleep(ANNOUNCED_CLAIM_WAIT_MS).then(() => false)]);
+}
+
+/**
+ * The receipts this process passed on to an execution, by receipt id: each settles the claim it
+ * announced once runDelivery has claimed (or could not). Receipts whose execution never ran here
+ * (queue mode: a worker runs it) are dropped after ANNOUNCED_CLAIM_MAX_MS.
+ */
+const receiptsAwaitingClaims = new Map<string, { at: number; settle: (stood: boolean) => void }>();
+
+/** Announces the receipt's coming claim, so that a poll of the same workflow waits for it instead of running the event too. */
+function announceReceipt(scope: string, eventId: string, receiptId: string): void {
+	const now = Date.now();
+	for (const [id, { at, settle }] of receiptsAwaitingClaims) {
+		if (now - at <= ANNOUNCED_CLAIM_MAX_MS) break;
+		settle(false);
+		receiptsAwaitingClaims.delete(id);
+	}
+	const stood = new Promise<boolean>((settle) =>
+		receiptsAwaitingClaims.set(receiptId, { at: now, settle }),
+	);
+	eventClaims.announce(scope, eventId, stood, now);
+}
+
+function settleReceipt(receiptId: unknown, stood: boolean): void {
+	if (typeof receiptId !== 'string') return;
+	receiptsAwaitingClaims.get(receiptId)?.settle(stood);
+	receiptsAwaitingClaims.delete(receiptId);
 }
 
 /** How long a delivery waits for a free slot before it is answered 503: well inside the 15 s the service waits. */
@@ -230,9 +277,12 @@ async function answerWithRoom(ctx: IExecuteFunctions): Promise<boolean> {
  */
 export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	if (!(await answerWithRoom(this))) return [[]];
 	// receiveDelivery lets through only events with an id, and gives each receipt an id.
 	const receiptId = (items[0]?.json.meta as IDataObject | undefined)?.receipt_id;
+	if (!(await answerWithRoom(this))) {
+		settleReceipt(receiptId, false);
+		return [[]];
+	}
 	const mode = this.getMode();
 	// A Retry of an execution stored before receipts had ids cannot tell its own claim: it runs.
 	if (mode !== 'webhook' && !(mode === 'retry' && typeof receiptId === 'string')) return [items];
@@ -244,7 +294,9 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 			eventIds,
 			typeof receiptId === 'string' ? receiptId : this.getExecutionId(),
 		);
+		settleReceipt(receiptId, true);
 	} catch (error) {
+		settleReceipt(receiptId, false);
 		throw new NodeOperationError(this.getNode(), error as Error, {
 			description:
 				'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',

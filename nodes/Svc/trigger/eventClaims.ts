@@ -126,9 +126,13 @@ interface KnownClaim {
 	stood: Promise<boolean>;
 }
 
+/** How long an announced claim is waited for at most: then it is forgotten (its execution may never run). */
+export const ANNOUNCED_CLAIM_MAX_MS = 20_000;
+
 export class EventClaims {
 	private readonly recorders = new Map<string, SerialRecorder>();
 	private readonly known = new Map<string, Map<string, KnownClaim>>();
+	private readonly announced = new Map<string, Map<string, KnownClaim>>();
 
 	constructor(
 		private readonly limits: ClaimLimits,
@@ -143,11 +147,29 @@ export class EventClaims {
 	/**
 	 * Whether a claim of `eventId` made in this process stood in n8n's record (this execution's, or
 	 * another's it found there): true once it did, false if recording it failed; undefined when this
-	 * process made none. A poll leaves such an event out instead of starting an execution that
-	 * would stop at the trigger.
+	 * process made none and announced none. A poll leaves such an event out, and a delivery of it is
+	 * answered, instead of starting an execution that would stop at the trigger.
 	 */
 	claimedHere(scope: string, eventId: string, now: number): Promise<boolean> | undefined {
-		return this.knownIn(scope, now).get(eventId)?.stood;
+		return (
+			this.knownIn(scope, now).get(eventId)?.stood ??
+			this.entriesIn(this.announced, scope, now, ANNOUNCED_CLAIM_MAX_MS).get(eventId)?.stood
+		);
+	}
+
+	/**
+	 * An execution this process started for `eventId` (by a poll, or for a delivery) will claim it:
+	 * `stood` settles with whether a claim of it stood. Until then, or ANNOUNCED_CLAIM_MAX_MS,
+	 * claimedHere gives it, so the other trigger of the workflow waits for it instead of starting an
+	 * execution of its own.
+	 */
+	announce(scope: string, eventId: string, stood: Promise<boolean>, now: number): void {
+		const announced = this.entriesIn(this.announced, scope, now, ANNOUNCED_CLAIM_MAX_MS);
+		announced.delete(eventId);
+		announced.set(eventId, { at: now, stood });
+		void stood.then(() => {
+			if (announced.get(eventId)?.stood === stood) announced.delete(eventId);
+		});
 	}
 
 	/**
@@ -229,16 +251,27 @@ export class EventClaims {
 	}
 
 	private knownIn(scope: string, now: number): Map<string, KnownClaim> {
-		let known = this.known.get(scope);
-		if (!known) {
-			known = new Map();
-			this.known.set(scope, known);
+		return this.entriesIn(this.known, scope, now, this.limits.maxAgeMs);
+	}
+
+	/** The claims of `scope` in `claims`, with those older than `maxAgeMs` dropped. */
+	private entriesIn(
+		claims: Map<string, Map<string, KnownClaim>>,
+		scope: string,
+		now: number,
+		maxAgeMs: number,
+	): Map<string, KnownClaim> {
+		let entries = claims.get(scope);
+		if (!entries) {
+			entries = new Map();
+			claims.set(scope, entries);
 		}
-		for (const [id, { at }] of known) {
-			if (now - at <= this.limits.maxAgeMs) break;
-			known.delete(id);
+		// Insertion order is age order: the oldest are at the front.
+		for (const [id, { at }] of entries) {
+			if (now - at <= maxAgeMs) break;
+			entries.delete(id);
 		}
-		return known;
+		return entries;
 	}
 }
 

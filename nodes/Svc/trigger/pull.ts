@@ -105,16 +105,20 @@ export const startedInThisProcess = (pullId: string): boolean => pullsAwaitingCl
 
 /**
  * One execution with `events` as its items, named by one pull id: whether it claimed them. It
- * starts once one of `slots` is free and `after` has settled, and holds the slot until it ends.
+ * starts once one of `slots` is free and `allowed` says yes (false: it never starts), and holds
+ * the slot until it ends.
  */
 async function startExecution(
 	ctx: IPollFunctions,
 	events: EventEnvelope[],
 	slots: ExecutionSlots,
-	after: Promise<unknown>,
+	allowed: Promise<boolean>,
 ): Promise<boolean> {
 	const free = await slots.take();
-	await after;
+	if (!(await allowed)) {
+		free();
+		return false;
+	}
 	const confirmation = ctx.helpers.createDeferredPromise<IExecuteResponsePromiseData>();
 	const ended = ctx.helpers.createDeferredPromise<IRun | undefined>();
 	const pullId = randomUUID();
@@ -229,11 +233,15 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 	);
 	const started = startedHere.get(key) ?? new Map<string, StartedExecution>();
 	startedHere.set(key, started);
-	// Batch mode, executions claiming in this process: a batch starts once the one before has
-	// claimed, so n8n stores the position past it with the next one, and a crash leaves at most one
-	// claimed batch to read again. In queue mode each claim waits 2 s; the batches go side by side.
-	const order =
-		perExecution > 1 && claimsHere.get(key) !== false ? { last: Promise.resolve() } : undefined;
+	// At most `window` events started and not passed by the position at once, so that n8n, which
+	// stores the position with each execution started, has at most that many claimed events past it
+	// when n8n dies: 20 one per event; in batch mode, where the executions claim in this process, a
+	// batch starts once every event before it is passed (a crash reads one claimed batch again).
+	// In queue mode each claim waits 2 s, and the batches go side by side, bounded by their slots.
+	const window =
+		perExecution === 1 ? UNFINISHED_EXECUTIONS_MAX : claimsHere.get(key) !== false ? 1 : undefined;
+	const mayStart = async (index: number): Promise<boolean> =>
+		window === undefined ? true : await prefix.whenPassed(index - window + 1);
 	const inFlight: StartedRun[] = [];
 	// Events read and not started yet: batch mode fills a batch across pages.
 	const unstarted: EventEnvelope[] = [];
@@ -247,7 +255,15 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 			(unstarted.length >= perExecution || (!more && unstarted.length > 0))
 		) {
 			const events = unstarted.splice(0, perExecution === 1 ? unstarted.length : perExecution);
-			const claims = startRun(ctx, started, events, perExecution, slots, order);
+			const first = prefix.next;
+			const claims = startRun(
+				ctx,
+				started,
+				events,
+				perExecution,
+				slots,
+				async (index) => await mayStart(first + index),
+			);
 			inFlight.push({ events, claimed: prefix.add(events, claims) });
 		}
 		const mayRead =
@@ -289,6 +305,7 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 			break;
 		}
 	}
+	prefix.close();
 	if (passing === undefined) return;
 	// Publishing must not fail on a passing answer: the next poll reads again.
 	if (!testPoll) throw passing;
@@ -298,8 +315,8 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
 }
 
 /**
- * Starts `events` (in order), `perExecution` to an execution (each in a slot of `slots`, and after
- * the one before has claimed when `order` is given), and returns each event's claim. An event
+ * Starts `events` (in order), `perExecution` to an execution (each in a slot of `slots`, once
+ * `mayStart` says so for its first event's index), and returns each event's claim. An event
  * claimed in this process already (by Svc Trigger in the same workflow, or by an earlier run read
  * again) starts nothing: its claim is that one. So does an event this process started earlier and
  * has heard from within STALE_START_MS. A failed claim is started again at the next read.
@@ -310,7 +327,7 @@ function startRun(
 	events: EventEnvelope[],
 	perExecution: number,
 	slots: ExecutionSlots,
-	order?: { last: Promise<unknown> },
+	mayStart: (index: number) => Promise<boolean>,
 ): Array<Promise<boolean>> {
 	const claims: Array<Promise<boolean>> = [];
 	const fresh: number[] = [];
@@ -331,13 +348,14 @@ function startRun(
 			ctx,
 			batch.map((index) => events[index]),
 			slots,
-			order?.last ?? Promise.resolve(),
+			mayStart(batch[0]),
 		);
-		if (order) order.last = claim;
 		const at = Date.now();
 		for (const index of batch) {
 			claims[index] = claim;
 			started.set(events[index].id, { claim, at });
+			// A delivery of the event meanwhile waits for this claim instead of running it too.
+			eventClaims.announce(scope, events[index].id, claim, at);
 		}
 		void claim.then((made) => {
 			if (!made) for (const index of batch) started.delete(events[index].id);
