@@ -10,6 +10,7 @@ import {
 	pullReceiverInBatches,
 	ranPastTrigger,
 	receiverWorkflow,
+	stoppedAtTrigger,
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../../harness/crash-receivers';
 import { withCredential } from '../../../harness/example-workflows';
@@ -31,6 +32,8 @@ export interface PullModeRun {
 	getLead: boolean;
 	backlog: number;
 	executions: number;
+	/** Executions that stopped at the trigger: events that had run, read again. */
+	repeats: number;
 	/** From publishing until the last event ran past the trigger (its lead read, with Get Lead). */
 	drainMs: number;
 	/** The polls' reading time: each from its first request to the last event it ran, not the wait for the next poll. */
@@ -133,9 +136,11 @@ async function drainOnce(
 		await deactivate(n8n, workflowId);
 	}
 	const runs = counts();
+	const executions = await listExecutions(n8n, workflowId, { includeData: true });
 	return {
 		backlog,
-		executions: (await listExecutions(n8n, workflowId)).length,
+		executions: executions.length,
+		repeats: stoppedAtTrigger(executions).length,
 		drainMs,
 		...pollReading(sandbox, mark, publishedAt, getLead ? /^\/v1\/leads\/[^/]+$/ : '/__ran'),
 		n8nCpuSeconds: cpuSeconds.find(([label]) => label === N8N_LABEL)?.[1] ?? 0,

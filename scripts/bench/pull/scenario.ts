@@ -6,12 +6,14 @@ import type { Sandbox } from '../../../sandbox';
 import {
 	ranPastTrigger,
 	receiverWorkflow,
+	stoppedAtTrigger,
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../../harness/crash-receivers';
 import { sandboxCredential } from '../../../harness/environment';
 import { withCredential } from '../../../harness/example-workflows';
 import type { CredentialRef } from '../../../harness/n8n/api';
 import { activate, deactivate, importCredential, importWorkflow } from '../../../harness/n8n/api';
+import { listExecutions } from '../../../harness/n8n/executions';
 import type { N8nInstance } from '../../../harness/n8n/instance';
 import { startN8n } from '../../../harness/n8n/process';
 import type { N8nRuntime } from '../../../harness/n8n-runtime/install';
@@ -29,6 +31,9 @@ export interface PullRun {
 	idleRequests: number[];
 	/** Event created to run past the trigger, one event at a time. */
 	latenciesMs: number[];
+	/** Executions the workflow ran in all (the backlog and the latency samples), and of them those that stopped at the trigger: events that had run. */
+	executions: number;
+	repeats: number;
 	lost: number;
 	twice: number;
 }
@@ -179,7 +184,10 @@ export async function scenarioP(context: {
 			{ timeoutMs: 4 * POLL_INTERVAL_MS, everyMs: 500 },
 		);
 		const ran = ranPastTrigger(sandbox.state);
+		const executions = await listExecutions(n8n, id, { includeData: true });
 		return {
+			executions: executions.length,
+			repeats: stoppedAtTrigger(executions).length,
 			backlog: backlog.length,
 			drainMs,
 			readingMs,

@@ -33,6 +33,12 @@ export function tableP(run: PullRun, burst: BurstRun[] | undefined): Table {
 			`≤ ${msAsSeconds(POLL_INTERVAL_MS + 1000)} (poll interval + 1 s)`,
 			yes(worstLatency <= POLL_INTERVAL_MS + 1000),
 		],
+		[
+			'executions / of them stopped at the trigger (repeats)',
+			`${count(run.executions)} / ${count(run.repeats)}`,
+			`${count(run.backlog + run.latenciesMs.length)} events / 0`,
+			yes(run.executions === run.backlog + run.latenciesMs.length && run.repeats === 0),
+		],
 		['lost / twice', `${run.lost} / ${run.twice}`, '0 / 0', yes(run.lost === 0 && run.twice === 0)],
 	];
 	return {
@@ -93,6 +99,14 @@ export function tableBatches(runs: PullModeRun[], burst: BurstRun[] | undefined)
 				webhookCpuPerEvent === undefined ? 'n/a' : fmt(webhookCpuPerEvent, 'ms'),
 				`batches ≤ 1/20 of one per event (${fmt(cpuPerEvent(one) / 20, 'ms')})`,
 				yes(cpuPerEvent(batch) <= cpuPerEvent(one) / 20),
+			],
+			[
+				`${workflow}: executions spent on repeats`,
+				count(one.repeats),
+				count(batch.repeats),
+				'n/a',
+				'0',
+				yes(one.repeats === 0 && batch.repeats === 0),
 			],
 			[
 				`${workflow}: lost / twice`,
