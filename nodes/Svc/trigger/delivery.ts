@@ -203,30 +203,41 @@ async function claimedInThisProcess(scope: string, eventId: string): Promise<boo
 }
 
 /**
- * The receipts this process passed on to an execution, by receipt id: each settles the claim it
- * announced once runDelivery has claimed (or could not). Receipts whose execution never ran here
- * (queue mode: a worker runs it) are dropped after ANNOUNCED_CLAIM_MAX_MS.
+ * The receipts this process passed on to an execution and whose claim it announced, by receipt
+ * id: runDelivery settles each once it has claimed (or could not).
  */
-const receiptsAwaitingClaims = new Map<string, { at: number; settle: (stood: boolean) => void }>();
+const receiptsAwaitingClaims = new Map<
+	string,
+	{ scope: string; settle: (stood: boolean) => void }
+>();
+/**
+ * Per workflow: false once a receipt's claim did not come within ANNOUNCED_CLAIM_MAX_MS, because
+ * another process runs its executions (queue mode: a worker). Its receipts are then not announced,
+ * so that no poll waits for them; a receipt settled here says true again.
+ */
+const receiptsSettleHere = new Map<string, boolean>();
 
 /** Announces the receipt's coming claim, so that a poll of the same workflow waits for it instead of running the event too. */
 function announceReceipt(scope: string, eventId: string, receiptId: string): void {
-	const now = Date.now();
-	for (const [id, { at, settle }] of receiptsAwaitingClaims) {
-		if (now - at <= ANNOUNCED_CLAIM_MAX_MS) break;
-		settle(false);
-		receiptsAwaitingClaims.delete(id);
-	}
-	const stood = new Promise<boolean>((settle) =>
-		receiptsAwaitingClaims.set(receiptId, { at: now, settle }),
-	);
-	eventClaims.announce(scope, eventId, stood, now);
+	if (receiptsSettleHere.get(scope) === false) return;
+	const stood = new Promise<boolean>((settle) => {
+		receiptsAwaitingClaims.set(receiptId, { scope, settle });
+		void sleep(ANNOUNCED_CLAIM_MAX_MS).then(() => {
+			if (!receiptsAwaitingClaims.delete(receiptId)) return;
+			receiptsSettleHere.set(scope, false);
+			settle(false);
+		});
+	});
+	eventClaims.announce(scope, eventId, stood, Date.now());
 }
 
 function settleReceipt(receiptId: unknown, stood: boolean): void {
 	if (typeof receiptId !== 'string') return;
-	receiptsAwaitingClaims.get(receiptId)?.settle(stood);
+	const receipt = receiptsAwaitingClaims.get(receiptId);
+	if (receipt === undefined) return;
 	receiptsAwaitingClaims.delete(receiptId);
+	receiptsSettleHere.set(receipt.scope, true);
+	receipt.settle(stood);
 }
 
 /** How long a delivery waits for a free slot before it is answered 503: well inside the 15 s the service waits. */
