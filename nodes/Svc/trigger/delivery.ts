@@ -186,20 +186,21 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	return { workflowData: [[{ json: output }]] };
 }
 
-/** How long a delivery waits for a claim this process announced (a pulled copy's) before it runs the event itself. */
+/** How long a delivery waits for a claim this process announced (a pulled copy's) before it answers. */
 const ANNOUNCED_CLAIM_WAIT_MS = 5_000;
 
 /**
- * Whether an execution of this process claimed the event, or is about to and then did (Svc Pull
- * Trigger in the same workflow started one for it): the delivery then costs no execution. A claim
- * that failed, or did not come within ANNOUNCED_CLAIM_WAIT_MS, leaves the event to this delivery.
+ * Whether an execution of this process claimed the event, or is about to (Svc Pull Trigger in the
+ * same workflow started one for it): the delivery then costs no execution. A pulled copy still
+ * claiming after ANNOUNCED_CLAIM_WAIT_MS keeps the event: its poll does not pass the event until
+ * that claim stands, and reads it again if it fails. A claim that failed leaves it to this delivery.
  */
 async function claimedInThisProcess(scope: string, eventId: string): Promise<boolean> {
 	const now = Date.now();
 	if (eventClaims.has(scope, eventId, now)) return true;
 	const announced = eventClaims.claimedHere(scope, eventId, now);
 	if (announced === undefined) return false;
-	return await Promise.race([announced, sleep(ANNOUNCED_CLAIM_WAIT_MS).then(() => false)]);
+	return await Promise.race([announced, sleep(ANNOUNCED_CLAIM_WAIT_MS).then(() => true)]);
 }
 
 /**
@@ -211,9 +212,10 @@ const receiptsAwaitingClaims = new Map<
 	{ scope: string; settle: (stood: boolean) => void }
 >();
 /**
- * Per workflow: false once a receipt's claim did not come within ANNOUNCED_CLAIM_MAX_MS, because
- * another process runs its executions (queue mode: a worker). Its receipts are then not announced,
- * so that no poll waits for them; a receipt settled here says true again.
+ * Per workflow: true once a receipt was settled here (its execution ran in this process: n8n's
+ * regular mode); false when the first receipt's claim did not come within ANNOUNCED_CLAIM_MAX_MS
+ * because another process runs the executions (queue mode: a worker). Its receipts are then not
+ * announced, so that no poll waits for them.
  */
 const receiptsSettleHere = new Map<string, boolean>();
 
@@ -224,7 +226,7 @@ function announceReceipt(scope: string, eventId: string, receiptId: string): voi
 		receiptsAwaitingClaims.set(receiptId, { scope, settle });
 		void sleep(ANNOUNCED_CLAIM_MAX_MS).then(() => {
 			if (!receiptsAwaitingClaims.delete(receiptId)) return;
-			receiptsSettleHere.set(scope, false);
+			if (!receiptsSettleHere.has(scope)) receiptsSettleHere.set(scope, false);
 			settle(false);
 		});
 	});
