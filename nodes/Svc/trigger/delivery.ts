@@ -191,16 +191,20 @@ const ANNOUNCED_CLAIM_WAIT_MS = 5_000;
 
 /**
  * Whether an execution of this process claimed the event, or is about to (Svc Pull Trigger in the
- * same workflow started one for it): the delivery then costs no execution. A pulled copy still
- * claiming after ANNOUNCED_CLAIM_WAIT_MS keeps the event: its poll does not pass the event until
- * that claim stands, and reads it again if it fails. A claim that failed leaves it to this delivery.
+ * same workflow started one for it, or an earlier delivery's execution): the delivery then costs
+ * no execution. A pulled copy still claiming after ANNOUNCED_CLAIM_WAIT_MS keeps the event (its
+ * poll does not pass it until a claim stands, and reads it again if this one fails); an earlier
+ * receipt's does not (its execution may never run). A claim that failed leaves it to this delivery.
  */
 async function claimedInThisProcess(scope: string, eventId: string): Promise<boolean> {
 	const now = Date.now();
 	if (eventClaims.has(scope, eventId, now)) return true;
 	const announced = eventClaims.claimedHere(scope, eventId, now);
 	if (announced === undefined) return false;
-	return await Promise.race([announced, sleep(ANNOUNCED_CLAIM_WAIT_MS).then(() => true)]);
+	return await Promise.race([
+		announced.stood,
+		sleep(ANNOUNCED_CLAIM_WAIT_MS).then(() => announced.kept),
+	]);
 }
 
 /**

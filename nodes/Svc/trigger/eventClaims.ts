@@ -120,10 +120,15 @@ const RECORD_RETRY_MS = 100;
  * the first execution of an event wins at once; across processes the claims are written to n8n's
  * record and the one that still stands after `settleMs` wins.
  */
-/** A claim this process made: when, and whether it stood in n8n's record (false: recording it failed). */
+/** A claim this process made or announced: when, and whether it stood in n8n's record (false: recording it failed). */
 interface KnownClaim {
 	at: number;
 	stood: Promise<boolean>;
+	/**
+	 * Whoever announced it keeps the event until a claim of it stands, also if this one fails or
+	 * never comes (a poll, which reads it again): a delivery may leave the event to it.
+	 */
+	kept?: boolean;
 }
 
 /** How long an announced claim is waited for at most: then it is forgotten (its execution may never run). */
@@ -145,28 +150,39 @@ export class EventClaims {
 	}
 
 	/**
-	 * Whether a claim of `eventId` made in this process stood in n8n's record (this execution's, or
-	 * another's it found there): true once it did, false if recording it failed; undefined when this
-	 * process made none and announced none. A poll leaves such an event out, and a delivery of it is
-	 * answered, instead of starting an execution that would stop at the trigger.
+	 * A claim of `eventId` made or announced in this process: `stood` settles true once a claim of it
+	 * stood in n8n's record (this execution's, or another's it found there), false if recording it
+	 * failed; `kept` says whether its maker keeps the event until then (see announce). Undefined when
+	 * there is none. A poll leaves such an event out, and a delivery of it is answered, instead of
+	 * starting an execution that would stop at the trigger.
 	 */
-	claimedHere(scope: string, eventId: string, now: number): Promise<boolean> | undefined {
-		return (
-			this.knownIn(scope, now).get(eventId)?.stood ??
-			this.entriesIn(this.announced, scope, now, ANNOUNCED_CLAIM_MAX_MS).get(eventId)?.stood
-		);
+	claimedHere(
+		scope: string,
+		eventId: string,
+		now: number,
+	): { stood: Promise<boolean>; kept: boolean } | undefined {
+		const claim =
+			this.knownIn(scope, now).get(eventId) ??
+			this.entriesIn(this.announced, scope, now, ANNOUNCED_CLAIM_MAX_MS).get(eventId);
+		return claim && { stood: claim.stood, kept: claim.kept === true };
 	}
 
 	/**
 	 * An execution this process started for `eventId` (by a poll, or for a delivery) will claim it:
 	 * `stood` settles with whether a claim of it stood. Until then, or ANNOUNCED_CLAIM_MAX_MS,
 	 * claimedHere gives it, so the other trigger of the workflow waits for it instead of starting an
-	 * execution of its own.
+	 * execution of its own. `kept`: the announcer keeps the event until a claim of it stands.
 	 */
-	announce(scope: string, eventId: string, stood: Promise<boolean>, now: number): void {
+	announce(
+		scope: string,
+		eventId: string,
+		stood: Promise<boolean>,
+		now: number,
+		{ kept = false }: { kept?: boolean } = {},
+	): void {
 		const announced = this.entriesIn(this.announced, scope, now, ANNOUNCED_CLAIM_MAX_MS);
 		announced.delete(eventId);
-		announced.set(eventId, { at: now, stood });
+		announced.set(eventId, { at: now, stood, kept });
 		void stood.then(() => {
 			if (announced.get(eventId)?.stood === stood) announced.delete(eventId);
 		});

@@ -338,7 +338,7 @@ function startRun(
 		const claimed =
 			earlier !== undefined && now - earlier.at < STALE_START_MS
 				? earlier.claim
-				: eventClaims.claimedHere(scope, event.id, now);
+				: eventClaims.claimedHere(scope, event.id, now)?.stood;
 		if (claimed !== undefined) claims[index] = claimed;
 		else fresh.push(index);
 	});
@@ -354,8 +354,9 @@ function startRun(
 		for (const index of batch) {
 			claims[index] = claim;
 			started.set(events[index].id, { claim, at });
-			// A delivery of the event meanwhile waits for this claim instead of running it too.
-			eventClaims.announce(scope, events[index].id, claim, at);
+			// A delivery of the event meanwhile leaves it to this claim: the position does not pass
+			// the event until a claim of it stands.
+			eventClaims.announce(scope, events[index].id, claim, at, { kept: true });
 		}
 		void claim.then((made) => {
 			if (!made) for (const index of batch) started.delete(events[index].id);
