@@ -43,6 +43,11 @@ export class HarnessNodeTypes implements INodeTypes {
 	getKnownTypes(): IDataObject {
 		return Object.fromEntries(Object.keys(this.types).map((name) => [name, {}]));
 	}
+
+	/** `nodeType` as loaded anew (n8n restarted): what the workflow's executions get from here on. */
+	reload(nodeType: string, type: INodeType | IVersionedNodeType): void {
+		this.types[nodeType] = type;
+	}
 }
 
 /**

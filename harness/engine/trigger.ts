@@ -85,6 +85,11 @@ export interface TriggerHarness {
 	/** The webhook step alone: the items n8n stores for an execution that a kill then cuts short. */
 	receive(delivery: Delivery): Promise<DeliveryResult>;
 	/**
+	 * n8n killed and started again: `freshType` is the trigger loaded anew, with nothing of the
+	 * killed process's memory; the workflow and what n8n stored stay.
+	 */
+	restart(freshType: INodeType): void;
+	/**
 	 * n8n runs a stored execution of the trigger's items again: a person's Retry (`mode` 'retry'),
 	 * or n8n 1.x's queue mode running a dead worker's job again under its id (`mode` 'webhook').
 	 * Returns what the trigger passed on.
@@ -117,7 +122,7 @@ export async function createTriggerHarness(
 		('currentVersion' in registered
 			? registered.currentVersion
 			: placedVersion(registered.description));
-	const nodeType = nodeTypes.getByNameAndVersion(options.nodeType, typeVersion);
+	let nodeType = nodeTypes.getByNameAndVersion(options.nodeType, typeVersion);
 	const node: INode = {
 		id: 'harness-trigger',
 		name: nodeType.description.defaults.name ?? 'Trigger',
@@ -238,6 +243,10 @@ export async function createTriggerHarness(
 				delivery,
 				{ execute: false },
 			),
+		restart: (freshType) => {
+			nodeTypes.reload(options.nodeType, freshType);
+			nodeType = nodeTypes.getByNameAndVersion(options.nodeType, typeVersion);
+		},
 		runAgain: async (workflowData, { mode, executionId, onAnswer }) =>
 			await runExecution(
 				workflow,

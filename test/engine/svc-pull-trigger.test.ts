@@ -11,6 +11,7 @@ import {
 } from '../../harness/engine/svc';
 import { processedData } from '../../harness/engine/processed-data';
 import { signedDelivery } from '../../harness/engine/webhook-http';
+import { loadedAnew } from '../../harness/engine/loaded-anew';
 import { until } from '../../harness/wait';
 
 const sandbox = useSandbox();
@@ -35,16 +36,11 @@ function passedOn(result: PollResult): string[][] {
 	});
 }
 
-/** The trigger as a restarted n8n loads it: nothing of this process's memory. */
-async function freshPullTrigger(): Promise<INodeType> {
-	let fresh: INodeType | undefined;
-	await jest.isolateModulesAsync(async () => {
-		const { SvcPullTrigger } = await import('../../nodes/Svc/SvcPullTrigger.node');
-		fresh = new SvcPullTrigger();
-	});
-	if (!fresh) throw new Error('the trigger did not load');
-	return fresh;
-}
+/** The trigger as a restarted n8n loads it: nothing of the killed process's memory. */
+const freshPullTrigger = async (): Promise<INodeType> =>
+	await loadedAnew(
+		async () => new (await import('../../nodes/Svc/SvcPullTrigger.node')).SvcPullTrigger(),
+	);
 
 function eventRequests(): number {
 	return requestsTo(sandbox(), 'GET /v1/events').length;
@@ -264,7 +260,7 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			return { pull, webhook, id, delivery: signedDelivery(subscription.secret, event) };
 		};
 
-		it("delivered while the poll's execution has not claimed it yet: the delivery waits for that claim and is answered without an execution", async () => {
+		it("delivered while the poll's execution has not claimed it yet: the delivery is answered at once without an execution, the poll keeping the event", async () => {
 			const { pull, webhook, id, delivery } = await bothTriggers();
 			let release = () => {};
 			const startsHeldUntil = new Promise<void>((resolve) => (release = resolve));

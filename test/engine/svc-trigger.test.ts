@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
 import type { Sandbox } from '../../sandbox';
@@ -26,6 +26,7 @@ import { capturedLogs, shutdownEngine } from '../../harness/engine';
 import type { SvcTriggerOptions } from '../../harness/engine/svc';
 import { createSvcTrigger, FULL_KEY } from '../../harness/engine/svc';
 import { processedData } from '../../harness/engine/processed-data';
+import { loadedAnew } from '../../harness/engine/loaded-anew';
 import { sleep, until } from '../../harness/wait';
 import { UNFINISHED_EXECUTIONS_MAX } from '../../nodes/Svc/trigger/executionSlots';
 
@@ -104,6 +105,10 @@ afterAll(async () => {
 	await rm(tlsDir, { recursive: true, force: true });
 	await shutdownEngine();
 });
+
+/** The trigger as a restarted n8n loads it: nothing of the killed process's memory. */
+const freshSvcTrigger = async (): Promise<INodeType> =>
+	await loadedAnew(async () => new (await import('../../nodes/Svc/SvcTrigger.node')).SvcTrigger());
 
 async function trigger(options: SvcTriggerOptions = {}): Promise<TriggerHarness> {
 	current = await createSvcTrigger(sandbox, { webhookBaseUrl: receiverBase, ...options });
@@ -409,10 +414,12 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 	it("a person's Retry of each run a kill cut short: the event runs once, whichever runs held it", async () => {
 		const t = await trigger();
 		await t.activate();
-		// The service delivered the event again while n8n was slow: two stored runs hold it, and
-		// the kill cut both short before either claimed it.
+		// Two stored runs hold the event (the service delivered it again once n8n had restarted, or to
+		// another webhook processor), and kills cut both short before either claimed it.
 		const first = await t.receive(signed(stored(t).secret, 'evt_cut_twice'));
+		t.restart(await freshSvcTrigger());
 		const second = await t.receive(signed(stored(t).secret, 'evt_cut_twice'));
+		t.restart(await freshSvcTrigger());
 		expect(receiptOf(first.workflowData ?? [])).not.toEqual(receiptOf(second.workflowData ?? []));
 		const retried = [
 			await t.runAgain(first.workflowData ?? [], { mode: 'retry' }),
@@ -438,19 +445,44 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 		expect(await t.runAgain(cut.workflowData ?? [], { mode: 'retry' })).toHaveLength(1);
 		// Stored, cut short, and then the service's next delivery of the same event ran it.
 		const stranded = await t.receive(signed(stored(t).secret, 'evt_ran_later'));
+		t.restart(await freshSvcTrigger());
 		expect((await t.deliver(signed(stored(t).secret, 'evt_ran_later'))).passedOn).toHaveLength(1);
 		expect(await t.runAgain(stranded.workflowData ?? [], { mode: 'retry' })).toEqual([]);
 	});
 
-	it('two copies of an event arriving at the same instant: both answered 200, one passes the event on', async () => {
+	it("a copy delivered while the first copy's execution has not answered (n8n busy): 503 with Retry-After and no execution; once that one ran, the next copy is 200 duplicate", async () => {
+		const t = await trigger();
+		await t.activate();
+		const first = await t.receive(signed(stored(t).secret, 'evt_busy'));
+		const copy = await t.deliver(signed(stored(t).secret, 'evt_busy'));
+		expect(copy.response?.statusCode).toBe(503);
+		expect(copy.response?.headers['retry-after']).toBe('5');
+		expect(copy.workflowData).toBeUndefined();
+		const ran = await t.runAgain(first.workflowData ?? [], { mode: 'webhook' });
+		expect(ran.map((item) => item.json.id)).toEqual(['evt_busy']);
+		const later = await t.deliver(signed(stored(t).secret, 'evt_busy'));
+		expect(later.response?.body).toEqual({ received: true, duplicate: true });
+		expect(later.workflowData).toBeUndefined();
+	});
+
+	it('two copies of an event arriving at the same instant: one execution runs it; the other copy starts none (200 duplicate, or 503 while the first is not answered yet), and a later copy is 200 duplicate', async () => {
 		const t = await trigger();
 		await t.activate();
 		const results = await Promise.all([
 			t.deliver(signed(stored(t).secret, 'evt_twin')),
 			t.deliver(signed(stored(t).secret, 'evt_twin')),
 		]);
-		expect(results.map((result) => result.response?.statusCode)).toEqual([200, 200]);
+		const [status, other] = results.map((result) => result.response?.statusCode).sort();
+		expect(status).toBe(200);
+		expect([200, 503]).toContain(other);
+		expect(results.map((result) => result.workflowData !== undefined).sort()).toEqual([
+			false,
+			true,
+		]);
 		expect(results.map((result) => result.passedOn?.length ?? 0).sort()).toEqual([0, 1]);
+		const again = await t.deliver(signed(stored(t).secret, 'evt_twin'));
+		expect(again.response?.body).toEqual({ received: true, duplicate: true });
+		expect(again.workflowData).toBeUndefined();
 	});
 
 	it('at most 20 answered executions unfinished at once: another delivery is answered 503 after 8 s with no room, 200 once one ends, and its event runs once', async () => {

@@ -157,8 +157,15 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// are never claimed (see runDelivery).
 	const claimed = this.getMode() !== 'manual';
 	const scope = claimScope(this);
-	if (claimed && (await claimedInThisProcess(scope, event.id)))
-		return answer(this, 200, { received: true, duplicate: true });
+	const earlier = claimed ? await earlierCopy(scope, event.id) : 'none';
+	if (earlier === 'taken') return answer(this, 200, { received: true, duplicate: true });
+	// Answered without an execution: the service sends it again, by when the earlier one has claimed.
+	if (earlier === 'receiving') {
+		this.getResponseObject().set('retry-after', String(RECEIVING_RETRY_AFTER_SECONDS));
+		return answer(this, 503, {
+			error: 'An earlier delivery of this event is still being received; send it again later',
+		});
+	}
 	const receiptId = randomUUID();
 	if (claimed) announceReceipt(scope, event.id, receiptId);
 
@@ -186,25 +193,31 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	return { workflowData: [[{ json: output }]] };
 }
 
-/** How long a delivery waits for a claim this process announced (a pulled copy's) before it answers. */
-const ANNOUNCED_CLAIM_WAIT_MS = 5_000;
+/** What a 503 for a copy still being received asks the service to wait. */
+const RECEIVING_RETRY_AFTER_SECONDS = 5;
 
 /**
- * Whether an execution of this process claimed the event, or is about to (Svc Pull Trigger in the
- * same workflow started one for it, or an earlier delivery's execution): the delivery then costs
- * no execution. A pulled copy still claiming after ANNOUNCED_CLAIM_WAIT_MS keeps the event (its
- * poll does not pass it until a claim stands, and reads it again if this one fails); an earlier
- * receipt's does not (its execution may never run). A claim that failed leaves it to this delivery.
+ * What this process knows of an earlier copy of the event. 'taken': an execution of this process
+ * claimed it, or is about to and keeps it until a claim stands (a pulled copy: its poll does not
+ * pass the event before, and reads it again if the claim fails; or an earlier delivery whose
+ * execution answered it): this delivery is answered 200 at once and costs no execution.
+ * 'receiving': an earlier delivery's execution has not answered yet (n8n is busy; it may never
+ * run): this delivery is answered 503 at once, costing no execution either, and the service's
+ * next try finds it taken, or, once that receipt is forgotten, runs it. 'none': this delivery
+ * runs it, also when an earlier claim failed.
  */
-async function claimedInThisProcess(scope: string, eventId: string): Promise<boolean> {
+async function earlierCopy(
+	scope: string,
+	eventId: string,
+): Promise<'taken' | 'receiving' | 'none'> {
 	const now = Date.now();
-	if (eventClaims.has(scope, eventId, now)) return true;
+	if (eventClaims.has(scope, eventId, now)) return 'taken';
 	const announced = eventClaims.claimedHere(scope, eventId, now);
-	if (announced === undefined) return false;
-	return await Promise.race([
-		announced.stood,
-		sleep(ANNOUNCED_CLAIM_WAIT_MS).then(() => announced.kept),
-	]);
+	if (announced === undefined) return 'none';
+	// Its outcome when it has one already; the answer does not wait for it.
+	const outcome = await Promise.race([announced.stood, Promise.resolve(undefined)]);
+	if (outcome !== undefined) return outcome ? 'taken' : 'none';
+	return announced.kept ? 'taken' : 'receiving';
 }
 
 /**
@@ -213,7 +226,7 @@ async function claimedInThisProcess(scope: string, eventId: string): Promise<boo
  */
 const receiptsAwaitingClaims = new Map<
 	string,
-	{ scope: string; settle: (stood: boolean) => void }
+	{ scope: string; eventId: string; settle: (stood: boolean) => void }
 >();
 /**
  * Per workflow: true once a receipt was settled here (its execution ran in this process: n8n's
@@ -227,7 +240,7 @@ const receiptsSettleHere = new Map<string, boolean>();
 function announceReceipt(scope: string, eventId: string, receiptId: string): void {
 	if (receiptsSettleHere.get(scope) === false) return;
 	const stood = new Promise<boolean>((settle) => {
-		receiptsAwaitingClaims.set(receiptId, { scope, settle });
+		receiptsAwaitingClaims.set(receiptId, { scope, eventId, settle });
 		void sleep(ANNOUNCED_CLAIM_MAX_MS).then(() => {
 			if (!receiptsAwaitingClaims.delete(receiptId)) return;
 			if (!receiptsSettleHere.has(scope)) receiptsSettleHere.set(scope, false);
@@ -235,6 +248,16 @@ function announceReceipt(scope: string, eventId: string, receiptId: string): voi
 		});
 	});
 	eventClaims.announce(scope, eventId, stood, Date.now());
+}
+
+/**
+ * The receipt's execution runs in this process and answered the delivery: it holds the event (a
+ * crash leaves it a run to Retry, as any answered delivery), so a copy delivered again meanwhile
+ * may be answered without an execution of its own.
+ */
+function keepReceipt(receiptId: unknown): void {
+	const receipt = typeof receiptId === 'string' ? receiptsAwaitingClaims.get(receiptId) : undefined;
+	if (receipt) eventClaims.keep(receipt.scope, receipt.eventId, Date.now());
 }
 
 function settleReceipt(receiptId: unknown, stood: boolean): void {
@@ -300,6 +323,7 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 		settleReceipt(receiptId, false);
 		return [[]];
 	}
+	keepReceipt(receiptId);
 	const mode = this.getMode();
 	// A Retry of an execution stored before receipts had ids cannot tell its own claim: it runs.
 	if (mode !== 'webhook' && !(mode === 'retry' && typeof receiptId === 'string')) return [items];

@@ -188,6 +188,12 @@ export class EventClaims {
 		});
 	}
 
+	/** The announced claim of `eventId` now has a maker that keeps the event (see announce). */
+	keep(scope: string, eventId: string, now: number): void {
+		const claim = this.entriesIn(this.announced, scope, now, ANNOUNCED_CLAIM_MAX_MS).get(eventId);
+		if (claim) claim.kept = true;
+	}
+
 	/**
 	 * `claimant` makes the claim its own: when n8n runs the same execution again (queue mode on
 	 * n8n 1.x re-runs a job whose worker died), it finds its own claim from the earlier run and
