@@ -485,7 +485,7 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 		expect(again.workflowData).toBeUndefined();
 	});
 
-	it('at most 20 answered executions unfinished at once: another delivery is answered 503 after 8 s with no room, 200 once one ends, and its event runs once', async () => {
+	it('at most 20 answered executions unfinished at once: another delivery is answered 503 after 3 s with no room, starting no execution, 200 once one ends, and its event runs once', async () => {
 		const t = await trigger();
 		await t.activate();
 		const { secret } = stored(t);
@@ -502,10 +502,11 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 		);
 		await until('every unfinished execution answered', () => answers.size === unfinished.length);
 
-		// No room: the service is told to send it again, and this execution runs nothing.
+		// No room: the service is told to send it again, and no execution is spent on it.
 		const refused = await deliver('evt_room_late', Promise.resolve());
 		expect(refused.response?.statusCode).toBe(503);
-		expect(refused.passedOn).toEqual([]);
+		expect(refused.response?.headers['retry-after']).toBe('8');
+		expect(refused.workflowData).toBeUndefined();
 		// Sent again once an execution ended: answered 200 and run.
 		releases[0]();
 		const sentAgain = await deliver('evt_room_late', Promise.resolve());

@@ -15,6 +15,7 @@ import { EVENT_SIGNATURE } from '../contract';
 import { claimEvents, claimScope, passOnClaimed } from './claimRecord';
 import type { ClaimOutcome } from './eventClaims';
 import { ANNOUNCED_CLAIM_MAX_MS, eventClaims } from './eventClaims';
+import type { ExecutionSlots } from './executionSlots';
 import { triggerExecutionSlots, UNFINISHED_EXECUTIONS_MAX } from './executionSlots';
 import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
@@ -166,6 +167,14 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			error: 'An earlier delivery of this event is still being received; send it again later',
 		});
 	}
+	// n8n 2.x: the trigger's answered executions fill its slots; answered 503 here, a delivery
+	// costs no execution (the service sends it again).
+	if (claimed && !(await roomWithin(triggerExecutionSlots(this), ROOM_WAIT_MS))) {
+		this.getResponseObject().set('retry-after', String(ANSWER_WAIT_MS / 1000));
+		return answer(this, 503, {
+			error: 'Too many events of this trigger are still running; send this one again later',
+		});
+	}
 	const receiptId = randomUUID();
 	if (claimed) announceReceipt(scope, event.id, receiptId);
 
@@ -267,6 +276,20 @@ function settleReceipt(receiptId: unknown, stood: boolean): void {
 	receiptsAwaitingClaims.delete(receiptId);
 	receiptsSettleHere.set(receipt.scope, true);
 	receipt.settle(stood);
+}
+
+/** How long a delivery waits for a slot of its trigger to be free before it starts an execution. */
+const ROOM_WAIT_MS = 3_000;
+const ROOM_CHECK_MS = 50;
+
+/** Whether `slots` has room within `waitMs` (not held: runDelivery takes it). */
+async function roomWithin(slots: ExecutionSlots, waitMs: number): Promise<boolean> {
+	const deadline = Date.now() + waitMs;
+	while (slots.full) {
+		if (Date.now() >= deadline) return false;
+		await sleep(ROOM_CHECK_MS);
+	}
+	return true;
 }
 
 /** How long a delivery waits for a free slot before it is answered 503: well inside the 15 s the service waits. */

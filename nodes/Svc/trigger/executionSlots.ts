@@ -39,6 +39,11 @@ export class ExecutionSlots {
 		return this.held.size;
 	}
 
+	/** Whether a take() now would wait. */
+	get full(): boolean {
+		return !this.hasRoom();
+	}
+
 	private hasRoom(): boolean {
 		return this.held.size + this.handedOver < this.size;
 	}
