@@ -73,6 +73,28 @@ async function published(
 	return trigger;
 }
 
+/**
+ * A published pull trigger and a Svc Trigger in one workflow. The test delivers each event itself
+ * (`deliveryOf`): the sandbox must not send to the trigger's made-up host.
+ */
+async function bothTriggers(parameters?: IDataObject) {
+	const pull = await published({ parameters });
+	const webhook = await createSvcTrigger(sandbox(), {
+		workflowId: `pull-workflow-${workflowCounter}`,
+	});
+	await webhook.activate();
+	const [subscription] = sandbox().state.store.subscriptions.values();
+	sandbox().state.store.subscriptions.delete(subscription.id);
+	const deliveryOf = (id: string) => {
+		const event = sandbox()
+			.state.deliveries.listEvents()
+			.find((listed) => listed.id === id);
+		if (!event) throw new Error(`no event ${id}`);
+		return signedDelivery(subscription.secret, event);
+	};
+	return { pull, webhook, deliveryOf };
+}
+
 describe("Svc Pull Trigger in n8n's engine", () => {
 	it('starts from publishing: earlier events do not run, later ones run once each, one execution per event, in order', async () => {
 		emit(2);
@@ -213,23 +235,9 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 	});
 
 	it('an event delivered by Svc Trigger in the same workflow does not run again when pulled, and the other way round', async () => {
-		const pull = await published();
-		const webhook = await createSvcTrigger(sandbox(), {
-			workflowId: `pull-workflow-${workflowCounter}`,
-		});
-		await webhook.activate();
-		// The test delivers itself: the sandbox must not send to the trigger's made-up host.
-		const [subscription] = sandbox().state.store.subscriptions.values();
-		sandbox().state.store.subscriptions.delete(subscription.id);
+		const { pull, webhook, deliveryOf } = await bothTriggers();
 		const [delivered] = emit(1);
-		const envelope = (id: string) => {
-			const found = sandbox()
-				.state.deliveries.listEvents()
-				.find((event) => event.id === id);
-			if (!found) throw new Error(`no event ${id}`);
-			return found;
-		};
-		const first = await webhook.deliver(signedDelivery(subscription.secret, envelope(delivered)));
+		const first = await webhook.deliver(deliveryOf(delivered));
 		expect(first.passedOn?.map((item) => item.json.id)).toEqual([delivered]);
 		// The poll knows the webhook's claim: it starts no execution for the event, and passes it.
 		expect(passedOn(await pull.poll())).toEqual([]);
@@ -237,31 +245,20 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		const [pulled] = emit(1);
 		expect(passedOn(await pull.poll())).toEqual([[pulled]]);
 		// This process knows the pull claimed it: answered at once, with no execution.
-		const late = await webhook.deliver(signedDelivery(subscription.secret, envelope(pulled)));
+		const late = await webhook.deliver(deliveryOf(pulled));
 		expect(late.passedOn).toBeUndefined();
 		expect(late.response).toMatchObject({ statusCode: 200, body: { duplicate: true } });
 	});
 
 	describe('beside Svc Trigger, an event reaching both before either claimed it', () => {
-		/** A published pull trigger and a Svc Trigger in one workflow; the test delivers itself. */
-		const bothTriggers = async () => {
-			const pull = await published();
-			const webhook = await createSvcTrigger(sandbox(), {
-				workflowId: `pull-workflow-${workflowCounter}`,
-			});
-			await webhook.activate();
-			const [subscription] = sandbox().state.store.subscriptions.values();
-			sandbox().state.store.subscriptions.delete(subscription.id);
+		const oneEvent = async () => {
+			const { pull, webhook, deliveryOf } = await bothTriggers();
 			const [id] = emit(1);
-			const event = sandbox()
-				.state.deliveries.listEvents()
-				.find((listed) => listed.id === id);
-			if (!event) throw new Error(`no event ${id}`);
-			return { pull, webhook, id, delivery: signedDelivery(subscription.secret, event) };
+			return { pull, webhook, id, delivery: deliveryOf(id) };
 		};
 
 		it("delivered while the poll's execution has not claimed it yet: the delivery is answered at once without an execution, the poll keeping the event", async () => {
-			const { pull, webhook, id, delivery } = await bothTriggers();
+			const { pull, webhook, id, delivery } = await oneEvent();
 			let release = () => {};
 			const startsHeldUntil = new Promise<void>((resolve) => (release = resolve));
 			const polling = pull.poll({ startsHeldUntil });
@@ -275,7 +272,7 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		});
 
 		it("read while the delivery's execution has not claimed it yet: the poll waits for that claim and starts nothing", async () => {
-			const { pull, webhook, id, delivery } = await bothTriggers();
+			const { pull, webhook, id, delivery } = await oneEvent();
 			const received = await webhook.receive(delivery);
 			const requests = eventRequests();
 			const polling = pull.poll();
@@ -535,19 +532,9 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		});
 
 		it('beside Svc Trigger in one workflow: an event the webhook ran is left out of the batch, the rest run', async () => {
-			const pull = await published({ parameters: batches(100) });
-			const webhook = await createSvcTrigger(sandbox(), {
-				workflowId: `pull-workflow-${workflowCounter}`,
-			});
-			await webhook.activate();
-			const [subscription] = sandbox().state.store.subscriptions.values();
-			sandbox().state.store.subscriptions.delete(subscription.id);
+			const { pull, webhook, deliveryOf } = await bothTriggers(batches(100));
 			const ids = emit(3);
-			const delivered = sandbox()
-				.state.deliveries.listEvents()
-				.find((event) => event.id === ids[1]);
-			if (!delivered) throw new Error(`no event ${ids[1]}`);
-			const first = await webhook.deliver(signedDelivery(subscription.secret, delivered));
+			const first = await webhook.deliver(deliveryOf(ids[1]));
 			expect(first.passedOn?.map((item) => item.json.id)).toEqual([ids[1]]);
 			expect(passedOn(await pull.poll())).toEqual([[ids[0], ids[2]]]);
 		});
