@@ -95,9 +95,10 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				expect(delivered.filter((event) => !sent.has(event))).toEqual([]);
 				expect(delivered.some((event) => answered.has(event))).toBe(true);
 				expect(missed.filter((event) => sent.has(event))).toEqual([]);
-				// An event one trigger had claimed costs the other no execution. Only an event that reached
-				// both while neither had claimed it yet (delivered while the catch-up read it) costs a
-				// second, short execution: at most the 50 delivered, never a missed one.
+				// An event one trigger took costs the other no execution, also when both get it at once
+				// (alone: 250 executions on both majors). Beside the other recovery files n8n answers some
+				// deliveries late, and a copy that finds room for an execution gone by the time it runs is
+				// answered 503 from it: at most the 50 delivered, never a missed one.
 				const executions = await listExecutions(env.n8n, id, { includeData: true });
 				const repeats = stoppedAtTrigger(executions);
 				figures[`${version} ${mode}`] = {
