@@ -52,13 +52,17 @@ export class ClaimedPrefix {
 		return await new Promise((go) => this.waiting.push({ passed: count, go }));
 	}
 
-	/** The poll is over: what still waits to start does not. */
+	/**
+	 * The poll is over: what still waits to start does not, and claims that come in later move
+	 * nothing (the next poll, reading on from here, passes them with a position of its own).
+	 */
 	close(): void {
 		this.closed = true;
 		for (const { go } of this.waiting.splice(0)) go(false);
 	}
 
 	private pass(): void {
+		if (this.closed) return;
 		let last: EventEnvelope | undefined;
 		while (this.pending[0]?.claimed === true) {
 			last = this.pending.shift()?.event;
