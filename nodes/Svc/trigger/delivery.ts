@@ -210,9 +210,9 @@ const RECEIVING_RETRY_AFTER_SECONDS = 5;
  * claimed it, or is about to and keeps it until a claim stands (a pulled copy: its poll does not
  * pass the event before, and reads it again if the claim fails; or an earlier delivery whose
  * execution answered it): this delivery is answered 200 at once and costs no execution.
- * 'receiving': an earlier delivery's execution has not answered yet (n8n is busy; it may never
- * run): this delivery is answered 503 at once, costing no execution either, and the service's
- * next try finds it taken, or, once that receipt is forgotten, runs it. 'none': this delivery
+ * 'receiving': an earlier delivery's execution, in this process, has not answered yet (n8n is
+ * busy; it may never run): this delivery is answered 503 at once, costing no execution either,
+ * and the service's next try finds it taken, or, once that receipt is forgotten, runs it. 'none': this delivery
  * runs it, also when an earlier claim failed.
  */
 async function earlierCopy(
@@ -226,7 +226,10 @@ async function earlierCopy(
 	// Its outcome when it has one already; the answer does not wait for it.
 	const outcome = await Promise.race([announced.stood, Promise.resolve(undefined)]);
 	if (outcome !== undefined) return outcome ? 'taken' : 'none';
-	return announced.kept ? 'taken' : 'receiving';
+	if (announced.kept) return 'taken';
+	// Only where receipts are known to settle in this process (n8n's regular mode): at a queue-mode
+	// webhook processor a worker runs the execution, and the receipt never says it was answered.
+	return receiptsSettleHere.get(scope) === true ? 'receiving' : 'none';
 }
 
 /**
