@@ -162,8 +162,7 @@ export class EventClaims {
 		now: number,
 	): { stood: Promise<boolean>; kept: boolean } | undefined {
 		const claim =
-			this.knownIn(scope, now).get(eventId) ??
-			this.entriesIn(this.announced, scope, now, ANNOUNCED_CLAIM_MAX_MS).get(eventId);
+			this.knownIn(scope, now).get(eventId) ?? this.announcedIn(scope, now).get(eventId);
 		return claim && { stood: claim.stood, kept: claim.kept === true };
 	}
 
@@ -180,7 +179,7 @@ export class EventClaims {
 		now: number,
 		{ kept = false }: { kept?: boolean } = {},
 	): void {
-		const announced = this.entriesIn(this.announced, scope, now, ANNOUNCED_CLAIM_MAX_MS);
+		const announced = this.announcedIn(scope, now);
 		announced.delete(eventId);
 		announced.set(eventId, { at: now, stood, kept });
 		void stood.then(() => {
@@ -190,7 +189,7 @@ export class EventClaims {
 
 	/** The announced claim of `eventId` now has a maker that keeps the event (see announce). */
 	keep(scope: string, eventId: string, now: number): void {
-		const claim = this.entriesIn(this.announced, scope, now, ANNOUNCED_CLAIM_MAX_MS).get(eventId);
+		const claim = this.announcedIn(scope, now).get(eventId);
 		if (claim) claim.kept = true;
 	}
 
@@ -274,6 +273,10 @@ export class EventClaims {
 
 	private knownIn(scope: string, now: number): Map<string, KnownClaim> {
 		return this.entriesIn(this.known, scope, now, this.limits.maxAgeMs);
+	}
+
+	private announcedIn(scope: string, now: number): Map<string, KnownClaim> {
+		return this.entriesIn(this.announced, scope, now, ANNOUNCED_CLAIM_MAX_MS);
 	}
 
 	/** The claims of `scope` in `claims`, with those older than `maxAgeMs` dropped. */
