@@ -56,7 +56,11 @@ export class Editor extends NodeDetails {
 	 */
 	async publish(versionName: string): Promise<string> {
 		await this.click(PUBLISH_BUTTON);
-		await this.replaceText(byTestId('workflow-publish-version-name-input'), versionName);
+		// The dialog puts its default name in and then, once open, the focus: keys typed before that
+		// land in an input n8n then selects again (one run kept "hed" of the name).
+		const versionNameInput = byTestId('workflow-publish-version-name-input');
+		await this.waitForFocus(versionNameInput);
+		await this.replaceText(versionNameInput, versionName);
 		await this.click(byTestId('workflow-publish-button'));
 		// For a workflow with a trigger n8n explains that production runs are listed under Executions.
 		const modal = byTestId('activation-modal');

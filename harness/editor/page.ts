@@ -128,6 +128,11 @@ export class BrowserPage {
 		await this.click(`[data-editor-suite="${tag}"]`);
 	}
 
+	/** Waits until the page itself has put the focus in the input matching `selector` (or the one inside it). */
+	async waitForFocus(selector: string): Promise<void> {
+		await this.page.waitForFunction(focusedInput, {}, selector);
+	}
+
 	/**
 	 * Replaces an input's text as a user does: select all, then type over it (or delete it). n8n's
 	 * inputs react to keystrokes, not to a value set from outside; and typing over the selection

@@ -520,6 +520,40 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 		);
 	});
 
+	it("n8n's regular mode: a delivery's room is taken when it is received, so executions n8n starts late, behind later deliveries, are each answered 200 and none stops at the trigger with a 503", async () => {
+		const t = await trigger();
+		await t.activate();
+		const { secret } = stored(t);
+		// A delivery run to its end: receipts settle in this process (n8n's regular mode).
+		await t.deliver(signed(secret, 'evt_late_before'));
+		// n8n is busy: it stored 20 executions and has started none of them yet.
+		const stored20 = await Promise.all(
+			Array.from({ length: UNFINISHED_EXECUTIONS_MAX }, (_, index) =>
+				t.receive(signed(secret, `evt_late_${index}`)),
+			),
+		);
+		expect(stored20.every((received) => received.workflowData !== undefined)).toBe(true);
+		const refused = await t.deliver(signed(secret, 'evt_late_next'));
+		expect(refused.response?.statusCode).toBe(503);
+		expect(refused.workflowData).toBeUndefined();
+
+		const answers: number[] = [];
+		const passedOn = await Promise.all(
+			stored20.map(
+				async (received) =>
+					await t.runAgain(received.workflowData ?? [], {
+						mode: 'webhook',
+						onAnswer: (response) => answers.push(response.statusCode),
+					}),
+			),
+		);
+		expect(answers).toEqual(stored20.map(() => 200));
+		expect(passedOn.map((items) => items.length)).toEqual(stored20.map(() => 1));
+		const sentAgain = await t.deliver(signed(secret, 'evt_late_next'));
+		expect(sentAgain.response?.statusCode).toBe(200);
+		expect(sentAgain.passedOn).toHaveLength(1);
+	});
+
 	it('a test listen from the editor is answered from its execution and claims nothing', async () => {
 		const published = await trigger();
 		await published.activate();

@@ -8,17 +8,23 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../contract';
 import { EVENT_SIGNATURE } from '../contract';
 import { claimEvents, claimScope, passOnClaimed } from './claimRecord';
 import type { ClaimOutcome } from './eventClaims';
-import { ANNOUNCED_CLAIM_MAX_MS, eventClaims } from './eventClaims';
-import type { ExecutionSlots } from './executionSlots';
 import { triggerExecutionSlots, UNFINISHED_EXECUTIONS_MAX } from './executionSlots';
 import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
+import {
+	announceReceipt,
+	earlierCopy,
+	keepReceipt,
+	receivedHere,
+	roomFor,
+	settleReceipt,
+} from './receipts';
 import { openedKeys } from './sealedSecret';
 import { verifyDelivery } from './signature';
 
@@ -169,14 +175,15 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	}
 	// n8n 2.x: the trigger's answered executions fill its slots; answered 503 here, a delivery
 	// costs no execution (the service sends it again).
-	if (claimed && !(await roomWithin(triggerExecutionSlots(this), ROOM_WAIT_MS))) {
+	const room = claimed ? await roomFor(this, scope) : { slot: undefined };
+	if (room === undefined) {
 		this.getResponseObject().set('retry-after', String(ANSWER_WAIT_MS / 1000));
 		return answer(this, 503, {
 			error: 'Too many events of this trigger are still running; send this one again later',
 		});
 	}
 	const receiptId = randomUUID();
-	if (claimed) announceReceipt(scope, event.id, receiptId);
+	if (claimed) announceReceipt(scope, event.id, receiptId, room.slot);
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
 	const output: IDataObject = {
@@ -205,96 +212,6 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 /** What a 503 for a copy still being received asks the service to wait. */
 const RECEIVING_RETRY_AFTER_SECONDS = 5;
 
-/**
- * What this process knows of an earlier copy of the event. 'taken': an execution of this process
- * claimed it, or is about to and keeps it until a claim stands (a pulled copy: its poll does not
- * pass the event before, and reads it again if the claim fails; or an earlier delivery whose
- * execution answered it): this delivery is answered 200 at once and costs no execution.
- * 'receiving': an earlier delivery's execution, in this process, has not answered yet (n8n is
- * busy; it may never run): this delivery is answered 503 at once, costing no execution either,
- * and the service's next try finds it taken, or, once that receipt is forgotten, runs it. 'none': this delivery
- * runs it, also when an earlier claim failed.
- */
-async function earlierCopy(
-	scope: string,
-	eventId: string,
-): Promise<'taken' | 'receiving' | 'none'> {
-	const now = Date.now();
-	if (eventClaims.has(scope, eventId, now)) return 'taken';
-	const announced = eventClaims.claimedHere(scope, eventId, now);
-	if (announced === undefined) return 'none';
-	// Its outcome when it has one already; the answer does not wait for it.
-	const outcome = await Promise.race([announced.stood, Promise.resolve(undefined)]);
-	if (outcome !== undefined) return outcome ? 'taken' : 'none';
-	if (announced.kept) return 'taken';
-	// Only where receipts are known to settle in this process (n8n's regular mode): at a queue-mode
-	// webhook processor a worker runs the execution, and the receipt never says it was answered.
-	return receiptsSettleHere.get(scope) === true ? 'receiving' : 'none';
-}
-
-/**
- * The receipts this process passed on to an execution and whose claim it announced, by receipt
- * id: runDelivery settles each once it has claimed (or could not).
- */
-const receiptsAwaitingClaims = new Map<
-	string,
-	{ scope: string; eventId: string; settle: (stood: boolean) => void }
->();
-/**
- * Per workflow: true once a receipt was settled here (its execution ran in this process: n8n's
- * regular mode); false when the first receipt's claim did not come within ANNOUNCED_CLAIM_MAX_MS
- * because another process runs the executions (queue mode: a worker). Its receipts are then not
- * announced, so that no poll waits for them.
- */
-const receiptsSettleHere = new Map<string, boolean>();
-
-/** Announces the receipt's coming claim, so that a poll of the same workflow waits for it instead of running the event too. */
-function announceReceipt(scope: string, eventId: string, receiptId: string): void {
-	if (receiptsSettleHere.get(scope) === false) return;
-	const stood = new Promise<boolean>((settle) => {
-		receiptsAwaitingClaims.set(receiptId, { scope, eventId, settle });
-		void sleep(ANNOUNCED_CLAIM_MAX_MS).then(() => {
-			if (!receiptsAwaitingClaims.delete(receiptId)) return;
-			if (!receiptsSettleHere.has(scope)) receiptsSettleHere.set(scope, false);
-			settle(false);
-		});
-	});
-	eventClaims.announce(scope, eventId, stood, Date.now());
-}
-
-/**
- * The receipt's execution runs in this process and answered the delivery: it holds the event (a
- * crash leaves it a run to Retry, as any answered delivery), so a copy delivered again meanwhile
- * may be answered without an execution of its own.
- */
-function keepReceipt(receiptId: unknown): void {
-	const receipt = typeof receiptId === 'string' ? receiptsAwaitingClaims.get(receiptId) : undefined;
-	if (receipt) eventClaims.keep(receipt.scope, receipt.eventId, Date.now());
-}
-
-function settleReceipt(receiptId: unknown, stood: boolean): void {
-	if (typeof receiptId !== 'string') return;
-	const receipt = receiptsAwaitingClaims.get(receiptId);
-	if (receipt === undefined) return;
-	receiptsAwaitingClaims.delete(receiptId);
-	receiptsSettleHere.set(receipt.scope, true);
-	receipt.settle(stood);
-}
-
-/** How long a delivery waits for a slot of its trigger to be free before it starts an execution. */
-const ROOM_WAIT_MS = 3_000;
-const ROOM_CHECK_MS = 50;
-
-/** Whether `slots` has room within `waitMs` (not held: runDelivery takes it). */
-async function roomWithin(slots: ExecutionSlots, waitMs: number): Promise<boolean> {
-	const deadline = Date.now() + waitMs;
-	while (slots.full) {
-		if (Date.now() >= deadline) return false;
-		await sleep(ROOM_CHECK_MS);
-	}
-	return true;
-}
-
 /** How long a delivery waits for a free slot before it is answered 503: well inside the 15 s the service waits. */
 const ANSWER_WAIT_MS = 8_000;
 
@@ -306,14 +223,17 @@ const ANSWER_WAIT_MS = 8_000;
  * and returns false. n8n 1.x tells a node nothing when its execution ends: there, and for test
  * listens, it answers at once.
  */
-async function answerWithRoom(ctx: IExecuteFunctions): Promise<boolean> {
+async function answerWithRoom(
+	ctx: IExecuteFunctions,
+	takenSlot: (() => void) | undefined,
+): Promise<boolean> {
 	const received = { statusCode: 200, headers: {}, body: { received: true } };
 	if (ctx.getMode() !== 'webhook' || ctx.onExecutionFinish === undefined) {
+		takenSlot?.();
 		await ctx.sendResponse(received);
 		return true;
 	}
-	const slots = triggerExecutionSlots(ctx);
-	const free = await slots.takeWithin(ANSWER_WAIT_MS);
+	const free = takenSlot ?? (await triggerExecutionSlots(ctx).takeWithin(ANSWER_WAIT_MS));
 	if (free === undefined) {
 		ctx.addExecutionHints({
 			message: `Answered 503: ${UNFINISHED_EXECUTIONS_MAX} executions of this trigger were still running, so the service sends this event again later and that delivery runs it`,
@@ -345,7 +265,8 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 	const items = this.getInputData();
 	// receiveDelivery lets through only events with an id, and gives each receipt an id.
 	const receiptId = (items[0]?.json.meta as IDataObject | undefined)?.receipt_id;
-	if (!(await answerWithRoom(this))) {
+	const receipt = receivedHere(receiptId);
+	if (!(await answerWithRoom(this, receipt?.slot))) {
 		settleReceipt(receiptId, false);
 		return [[]];
 	}
@@ -356,10 +277,13 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 	const eventIds = items.map((item) => item.json.id as string);
 	let outcomes: ClaimOutcome[];
 	try {
+		// Received in this process and run here (n8n's regular mode): no other process writes the
+		// record, so the claim stands without the settle.
 		outcomes = await claimEvents(
 			this,
 			eventIds,
 			typeof receiptId === 'string' ? receiptId : this.getExecutionId(),
+			{ soleWriter: mode === 'webhook' && receipt !== undefined },
 		);
 		settleReceipt(receiptId, true);
 	} catch (error) {

@@ -1,0 +1,148 @@
+/**
+ * What Svc Trigger's process knows of the deliveries it received and passed on to an execution:
+ * each receipt's coming claim (announced, so that a poll of the same workflow and a copy delivered
+ * again wait for it), and the slot taken for its execution.
+ */
+
+import type { IWebhookFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { ANNOUNCED_CLAIM_MAX_MS, eventClaims } from './eventClaims';
+import type { ExecutionSlots } from './executionSlots';
+import { triggerExecutionSlots } from './executionSlots';
+
+/**
+ * What this process knows of an earlier copy of the event. 'taken': an execution of this process
+ * claimed it, or is about to and keeps it until a claim stands (a pulled copy: its poll does not
+ * pass the event before, and reads it again if the claim fails; or an earlier delivery whose
+ * execution answered it): this delivery is answered 200 at once and costs no execution.
+ * 'receiving': an earlier delivery's execution, in this process, has not answered yet (n8n is
+ * busy; it may never run): this delivery is answered 503 at once, costing no execution either,
+ * and the service's next try finds it taken, or, once that receipt is forgotten, runs it. 'none': this delivery
+ * runs it, also when an earlier claim failed.
+ */
+export async function earlierCopy(
+	scope: string,
+	eventId: string,
+): Promise<'taken' | 'receiving' | 'none'> {
+	const now = Date.now();
+	if (eventClaims.has(scope, eventId, now)) return 'taken';
+	const announced = eventClaims.claimedHere(scope, eventId, now);
+	if (announced === undefined) return 'none';
+	// Its outcome when it has one already; the answer does not wait for it.
+	const outcome = await Promise.race([announced.stood, Promise.resolve(undefined)]);
+	if (outcome !== undefined) return outcome ? 'taken' : 'none';
+	if (announced.kept) return 'taken';
+	// Only where receipts are known to settle in this process (n8n's regular mode): at a queue-mode
+	// webhook processor a worker runs the execution, and the receipt never says it was answered.
+	return receiptsSettleHere.get(scope) === true ? 'receiving' : 'none';
+}
+
+/**
+ * The receipts this process passed on to an execution and whose claim it announced, by receipt
+ * id: runDelivery settles each once it has claimed (or could not).
+ */
+const receiptsAwaitingClaims = new Map<
+	string,
+	{
+		scope: string;
+		eventId: string;
+		settle: (stood: boolean) => void;
+		/** The slot taken for its execution (see roomFor), until the execution holds it. */
+		slot?: () => void;
+	}
+>();
+/**
+ * Per workflow: true once a receipt was settled here (its execution ran in this process: n8n's
+ * regular mode); false when the first receipt's claim did not come within ANNOUNCED_CLAIM_MAX_MS
+ * because another process runs the executions (queue mode: a worker). Its receipts are then not
+ * announced, so that no poll waits for them.
+ */
+const receiptsSettleHere = new Map<string, boolean>();
+
+/** Announces the receipt's coming claim, so that a poll of the same workflow waits for it instead of running the event too. */
+export function announceReceipt(
+	scope: string,
+	eventId: string,
+	receiptId: string,
+	slot: (() => void) | undefined,
+): void {
+	if (receiptsSettleHere.get(scope) === false) return;
+	const stood = new Promise<boolean>((settle) => {
+		receiptsAwaitingClaims.set(receiptId, { scope, eventId, settle, slot });
+		void sleep(ANNOUNCED_CLAIM_MAX_MS).then(() => {
+			const receipt = receiptsAwaitingClaims.get(receiptId);
+			if (receipt === undefined) return;
+			receiptsAwaitingClaims.delete(receiptId);
+			// Its execution has not started: the slot goes to another (it takes one when it starts).
+			receipt.slot?.();
+			if (!receiptsSettleHere.has(scope)) receiptsSettleHere.set(scope, false);
+			settle(false);
+		});
+	});
+	eventClaims.announce(scope, eventId, stood, Date.now());
+}
+
+/**
+ * The receipt's execution runs in this process and answered the delivery: it holds the event (a
+ * crash leaves it a run to Retry, as any answered delivery), so a copy delivered again meanwhile
+ * may be answered without an execution of its own.
+ */
+export function keepReceipt(receiptId: unknown): void {
+	const receipt = typeof receiptId === 'string' ? receiptsAwaitingClaims.get(receiptId) : undefined;
+	if (receipt) eventClaims.keep(receipt.scope, receipt.eventId, Date.now());
+}
+
+export function settleReceipt(receiptId: unknown, stood: boolean): void {
+	if (typeof receiptId !== 'string') return;
+	const receipt = receiptsAwaitingClaims.get(receiptId);
+	if (receipt === undefined) return;
+	receiptsAwaitingClaims.delete(receiptId);
+	receiptsSettleHere.set(receipt.scope, true);
+	receipt.settle(stood);
+}
+
+/** How long a delivery waits for a slot of its trigger to be free before it starts an execution. */
+const ROOM_WAIT_MS = 3_000;
+const ROOM_CHECK_MS = 50;
+
+/**
+ * Room for one more execution of the trigger within ROOM_WAIT_MS, or undefined. Where its
+ * executions run in this process (receipts settle here: n8n's regular mode) the slot is taken now
+ * and handed to the execution, so that an execution n8n starts late, behind others, never finds
+ * the room gone and stops at the trigger with a 503. Elsewhere (a queue-mode webhook processor, or
+ * before the first receipt settled) a worker's execution takes its own: the room is only checked.
+ */
+export async function roomFor(
+	ctx: IWebhookFunctions,
+	scope: string,
+): Promise<{ slot: (() => void) | undefined } | undefined> {
+	const slots = triggerExecutionSlots(ctx);
+	if (receiptsSettleHere.get(scope) === true) {
+		const slot = await slots.takeWithin(ROOM_WAIT_MS);
+		return slot && { slot };
+	}
+	return (await roomWithin(slots, ROOM_WAIT_MS)) ? { slot: undefined } : undefined;
+}
+
+/** Whether `slots` has room within `waitMs` (not held). */
+async function roomWithin(slots: ExecutionSlots, waitMs: number): Promise<boolean> {
+	const deadline = Date.now() + waitMs;
+	while (slots.full) {
+		if (Date.now() >= deadline) return false;
+		await sleep(ROOM_CHECK_MS);
+	}
+	return true;
+}
+
+/**
+ * The receipt `receiptId`, when this process received the delivery and runs its execution (n8n's
+ * regular mode), with the slot taken for it, which is now the execution's to hold.
+ */
+export function receivedHere(receiptId: unknown): { slot: (() => void) | undefined } | undefined {
+	const receipt = typeof receiptId === 'string' ? receiptsAwaitingClaims.get(receiptId) : undefined;
+	if (receipt === undefined) return undefined;
+	const { slot } = receipt;
+	receipt.slot = undefined;
+	return { slot };
+}
