@@ -22,6 +22,13 @@ import {
 	scriptedModelCredential,
 } from '../harness/agent-example';
 import { startScriptedModel } from '../harness/scripted-model';
+import {
+	FORM_EXAMPLE_BODY,
+	FORM_EXAMPLE_PATH,
+	mcpCallCommand,
+	mcpToolName,
+	postJsonCommand,
+} from '../harness/dev-commands';
 import { DEV_MCP_TOOLS, devMcpServerWorkflow, publishMcpServer } from '../harness/svc-tools';
 import { EXAMPLES_DIR, PACKAGE_NODE_TYPES, PROJECT_DIR, TMP_DIR } from '../harness/project';
 import type { N8nInstance } from '../harness/n8n/instance';
@@ -42,6 +49,10 @@ const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
 const MODEL_PORT = Number(process.env.SVC_MODEL_PORT ?? 4011);
 const QUEUE_MODE = process.argv.includes('--queue');
 const MCP_PATH = 'svc';
+/** The credential `npm run dev` adds for a demo key other than the first. */
+const otherKeyCredentialName = (label: string | undefined): string =>
+	`Svc sandbox: ${label ?? 'another key'}`;
+
 async function main(): Promise<void> {
 	console.log('Building the package…');
 	const build = await runCommand('npm', ['run', 'build', '--silent'], {
@@ -102,7 +113,14 @@ async function main(): Promise<void> {
 		});
 	}
 
-	const [demoKey] = DEMO_KEYS;
+	const [demoKey, ...otherKeys] = DEMO_KEYS;
+	// The other demo keys first: n8n gives a new Svc node the newest credential of its type, and a
+	// newcomer expects the one with every scope.
+	for (const key of otherKeys)
+		await importCredential(n8n, {
+			...sandboxCredential(runtime.version, sandbox.url, key.key, true),
+			name: otherKeyCredentialName(key.label),
+		});
 	const svcCredential = await importCredential(
 		n8n,
 		sandboxCredential(runtime.version, sandbox.url, demoKey.key),
@@ -135,6 +153,19 @@ async function main(): Promise<void> {
 	const createConsentingLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\",\\"custom_fields\\":{\\"consent\\":{\\"status\\":\\"granted\\"}}}"`;
 	const createHotLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"hot-$(date +%s)@example.com\\",\\"source\\":\\"web-form\\",\\"custom_fields\\":{\\"score\\":90,\\"consent\\":{\\"status\\":\\"granted\\"}}}"`;
 	const createLead = `curl -s -X POST ${sandbox.url}/__admin/leads -H 'content-type: application/json' -d "{\\"email\\":\\"lead-$(date +%s)@example.com\\"}"`;
+	const mcpTools = DEV_MCP_TOOLS.map(mcpToolName);
+	const findAda = mcpCallCommand({
+		url: mcpUrl,
+		token: mcpToken,
+		caPath: tls.caCertPath,
+		tool: mcpToolName('Find Lead'),
+		args: { email: 'ada.lovelace@example.com' },
+	});
+	const postForm = postJsonCommand(
+		`${topology ? topology.webhookProcessors[0].webhookBaseUrl : n8n.webhookBaseUrl}/${FORM_EXAMPLE_PATH}`,
+		FORM_EXAMPLE_BODY,
+		tls.caCertPath,
+	);
 
 	console.log(`
 n8n with n8n-nodes-svc is running${topology ? ` in queue mode (webhooks at ${topology.webhookProcessors[0].webhookBaseUrl}, executions on ${topology.workers.length} workers)` : ''}.
@@ -145,7 +176,7 @@ n8n with n8n-nodes-svc is running${topology ? ` in queue mode (webhooks at ${top
   Sandbox     ${sandbox.url}  (its admin API lists every control at ${sandbox.url}/__admin/)
   Chat model  "${SCRIPTED_MODEL_CREDENTIAL_NAME}" → ${model.url}, a scripted model for examples/${AGENT_EXAMPLE_FILE}
   MCP server  ${mcpUrl}  (published; header Authorization: Bearer ${mcpToken})
-              tools: ${DEV_MCP_TOOLS.join(', ')}${topology ? '; each call runs on a worker' : ''}
+              tools: ${mcpTools.join(', ')}${topology ? '; each call runs on a worker' : ''}
   n8n log     ${n8n.logFile}
 
 Example workflows (n8n 2.x opens on its Assistant page after you log in: the examples are under
@@ -176,18 +207,22 @@ Try first:
      its answer says in plain words that the assistant took over. A lead without consent (the
      command in step 2) is left alone. The model is scripted (it plays these steps for any lead),
      so this runs offline.
-  6. Point an MCP client (Streamable HTTP) at the MCP server above with its bearer token, and ask
-     it to find ada.lovelace@example.com: it calls the "Find Lead" tool of "Svc: MCP server for leads".
+  6. Call the MCP server above ("Svc: MCP server for leads") with the official MCP client:
+       ${findAda}
+     It prints the lead Find_Lead found (without a tool name, the command lists the tools). In a
+     client of your own (Streamable HTTP), send the header Authorization: Bearer <the token above>
+     and trust the local CA (a Node.js client: NODE_EXTRA_CA_CERTS=${tls.caCertPath}).
   7. Open "Svc: hand a hot lead to the assistant" and publish it. Create a hot lead (score 90, consent
      granted):
        ${createHotLead}
      Its execution hands the lead to the assistant (see Executions; greeting_sent says whether it greeted).
-  8. Add a Svc node to any workflow: every resource and operation works against the sandbox.
+  8. Open "Svc: lead capture from a form" and publish it. Post the form:
+       ${postForm}
+     The answer is the lead, consent granted; post it again and the consent keeps its first time.
+  9. Add a Svc node to any workflow: every resource and operation works against the sandbox.
 
-Other demo keys (add them as Svc API credentials to see scopes at work):
-${DEMO_KEYS.slice(1)
-	.map((key) => `  ${key.key}  ${key.label ?? ''}`)
-	.join('\n')}
+Other demo keys, each a credential already, to see scopes at work (new Svc nodes get "Svc sandbox"):
+${otherKeys.map((key) => `  "${otherKeyCredentialName(key.label)}"  ${key.key}`).join('\n')}
 
 Ctrl-C stops n8n, the sandbox and the scripted model.`);
 

@@ -124,10 +124,27 @@ export class CanvasPage extends BrowserPage {
 				nodes: Array.from(document.querySelectorAll('.vue-flow__node')).map((wrapper) => {
 					const node = wrapper.querySelector('[data-test-id="canvas-node"]');
 					const note = wrapper.querySelector('[data-test-id="sticky"]');
+					// A note's text, from its first line to its last, against the note's own box.
+					const text =
+						note &&
+						Array.from(note.querySelectorAll('*'))
+							.filter(hasText)
+							.map((part) => part.getBoundingClientRect())
+							.filter((rect) => rect.width > 0 && rect.height > 0)
+							.map(toBox);
 					return {
 						name: node?.getAttribute('data-node-name') ?? (note ? 'note' : ''),
 						isNote: note !== null,
 						box: union(wrapper),
+						...(note && text && text.length > 0
+							? {
+									note: {
+										box: toBox(note.getBoundingClientRect()),
+										textTop: Math.min(...text.map((box) => box.top)),
+										textBottom: Math.max(...text.map((box) => box.bottom)),
+									},
+								}
+							: {}),
 					};
 				}),
 				executeButton: button ? toBox(button.getBoundingClientRect()) : undefined,
@@ -159,7 +176,13 @@ export interface Box {
 }
 
 export interface CanvasLayout {
-	nodes: Array<{ name: string; isNote: boolean; box: Box }>;
+	nodes: Array<{
+		name: string;
+		isNote: boolean;
+		box: Box;
+		/** A note's own box and where its text starts and ends, in the page's pixels. */
+		note?: { box: Box; textTop: number; textBottom: number };
+	}>;
 	executeButton: Box | undefined;
 }
 

@@ -65,10 +65,21 @@ export class NodeDetails extends NodePicker {
 	}
 
 	/** Picks `option` in a parameter's dropdown; returns once the parameter shows it. */
-	async chooseOption(parameter: string, option: string): Promise<void> {
+	async chooseOption(parameter: string, option: string): Promise<string> {
 		await this.click(byTestId(`parameter-input-${parameter}`));
+		const item = 'li.el-select-dropdown__item[role="option"]';
+		// What the open list says of the option under its name (empty without a description).
+		const said = await this.page.$$eval(
+			item,
+			(items, name) =>
+				items
+					.filter((li) => li.querySelector('.option-headline')?.textContent?.trim() === name)
+					.map((li) => li.querySelector('.option-description')?.textContent?.trim() ?? '')
+					.find((text) => text !== '') ?? '',
+			option,
+		);
 		// By the option's name alone: options with a description (operations) show it under the name.
-		await this.clickText('li.el-select-dropdown__item[role="option"] .option-headline', option);
+		await this.clickText(`${item} .option-headline`, option);
 		await this.page.waitForFunction(
 			(css: string, wanted: string) => {
 				const input = document.querySelector(css);
@@ -78,6 +89,7 @@ export class NodeDetails extends NodePicker {
 			`${byTestId(`parameter-input-${parameter}`)} input`,
 			option,
 		);
+		return said;
 	}
 
 	/** Adds the field shown as `field` (e.g. "Email") to the collection parameter `collection` (e.g. filters). */

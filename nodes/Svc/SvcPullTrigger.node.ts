@@ -9,7 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { EVENT_RETENTION_DAYS } from './contract';
 import { svcApiTest } from './methods/credentialTest';
-import { EVENT_KINDS_SUBTITLE, eventKindProperties } from './shared/subscription';
+import { eventKindProperties, eventKindsSubtitle, PULL_ROUTE } from './shared/subscription';
 import { BATCH_SIZE_MAX } from './trigger/eventList';
 import { pollEvents } from './trigger/pull';
 import { runPulledEvents } from './trigger/pulledRun';
@@ -18,10 +18,10 @@ export class SvcPullTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Svc Pull Trigger',
 		name: 'svcPullTrigger',
-		icon: { light: 'file:svc.svg', dark: 'file:svc.dark.svg' },
+		icon: { light: 'file:svc-pull.svg', dark: 'file:svc-pull.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: EVENT_KINDS_SUBTITLE,
+		subtitle: eventKindsSubtitle(PULL_ROUTE),
 		description:
 			"Start a workflow on Svc events such as lead.created, read from the service on a schedule: needs no public URL. With a public https URL, Svc's own triggers (under Svc) start it within a second",
 		// n8n's publish dialog says this instead of its generic "regularly check Svc Pull for events".
@@ -37,15 +37,18 @@ export class SvcPullTrigger implements INodeType {
 			header: 'Reads new Svc events on a schedule; the service needs no way to reach this n8n',
 			executionsHelp: {
 				inactive:
-					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here. <i>Execute workflow</i> on the canvas runs the whole workflow with it.<br /><br /><b>Once you are happy with it</b>, publish the workflow (n8n 1.x: activate it). At every poll it then reads the events created since the last one and runs them, one execution per event or in batches (Events per Execution), shown in the Executions list, not here.',
+					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here (in batches, the newest Batch Size events, oldest first, as one execution gets them). <i>Execute workflow</i> on the canvas runs the whole workflow with it.<br /><br /><b>Once you are happy with it</b>, publish the workflow (n8n 1.x: activate it). At every poll it then reads the events created since the last one and runs them, one execution per event or in batches (Events per Execution), shown in the Executions list, not here.',
 				active:
-					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here. <i>Execute workflow</i> on the canvas runs the whole workflow with it.<br /><br /><b>Your workflow is published</b> (n8n 1.x: active): at every poll it reads the events created since the last one and runs them, one execution per event or in batches (Events per Execution), shown in the Executions list, not here.',
+					'<b>While building your workflow</b>, click <i>Fetch Test Event</i>: the newest event of the chosen kinds shows here (in batches, the newest Batch Size events, oldest first, as one execution gets them). <i>Execute workflow</i> on the canvas runs the whole workflow with it.<br /><br /><b>Your workflow is published</b> (n8n 1.x: active): at every poll it reads the events created since the last one and runs them, one execution per event or in batches (Events per Execution), shown in the Executions list, not here.',
 			},
 			activationHint:
 				'Once you have finished building your workflow, publish it (n8n 1.x: activate it) to read new events at every poll.',
 		},
 		properties: [
-			...eventKindProperties({ description: 'The events that start the workflow', required: true }),
+			...eventKindProperties(
+				{ description: 'The events that start the workflow', required: true },
+				PULL_ROUTE,
+			),
 			{
 				displayName: 'Start From',
 				name: 'startFrom',
@@ -84,7 +87,7 @@ export class SvcPullTrigger implements INodeType {
 						name: 'Many (Batches)',
 						value: 'batch',
 						description:
-							'The new events of a poll run together, as the items of one execution, up to Batch Size each: a 10,000-lead import costs 100 executions, not 10,000',
+							"The new events of a poll run together as the items of one execution, Batch Size at most: at the default 100, a 10,000-lead import costs 100 executions, not 10,000. A node that fails on one item fails the execution with all its events: Retry it, or set that node's On Error to continue.",
 					},
 					{
 						name: 'One',
@@ -104,7 +107,7 @@ export class SvcPullTrigger implements INodeType {
 				typeOptions: { minValue: 1, maxValue: BATCH_SIZE_MAX },
 				default: 100,
 				displayOptions: { show: { eventsPerExecution: ['batch'] } },
-				description: `The most events one execution gets (1 to ${BATCH_SIZE_MAX}); more new events start more executions, oldest first`,
+				description: `The most events one execution gets (1 to ${BATCH_SIZE_MAX}). A poll with more starts more executions: each holds its events oldest first and (in n8n's regular mode) starts once the one before has taken its own, but their nodes run side by side, so a later batch can finish first.`,
 			},
 		],
 	};

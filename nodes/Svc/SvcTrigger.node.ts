@@ -10,7 +10,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { svcApiTest } from './methods/credentialTest';
-import { EVENT_KINDS_SUBTITLE, eventKindProperties } from './shared/subscription';
+import { eventKindProperties, eventKindsSubtitle, WEBHOOK_ROUTE } from './shared/subscription';
 import { receiveDelivery, runDelivery } from './trigger/delivery';
 import { checkExists, create, remove } from './trigger/lifecycle';
 
@@ -29,7 +29,7 @@ export class SvcTrigger implements INodeType {
 		// column, which PostgreSQL refuses for 1.1 and the install fails; the editor takes the highest.
 		version: [1.1, 1],
 		defaultVersion: 1.1,
-		subtitle: EVENT_KINDS_SUBTITLE,
+		subtitle: eventKindsSubtitle(WEBHOOK_ROUTE),
 		description:
 			'Manage leads, consent, conversations and campaigns, or start a workflow when the service sends an event such as lead.created to this n8n: needs a public https URL (without one, use Svc Pull)',
 		// n8n's publish dialog says this instead of its generic "listen for events from Svc".
@@ -57,7 +57,10 @@ export class SvcTrigger implements INodeType {
 				'Once you have finished building your workflow, publish it (n8n 1.x: activate it) to run it on every event.',
 		},
 		properties: [
-			...eventKindProperties({ description: 'The events that start the workflow', required: true }),
+			...eventKindProperties(
+				{ description: 'The events that start the workflow', required: true },
+				WEBHOOK_ROUTE,
+			),
 			{
 				displayName: 'Options',
 				name: 'options',

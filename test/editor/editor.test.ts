@@ -26,6 +26,15 @@ import {
 	scriptedModelCredential,
 } from '../../harness/agent-example';
 import { launchBrowser } from '../../harness/browser';
+import type { CommandResult } from '../../harness/commands';
+import { runCommand } from '../../harness/commands';
+import {
+	FORM_EXAMPLE_BODY,
+	FORM_EXAMPLE_PATH,
+	mcpCallCommand,
+	mcpToolName,
+	postJsonCommand,
+} from '../../harness/dev-commands';
 import { devExamples } from '../../harness/dev-examples';
 import type { CredentialRef, WorkflowInput, WorkflowRecord } from '../../harness/n8n/api';
 import type { ExecutionRecord } from '../../harness/n8n/executions';
@@ -46,10 +55,13 @@ import { startScriptedModel } from '../../harness/scripted-model';
 import { mailboxCredential } from '../../harness/smtp-sink';
 import {
 	AGENT,
+	DEV_MCP_TOOLS,
 	devMcpServerWorkflow,
+	publishMcpServer,
 	DISPATCH_REVIEW,
 	reviewedDispatchAgent,
 } from '../../harness/svc-tools';
+import { PROJECT_DIR } from '../../harness/project';
 import { until } from '../../harness/wait';
 import type { PickerEntry } from '../../harness/editor/n8n-editor';
 import {
@@ -70,6 +82,8 @@ const SCREENSHOTS = join(__dirname, '..', '..', '.tmp', 'editor');
 const SEARCH_TERMS = ['lead', 'campaign', 'consent', 'conversation', 'dispatch', 'webhook', 'svc'];
 const ACTION_DESCRIPTION = new Svc().description.description;
 const TRIGGER_DESCRIPTION = new SvcTrigger().description.description;
+/** Svc Trigger's entry in the panel for lead.created, saying how its events come. */
+const WEBHOOK_LEAD_CREATED = 'On lead created (instant, needs a public URL)';
 const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
 /** The app nodes n8n 2.41.1's panel lists above Svc, after a trigger, for each term. */
 const RANKED_TERMS = ['lead', 'leads', 'campaign'];
@@ -212,11 +226,29 @@ async function addSvcAction(action: string): Promise<void> {
  * What is wrong with the layout of `workflow`, open in the editor: no note, two nodes (labels
  * included) on each other, or a node under the canvas's Execute workflow button.
  */
+/** Runs a command a banner prints in a shell, from the project folder, as a person pastes it; it must exit 0. */
+async function asPrinted(command: string): Promise<CommandResult> {
+	const result = await runCommand('sh', ['-c', command], { cwd: PROJECT_DIR, timeoutMs: 60_000 });
+	if (result.code !== 0) throw new Error(`${command}\nexited ${result.code}:\n${result.output}`);
+	return result;
+}
+
 async function layoutProblems(label: string, workflow: WorkflowRecord): Promise<string[]> {
 	const { nodes, executeButton } = await editor.canvasLayout(workflow.nodes.length);
 	const problems: string[] = [];
 	if (!nodes.some((node) => node.isNote)) problems.push(`${label}: no note`);
 	nodes.forEach((node, index) => {
+		if (node.note) {
+			// Measured against the note's top margin: as much below the text is fine, a lot more is a gap.
+			const { box, textTop, textBottom } = node.note;
+			const margin = textTop - box.top;
+			if (textBottom > box.bottom + 1)
+				problems.push(`${label}: the note's text runs past its bottom`);
+			else if (box.bottom - textBottom > 3 * margin + 20)
+				problems.push(
+					`${label}: the note has ${Math.round(box.bottom - textBottom)} px empty below its text (${Math.round(margin)} px above it)`,
+				);
+		}
 		for (const other of nodes.slice(index + 1))
 			if (overlap(node.box, other.box))
 				problems.push(`${label}: "${node.name}" and "${other.name}" overlap`);
@@ -234,7 +266,7 @@ describe('n8n editor in a real browser', () => {
 
 	step(
 		'01-picker-new-workflow',
-		"a new workflow's nodes panel lists Svc for each term; opening it shows its triggers, On lead created and On campaign updated, beside its actions",
+		"a new workflow's nodes panel lists Svc for each term; opening it shows its triggers, On lead created and On campaign updated, each saying it is instant and needs a public URL, beside its actions",
 		async () => {
 			await editor.newWorkflow();
 			await editor.openNodeCreator();
@@ -247,19 +279,20 @@ describe('n8n editor in a real browser', () => {
 			const entries = await editor.detailsEntries();
 			expect(entries).toEqual(
 				expect.arrayContaining([
-					'On lead created',
-					'On campaign updated',
+					WEBHOOK_LEAD_CREATED,
+					'On campaign updated (instant, needs a public URL)',
 					'Create or update a lead',
 					'Dispatch a campaign',
 				]),
 			);
-			expect(entries.join(' ')).not.toMatch(/No Svc Triggers available/);
+			expect(entries.join(' ')).not.toMatch(/No Svc Triggers available|polled/);
 			await editor.screenshot('01-picker-svc-triggers');
 
-			await editor.chooseAction('On lead created');
+			await editor.chooseAction(WEBHOOK_LEAD_CREATED);
 			expect(await editor.textOf(byTestId('parameter-input-events'))).toMatch(/Lead Created/);
 			await editor.closeNode();
 			expect(await editor.canvasNodeType(SVC_TRIGGER_NAME)).toBe('n8n-nodes-svc.svcTrigger');
+			expect(await editor.canvasSubtitle(SVC_TRIGGER_NAME)).toBe('Lead Created · webhook');
 		},
 	);
 
@@ -589,10 +622,23 @@ describe('n8n editor in a real browser', () => {
 				/needs a public https URL \(without one, use Svc Pull\)/,
 			);
 			await editor.screenshot('05-pull-trigger-picker');
+			// Opened, its entries say how the events come, unlike Svc's ("instant, needs a public URL").
+			await editor.openSvcDetails(SVC_PULL_TRIGGER_NAME);
+			expect(await editor.detailsEntries()).toEqual([
+				'On lead created (polled, no public URL)',
+				'On campaign updated (polled, no public URL)',
+			]);
+			await editor.screenshot('05-pull-trigger-entries');
 
 			const workflow = example('new-leads-no-public-url.json');
 			await editor.openWorkflow(workflow.id);
+			// On the canvas too: its own icon, and a subtitle saying it polls.
+			expect(await editor.canvasSubtitle('On New Lead')).toBe('Lead Created · polled');
 			await editor.openNode('On New Lead');
+			// Its help says what Fetch Test Event shows in either mode.
+			expect(await editor.triggerHelp(/in batches, the newest Batch Size events/)).toMatch(
+				/oldest first, as one execution gets them/,
+			);
 			const { event } = upsertLead(env.sandbox.state, { email: 'editor.pull@example.com' });
 			if (!event) throw new Error('The sandbox emitted no lead.created for the new lead');
 			await editor.executeStep();
@@ -603,7 +649,12 @@ describe('n8n editor in a real browser', () => {
 
 			// Batch mode, set in the panel: Fetch test event shows what a run would get, the newest
 			// Batch Size events as items, oldest first.
-			await editor.chooseOption('eventsPerExecution', 'Many (Batches)');
+			// The option says what a batch costs at which size, and that one bad item fails the batch.
+			const many = await editor.chooseOption('eventsPerExecution', 'Many (Batches)');
+			expect(many).toMatch(
+				/Batch Size at most: at the default 100, a 10,000-lead import costs 100/,
+			);
+			expect(many).toMatch(/fails the execution with all its events/);
 			expect(await editor.parameterText('batchSize')).toBe('100');
 			await editor.replaceText(`${byTestId('parameter-input-batchSize')} input`, '3');
 			const batch = [1, 2, 3].map((n) => {
@@ -875,25 +926,17 @@ describe('n8n editor in a real browser', () => {
 
 	step(
 		'07-example-form-run',
-		'"Svc: lead capture from a form" run as its note says: Publish, POST the form twice: one lead, consent granted, its time kept from the first post',
+		'"Svc: lead capture from a form" run as its note says: Publish, then the form posted twice with the command npm run dev prints: one lead, consent granted, its time kept from the first post',
 		async () => {
 			const workflow = example('lead-capture-with-consent.json');
 			await editor.openWorkflow(workflow.id);
 			await editor.publish('Editor suite: lead capture');
-			const url = `${env.n8n.webhookBaseUrl}/svc-lead-capture`;
-			const post = async () => {
-				const answer = await env.n8n.fetch<IDataObject>(url, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify({
-						email: 'editor.form@example.com',
-						first_name: 'Ada',
-						marketing_consent: 'yes',
-					}),
-				});
-				expect(answer.status).toBe(200);
-				return answer.body;
-			};
+			const command = postJsonCommand(
+				`${env.n8n.webhookBaseUrl}/${FORM_EXAMPLE_PATH}`,
+				FORM_EXAMPLE_BODY,
+				env.tls.caCertPath,
+			);
+			const post = async () => JSON.parse((await asPrinted(command)).stdout) as IDataObject;
 			const first = await post();
 			const second = await post();
 			const consent = (lead: IDataObject) =>
@@ -1058,6 +1101,42 @@ describe('n8n editor in a real browser', () => {
 			const problems = await layoutProblems('the MCP server', workflow);
 			await editor.screenshot('10-layout-the-MCP-server');
 			expect(problems).toEqual([]);
+		},
+	);
+
+	step(
+		'10-mcp-command',
+		'the MCP server published as npm run dev publishes it: the command its banner prints finds Ada Lovelace with Find_Lead, and without a tool lists the tools by the names a client sees',
+		async () => {
+			const token = 'editor-suite-mcp-token';
+			const bearer = await importCredential(env.n8n, {
+				name: 'MCP bearer (editor suite, published)',
+				type: 'httpBearerAuth',
+				data: { token },
+			});
+			const workflow = await importWorkflow(
+				env.n8n,
+				devMcpServerWorkflow('svc-editor-mcp', bearer, env.credential),
+			);
+			// The editor suite runs n8n 2.41.
+			await publishMcpServer(env.n8n, workflow, 'v2');
+			const server = {
+				url: `${env.n8n.baseUrl}/mcp/svc-editor-mcp`,
+				token,
+				caPath: env.tls.caCertPath,
+			};
+			const found = await asPrinted(
+				mcpCallCommand({
+					...server,
+					tool: mcpToolName('Find Lead'),
+					args: { email: 'ada.lovelace@example.com' },
+				}),
+			);
+			expect(found.stdout).toMatch(/"email":\s*"ada\.lovelace@example\.com"/);
+			const listed = await asPrinted(mcpCallCommand(server));
+			expect(listed.stdout.match(/^\S+(?=\()/gm)).toEqual(
+				expect.arrayContaining(DEV_MCP_TOOLS.map(mcpToolName)),
+			);
 		},
 	);
 });

@@ -1,6 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { create } from '../../nodes/Svc/actions/webhookSubscription/create';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
 import { shutdownEngine } from '../../harness/engine';
 import {
@@ -760,13 +761,15 @@ describe('Webhook Subscription', () => {
 		expect(again.error?.message).toBe('The resource was not found (404)');
 	});
 
-	it('Create with Include Signing Secret returns the secret', async () => {
+	it('Create with Include Signing Secret, added as the editor adds an option (at its default), returns the secret', async () => {
+		const added = create.options?.find((option) => option.name === 'includeSecret')?.default;
+		expect(added).toBe(true);
 		const created = await runSvc(sandbox(), {
 			resource: 'webhookSubscription',
 			operation: 'create',
 			url: 'https://hooks.example.com/a',
 			events: ['campaign.updated'],
-			options: { includeSecret: true },
+			options: { includeSecret: added },
 		});
 		expect(created.output[0].json.secret).toMatch(/^whsec_/);
 	});

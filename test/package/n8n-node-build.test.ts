@@ -48,6 +48,8 @@ describe("the package n8n's own build makes", () => {
 					'dist/nodes/Svc/SvcTrigger.node.json',
 					'dist/nodes/Svc/svc.svg',
 					'dist/nodes/Svc/svc.dark.svg',
+					'dist/nodes/Svc/svc-pull.svg',
+					'dist/nodes/Svc/svc-pull.dark.svg',
 					'package.json',
 					'README.md',
 					'LICENSE',

@@ -114,13 +114,20 @@ describe('descriptions', () => {
 		expect(new SvcPullTrigger().description.activationMessage).toMatch(
 			/at every poll .* needs no way to reach this n8n/,
 		);
-		// The panel's trigger entries come from a property shown as "Events" with fixed options, by their action.
-		const events = trigger.description.properties.find(
-			(property) => property.displayName === 'Events',
-		);
-		expect(
-			events?.options?.map((option) => ('action' in option ? option.action : undefined)),
-		).toEqual(['On lead created', 'On campaign updated']);
+		// The panel's trigger entries come from a property shown as "Events" with fixed options, by
+		// their action: each trigger's say how its events come, so that the two lists differ.
+		const entries = (node: INodeType) =>
+			node.description.properties
+				.find((property) => property.displayName === 'Events')
+				?.options?.map((option) => ('action' in option ? option.action : undefined));
+		expect(entries(trigger)).toEqual([
+			'On lead created (instant, needs a public URL)',
+			'On campaign updated (instant, needs a public URL)',
+		]);
+		expect(entries(new SvcPullTrigger())).toEqual([
+			'On lead created (polled, no public URL)',
+			'On campaign updated (polled, no public URL)',
+		]);
 	});
 
 	it('every example carries a sticky note saying what it shows and how to run it', () => {
@@ -138,6 +145,15 @@ describe('descriptions', () => {
 				notes: notes.length,
 				runIt: notes.some((note) => /^## .+\n[\s\S]*\*\*Run it:\*\*/.test(note)),
 			}).toEqual({ file, notes: 1, runIt: true });
+			// A docs page a note names is a link a person can click, to a page that exists.
+			const pages = notes.flatMap((note) => [
+				...note.matchAll(/\[?docs\/[a-z-]+\.md\]?(\([^)]*\))?/g),
+			]);
+			for (const [mention, target] of pages) {
+				const page = DOCS_PAGE.exec(target?.slice(1, -1) ?? '');
+				expect({ file, mention, linked: page !== null }).toEqual({ file, mention, linked: true });
+				expect(existsSync(join(ROOT, page?.[1] ?? ''))).toBe(true);
+			}
 		}
 	});
 
@@ -268,15 +284,20 @@ describe('canvas subtitles', () => {
 		},
 	);
 
-	it("names the trigger's events as the list does, counting the rest", () => {
-		expect(subtitle(trigger, { events: ['lead.created'], otherEvents: '' })).toBe('Lead Created');
+	it("names the trigger's events as the list does, counting the rest, and how they come", () => {
+		expect(subtitle(trigger, { events: ['lead.created'], otherEvents: '' })).toBe(
+			'Lead Created · webhook',
+		);
 		expect(
 			subtitle(trigger, { events: ['lead.created', 'campaign.updated'], otherEvents: '' }),
-		).toBe('Lead Created +1');
+		).toBe('Lead Created +1 · webhook');
 		expect(subtitle(trigger, { events: [], otherEvents: 'lead.updated, thread.closed' })).toBe(
-			'lead.updated +1',
+			'lead.updated +1 · webhook',
 		);
-		expect(subtitle(trigger, { events: [], otherEvents: '' })).toBe('');
+		expect(subtitle(trigger, { events: [], otherEvents: '' })).toBe('webhook');
+		expect(subtitle(new SvcPullTrigger(), { events: ['lead.created'], otherEvents: '' })).toBe(
+			'Lead Created · polled',
+		);
 	});
 });
 

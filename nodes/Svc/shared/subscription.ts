@@ -22,24 +22,53 @@ const EVENT_KIND_TEXT: Record<
 };
 
 /**
- * The event kinds both nodes offer in their lists: the contract's known kinds, in its order. n8n's
- * node panel lists a trigger's event options as entries under the app, by their `action`.
+ * The event kinds offered in the lists: the contract's known kinds, in its order. n8n's node panel
+ * lists a trigger's event options as entries under the app, by their `action`: `route` tells the
+ * two triggers' entries apart there ("On lead created (polled, no public URL)").
  */
-export const EVENT_KIND_OPTIONS: INodePropertyOptions[] = KNOWN_EVENT_KINDS.map((value) => ({
-	...EVENT_KIND_TEXT[value],
-	value,
-}));
+export function eventKindOptions(route?: EventRoute): INodePropertyOptions[] {
+	return KNOWN_EVENT_KINDS.map((value) => {
+		const text = EVENT_KIND_TEXT[value];
+		return {
+			...text,
+			action: route ? `${text.action} (${route.entry})` : text.action,
+			value,
+		};
+	});
+}
 
-/** A trigger's subtitle: the chosen events by the names the list shows ("Lead Created +1"), short enough for the canvas. */
-export const EVENT_KINDS_SUBTITLE = `={{ ((names) => names.length > 1 ? names[0] + " +" + (names.length - 1) : names[0] || "")([].concat($parameter["events"] || [], String($parameter["otherEvents"] || "").split(",")).map((kind) => String(kind).trim()).filter((kind) => kind !== "").map((kind) => (${JSON.stringify(Object.fromEntries(EVENT_KIND_OPTIONS.map((option) => [option.value, option.name])))})[kind] || kind)) }}`;
+/** How a trigger gets its events, in the words of its panel entries and its canvas subtitle. */
+export interface EventRoute {
+	entry: string;
+	subtitle: string;
+}
+
+export const WEBHOOK_ROUTE: EventRoute = {
+	entry: 'instant, needs a public URL',
+	subtitle: 'webhook',
+};
+export const PULL_ROUTE: EventRoute = { entry: 'polled, no public URL', subtitle: 'polled' };
+
+/**
+ * A trigger's subtitle: the chosen events by the names the list shows, and how they come ("Lead
+ * Created +1 · polled"), short enough for the canvas, where both triggers have the same icon.
+ */
+export function eventKindsSubtitle(route: EventRoute): string {
+	const names = JSON.stringify(
+		Object.fromEntries(eventKindOptions().map((option) => [option.value, option.name])),
+	);
+	return `={{ ((names) => (names.length > 1 ? names[0] + " +" + (names.length - 1) + " · " : names.length === 1 ? names[0] + " · " : "") + "${route.subtitle}")([].concat($parameter["events"] || [], String($parameter["otherEvents"] || "").split(",")).map((kind) => String(kind).trim()).filter((kind) => kind !== "").map((kind) => (${names})[kind] || kind)) }}`;
+}
 
 /**
  * The two fields that choose a subscription's events, read together with mergeEventKinds: the
  * known kinds from the list (named "Events", so n8n's node panel offers a trigger one entry per
- * option), and any others typed in. `events` sets that list's description and whether it is required.
+ * option), and any others typed in. `events` sets that list's description and whether it is required;
+ * `route`, a trigger's, its entries' words.
  */
 export function eventKindProperties(
 	events: Pick<INodeProperties, 'description' | 'required'>,
+	route?: EventRoute,
 ): INodeProperties[] {
 	const otherKinds =
 		'Event kinds not in the list, comma-separated; the service may know more kinds than this node';
@@ -48,7 +77,7 @@ export function eventKindProperties(
 			displayName: 'Events',
 			name: 'events',
 			type: 'multiOptions',
-			options: EVENT_KIND_OPTIONS,
+			options: eventKindOptions(route),
 			default: ['lead.created'],
 			...events,
 		},

@@ -131,8 +131,12 @@ interface KnownClaim {
 	kept?: boolean;
 }
 
-/** How long an announced claim is waited for at most: then it is forgotten (its execution may never run). */
-export const ANNOUNCED_CLAIM_MAX_MS = 20_000;
+/**
+ * How long an announced claim is waited for at most: then it is forgotten (its execution may never
+ * run). As long as a slot is held for an execution that never said it ended: under load n8n's own
+ * queue can hold a started execution for tens of seconds.
+ */
+export const ANNOUNCED_CLAIM_MAX_MS = 2 * 60_000;
 
 export class EventClaims {
 	private readonly recorders = new Map<string, SerialRecorder>();

@@ -4,9 +4,10 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { EventEnvelope } from '../contract';
 import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../contract';
 import { SvcClient, userError } from '../transport';
-import { claimEvents, passOnClaimed } from './claimRecord';
+import { claimEvents, claimScope, passOnClaimed } from './claimRecord';
 import type { ClaimOutcome } from './eventClaims';
 import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
+import { executionPlace } from './executionPlace';
 import { desiredEvents } from './lifecycle';
 import { startedInThisProcess } from './pull';
 
@@ -65,6 +66,7 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 	const eventIds = items.map((item) => item.json.id as string);
 	// Run where it was polled (n8n's regular mode): no other process writes the record.
 	const here = mode === 'trigger' && typeof pullId === 'string' && startedInThisProcess(pullId);
+	if (here) executionPlace.ranHere(claimScope(this));
 	let outcomes: ClaimOutcome[] = [];
 	let claimed = false;
 	try {

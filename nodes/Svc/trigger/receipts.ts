@@ -8,6 +8,7 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { ANNOUNCED_CLAIM_MAX_MS, eventClaims } from './eventClaims';
+import { executionPlace } from './executionPlace';
 import type { ExecutionSlots } from './executionSlots';
 import { triggerExecutionSlots } from './executionSlots';
 
@@ -33,14 +34,14 @@ export async function earlierCopy(
 	const outcome = await Promise.race([announced.stood, Promise.resolve(undefined)]);
 	if (outcome !== undefined) return outcome ? 'taken' : 'none';
 	if (announced.kept) return 'taken';
-	// Only where receipts are known to settle in this process (n8n's regular mode): at a queue-mode
+	// Only where this process is known to run the executions (n8n's regular mode): at a queue-mode
 	// webhook processor a worker runs the execution, and the receipt never says it was answered.
-	return receiptsSettleHere.get(scope) === true ? 'receiving' : 'none';
+	return executionPlace.of(scope) === 'here' ? 'receiving' : 'none';
 }
 
 /**
- * The receipts this process passed on to an execution and whose claim it announced, by receipt
- * id: runDelivery settles each once it has claimed (or could not).
+ * The receipts this process passed on to an execution, by receipt id, for up to
+ * ANNOUNCED_CLAIM_MAX_MS: runDelivery settles each once it has claimed (or could not).
  */
 const receiptsAwaitingClaims = new Map<
 	string,
@@ -53,34 +54,47 @@ const receiptsAwaitingClaims = new Map<
 	}
 >();
 /**
- * Per workflow: true once a receipt was settled here (its execution ran in this process: n8n's
- * regular mode); false when the first receipt's claim did not come within ANNOUNCED_CLAIM_MAX_MS
- * because another process runs the executions (queue mode: a worker). Its receipts are then not
- * announced, so that no poll waits for them.
+ * How long a receipt waits for an execution of this process to take it before this process counts
+ * as one whose executions run elsewhere (queue mode): its receipts are then not announced, so that
+ * no poll waits for them.
  */
-const receiptsSettleHere = new Map<string, boolean>();
+const FIRST_RUN_WAIT_MS = 20_000;
 
-/** Announces the receipt's coming claim, so that a poll of the same workflow waits for it instead of running the event too. */
+/**
+ * Keeps the receipt for its execution, and announces its coming claim, so that a poll of the same
+ * workflow waits for it instead of running the event too.
+ */
 export function announceReceipt(
 	scope: string,
 	eventId: string,
 	receiptId: string,
 	slot: (() => void) | undefined,
 ): void {
-	if (receiptsSettleHere.get(scope) === false) return;
 	const stood = new Promise<boolean>((settle) => {
 		receiptsAwaitingClaims.set(receiptId, { scope, eventId, settle, slot });
-		void sleep(ANNOUNCED_CLAIM_MAX_MS).then(() => {
+		const forget = (): void => {
 			const receipt = receiptsAwaitingClaims.get(receiptId);
 			if (receipt === undefined) return;
 			receiptsAwaitingClaims.delete(receiptId);
 			// Its execution has not started: the slot goes to another (it takes one when it starts).
 			receipt.slot?.();
-			if (!receiptsSettleHere.has(scope)) receiptsSettleHere.set(scope, false);
 			settle(false);
+		};
+		// Where executions run here, n8n may hold one in its queue for long under load: the receipt
+		// waits as long as the announcement lives, so that copies sent again meanwhile start none.
+		void sleep(FIRST_RUN_WAIT_MS).then(async () => {
+			if (!receiptsAwaitingClaims.has(receiptId)) return;
+			if (executionPlace.of(scope) !== 'here') {
+				executionPlace.noneRanHere(scope);
+				forget();
+				return;
+			}
+			await sleep(ANNOUNCED_CLAIM_MAX_MS - FIRST_RUN_WAIT_MS);
+			forget();
 		});
 	});
-	eventClaims.announce(scope, eventId, stood, Date.now());
+	if (executionPlace.of(scope) !== 'elsewhere')
+		eventClaims.announce(scope, eventId, stood, Date.now());
 }
 
 /**
@@ -98,7 +112,6 @@ export function settleReceipt(receiptId: unknown, stood: boolean): void {
 	const receipt = receiptsAwaitingClaims.get(receiptId);
 	if (receipt === undefined) return;
 	receiptsAwaitingClaims.delete(receiptId);
-	receiptsSettleHere.set(receipt.scope, true);
 	receipt.settle(stood);
 }
 
@@ -108,17 +121,18 @@ const ROOM_CHECK_MS = 50;
 
 /**
  * Room for one more execution of the trigger within ROOM_WAIT_MS, or undefined. Where its
- * executions run in this process (receipts settle here: n8n's regular mode) the slot is taken now
+ * executions run in this process (n8n's regular mode) the slot is taken now
  * and handed to the execution, so that an execution n8n starts late, behind others, never finds
  * the room gone and stops at the trigger with a 503. Elsewhere (a queue-mode webhook processor, or
- * before the first receipt settled) a worker's execution takes its own: the room is only checked.
+ * before the first execution here took its receipt) a worker's execution takes its own: the room
+ * is only checked.
  */
 export async function roomFor(
 	ctx: IWebhookFunctions,
 	scope: string,
 ): Promise<{ slot: (() => void) | undefined } | undefined> {
 	const slots = triggerExecutionSlots(ctx);
-	if (receiptsSettleHere.get(scope) === true) {
+	if (executionPlace.of(scope) === 'here') {
 		const slot = await slots.takeWithin(ROOM_WAIT_MS);
 		return slot && { slot };
 	}
@@ -142,6 +156,7 @@ async function roomWithin(slots: ExecutionSlots, waitMs: number): Promise<boolea
 export function receivedHere(receiptId: unknown): { slot: (() => void) | undefined } | undefined {
 	const receipt = typeof receiptId === 'string' ? receiptsAwaitingClaims.get(receiptId) : undefined;
 	if (receipt === undefined) return undefined;
+	executionPlace.ranHere(receipt.scope);
 	const { slot } = receipt;
 	receipt.slot = undefined;
 	return { slot };

@@ -130,7 +130,7 @@ export const dispatch: Operation = {
 		name: 'Dispatch',
 		value: 'dispatch',
 		action: 'Dispatch a campaign',
-		description: `Send a campaign whose status is ${APPROVED_STATUS_TEXT} now, to listed leads or its whole audience; any other status (e.g. draft) is refused. Side effect: the service sends messages to real leads. Needs the campaigns:read and campaigns:danger scopes and the confirmation switched on.`,
+		description: `Send a campaign whose status is ${APPROVED_STATUS_TEXT} now, to listed leads or its whole audience; any other status (e.g. draft) is refused unless a person switches on '${ALLOW_UNAPPROVED_LABEL}' in the options. Side effect: the service sends messages to real leads. Needs the campaigns:read and campaigns:danger scopes and the confirmation switched on.`,
 	},
 	toolDescription: `Dispatch a Svc campaign now if its status is ${APPROVED_STATUS_TEXT} (any other is refused): the service sends its messages to real leads, and this cannot be undone. ${personMustAllowText('sends nothing')} Pass Campaign: its ID, e.g. cmp_0001, and Lead IDs: the leads to send to, e.g. lead_0001, lead_0002 (unless a person chose the whole audience). Returns campaign_id, dispatch_id, status, sent_to, lead_ids, and replayed: true if the same dispatch was sent in the last ${IDEMPOTENCY_WINDOW_HOURS} hours and nothing was sent again.`,
 	needsPersonAsTool: true,

@@ -36,9 +36,10 @@ export const create: Operation = {
 			displayName: 'Include Signing Secret',
 			name: 'includeSecret',
 			type: 'boolean',
-			default: false,
+			// Added on purpose, so on once added: a second switch would be one more step to miss.
+			default: true,
 			description:
-				'Whether to put the signing secret in the output. The service shows it only once; when on, it is stored in the execution data, so keep it off unless you verify deliveries yourself.',
+				'Whether to put the signing secret in the output. The service shows it only once; when on, it is stored in the execution data, so add this option only if you verify deliveries yourself.',
 		},
 		idempotencyKeyOption,
 	],
