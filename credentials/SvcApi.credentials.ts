@@ -50,7 +50,7 @@ export class SvcApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'https://api.example.com',
-			hint: 'The address of the Svc API you were given, e.g. https://api.example.com',
+			hint: `The address of the Svc API you were given, without ${API_VERSION_PREFIX}, e.g. https://api.example.com (a trailing ${API_VERSION_PREFIX} is taken off)`,
 			description: `Address of the service API, without ${API_VERSION_PREFIX}. Must be https; http is accepted only for a local sandbox on 127.0.0.1 or localhost.`,
 		},
 	];

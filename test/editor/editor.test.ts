@@ -242,11 +242,18 @@ async function layoutProblems(label: string, workflow: WorkflowRecord): Promise<
 			// Measured against the note's top margin: as much below the text is fine, a lot more is a gap.
 			const { box, textTop, textBottom } = node.note;
 			const margin = textTop - box.top;
+			// The height that fits the text with that margin below, in the workflow's units (20s, as n8n sizes notes).
+			const stored = workflow.nodes.find((one) => one.type === 'n8n-nodes-base.stickyNote')
+				?.parameters.height;
+			const fits =
+				typeof stored === 'number'
+					? `: height ${Math.ceil(((textBottom - box.top + 2 * margin) * stored) / (box.bottom - box.top) / 20) * 20} fits it`
+					: '';
 			if (textBottom > box.bottom + 1)
-				problems.push(`${label}: the note's text runs past its bottom`);
+				problems.push(`${label}: the note's text runs past its bottom${fits}`);
 			else if (box.bottom - textBottom > 3 * margin + 20)
 				problems.push(
-					`${label}: the note has ${Math.round(box.bottom - textBottom)} px empty below its text (${Math.round(margin)} px above it)`,
+					`${label}: the note has ${Math.round(box.bottom - textBottom)} px empty below its text (${Math.round(margin)} px above it)${fits}`,
 				);
 		}
 		for (const other of nodes.slice(index + 1))
@@ -292,7 +299,9 @@ describe('n8n editor in a real browser', () => {
 			expect(await editor.textOf(byTestId('parameter-input-events'))).toMatch(/Lead Created/);
 			await editor.closeNode();
 			expect(await editor.canvasNodeType(SVC_TRIGGER_NAME)).toBe('n8n-nodes-svc.svcTrigger');
-			expect(await editor.canvasSubtitle(SVC_TRIGGER_NAME)).toBe('Lead Created · webhook');
+			expect(await editor.canvasSubtitle(canvasNode(SVC_TRIGGER_NAME))).toBe(
+				'Lead Created · webhook',
+			);
 		},
 	);
 
@@ -391,7 +400,9 @@ describe('n8n editor in a real browser', () => {
 				CREDENTIAL_DIALOG,
 				/Create one in the service's dashboard under Settings > API keys/,
 			);
-			expect(form).toContain('The address of the Svc API you were given');
+			expect(form).toContain(
+				'The address of the Svc API you were given, without /v1, e.g. https://api.example.com (a trailing /v1 is taken off)',
+			);
 			expect(statuses(requestsSince(mark, 'GET /v1/me'))).toEqual([200]);
 			await editor.screenshot('03-credential-test-ok');
 
@@ -624,7 +635,9 @@ describe('n8n editor in a real browser', () => {
 			await editor.screenshot('05-pull-trigger-picker');
 			// Opened, its entries say how the events come, unlike Svc's ("instant, needs a public URL").
 			await editor.openSvcDetails(SVC_PULL_TRIGGER_NAME);
-			expect(await editor.detailsEntries()).toEqual([
+			// The search results slide away beside them: the trigger entries are those starting "On".
+			const pullEntries = await editor.detailsEntries();
+			expect(pullEntries.filter((entry) => entry.startsWith('On '))).toEqual([
 				'On lead created (polled, no public URL)',
 				'On campaign updated (polled, no public URL)',
 			]);
@@ -633,7 +646,7 @@ describe('n8n editor in a real browser', () => {
 			const workflow = example('new-leads-no-public-url.json');
 			await editor.openWorkflow(workflow.id);
 			// On the canvas too: its own icon, and a subtitle saying it polls.
-			expect(await editor.canvasSubtitle('On New Lead')).toBe('Lead Created · polled');
+			expect(await editor.canvasSubtitle(canvasNode('On New Lead'))).toBe('Lead Created · polled');
 			await editor.openNode('On New Lead');
 			// Its help says what Fetch Test Event shows in either mode.
 			expect(await editor.triggerHelp(/in batches, the newest Batch Size events/)).toMatch(
