@@ -6,7 +6,7 @@
  *
  *   --rounds N        rounds of the whole selection (default 3)
  *   --load K          busy processes beside the suites, each spinning one CPU (default 2)
- *   --suites a,b      unit, engine, sandbox, e2e, or test file paths (default unit,engine,sandbox)
+ *   --suites a,b      unit, engine, sandbox, e2e, editor, or test file paths (default unit,engine,sandbox)
  *   --round-minutes M a round still running after M minutes is stopped and counted as failed (default 30)
  *
  * Prints each test that failed with its failures out of the rounds, and the total; exits 1 on any
@@ -31,7 +31,10 @@ const SUITES: Record<string, string> = {
 	engine: 'test/engine',
 	sandbox: 'test/sandbox',
 	e2e: 'test/e2e',
+	editor: 'test/editor',
 };
+/** The editor suite drives one browser: its file runs alone, and jest.config.js leaves it out unless asked. */
+const EDITOR_ARGS = ['--runInBand', '--testPathIgnorePatterns', '/node_modules/'];
 /** One folder per run, so that two runs side by side keep their reports apart. */
 const OUT_DIR = join(TMP_DIR, 'stress', new Date().toISOString().replace(/[:.]/g, '-'));
 
@@ -110,7 +113,8 @@ async function runRound(round: number, options: Options): Promise<Round> {
 	const started = Date.now();
 	// Two workers beside the busy processes, as the suites were proven under load: the third
 	// worker jest.config.js gives `npm test` fills the end-to-end files' waits, not these files'.
-	const run = await runJest(['--maxWorkers=2', ...options.paths], {
+	const editor = options.paths.includes(SUITES.editor);
+	const run = await runJest([...(editor ? EDITOR_ARGS : ['--maxWorkers=2']), ...options.paths], {
 		reportFile: join(OUT_DIR, `round-${round}.json`),
 		logFile,
 		timeoutMs: options.roundMs,
@@ -141,9 +145,9 @@ async function runRound(round: number, options: Options): Promise<Round> {
 async function main(): Promise<number> {
 	const opts = options();
 	await mkdir(OUT_DIR, { recursive: true });
-	if (opts.paths.some((path) => path.startsWith('test/e2e'))) {
-		// The end-to-end suite installs the packed package, which is built from dist/.
-		console.log('building dist/ for the end-to-end suite');
+	if (opts.paths.some((path) => path.startsWith('test/e2e') || path.startsWith('test/editor'))) {
+		// The end-to-end and editor suites install the packed package, which is built from dist/.
+		console.log('building dist/ for the suites in a real n8n');
 		const build = await runCommand('npm', ['run', 'build'], { cwd: PROJECT_DIR, inherit: true });
 		if (build.code !== 0) throw new Error(`npm run build failed (exit ${build.code})`);
 	}
