@@ -114,7 +114,8 @@ async function runRound(round: number, options: Options): Promise<Round> {
 	// Two workers beside the busy processes, as the suites were proven under load: the third
 	// worker jest.config.js gives `npm test` fills the end-to-end files' waits, not these files'.
 	const editor = options.paths.includes(SUITES.editor);
-	const run = await runJest([...(editor ? EDITOR_ARGS : ['--maxWorkers=2']), ...options.paths], {
+	// The paths first: --testPathIgnorePatterns takes every argument after it.
+	const run = await runJest([...options.paths, ...(editor ? EDITOR_ARGS : ['--maxWorkers=2'])], {
 		reportFile: join(OUT_DIR, `round-${round}.json`),
 		logFile,
 		timeoutMs: options.roundMs,
