@@ -7,6 +7,7 @@
  * on free ports. Each step asserts what the page shows and, where it
  * matters, what the sandbox received; each leaves a screenshot in .tmp/editor/ named after it.
  */
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -61,7 +62,7 @@ import {
 	DISPATCH_REVIEW,
 	reviewedDispatchAgent,
 } from '../../harness/svc-tools';
-import { PROJECT_DIR } from '../../harness/project';
+import { EXAMPLES_DIR, PROJECT_DIR } from '../../harness/project';
 import { until } from '../../harness/wait';
 import type { PickerEntry } from '../../harness/editor/n8n-editor';
 import {
@@ -133,18 +134,38 @@ afterAll(async () => {
 	await model?.close();
 });
 
-/** A test that leaves the screenshot `<name>.png` of how the page looked at its end, passed or failed. */
-function step(name: string, title: string, run: () => Promise<void>): void {
-	it(`${name}: ${title}`, async () => {
-		try {
-			await run();
-		} finally {
-			await editor
-				?.screenshot(name)
-				.catch((error: unknown) => console.warn(`screenshot ${name} failed: ${String(error)}`));
-		}
-	});
+/**
+ * A test that leaves the screenshot `<name>.png` of how the page looked at its end, passed or
+ * failed; `timeoutMs` for a step that opens many pages (the suite's 180 s otherwise).
+ */
+function step(name: string, title: string, run: () => Promise<void>, timeoutMs?: number): void {
+	it(
+		`${name}: ${title}`,
+		async () => {
+			try {
+				await run();
+			} finally {
+				await editor
+					?.screenshot(name)
+					.catch((error: unknown) => console.warn(`screenshot ${name} failed: ${String(error)}`));
+			}
+		},
+		timeoutMs,
+	);
 }
+
+/**
+ * What the examples step opens: each example's canvas and the panel of each node with a
+ * credential. Each may take three times a page load on 2 cores (8–10 s): beside 2 busy processes
+ * the step took over 180 s.
+ */
+const EXAMPLE_PAGES = devExamples(false).reduce((pages, file) => {
+	const { nodes } = JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as {
+		nodes: Array<{ credentials?: object }>;
+	};
+	return pages + 1 + nodes.filter((node) => node.credentials).length;
+}, 0);
+const PAGE_BUDGET_MS = 30_000;
 
 function example(file: string): WorkflowRecord {
 	const workflow = examples.get(file);
@@ -880,6 +901,7 @@ describe('n8n editor in a real browser', () => {
 			}
 			expect(problems).toEqual({});
 		},
+		EXAMPLE_PAGES * PAGE_BUDGET_MS,
 	);
 
 	step(
