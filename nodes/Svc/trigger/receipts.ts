@@ -103,16 +103,20 @@ export function announceReceipt(
  * may be answered without an execution of its own.
  */
 export function keepReceipt(receiptId: unknown): void {
-	const receipt = typeof receiptId === 'string' ? receiptsAwaitingClaims.get(receiptId) : undefined;
+	const receipt = receiptOf(receiptId);
 	if (receipt) eventClaims.keep(receipt.scope, receipt.eventId, Date.now());
 }
 
 export function settleReceipt(receiptId: unknown, stood: boolean): void {
-	if (typeof receiptId !== 'string') return;
-	const receipt = receiptsAwaitingClaims.get(receiptId);
+	const receipt = receiptOf(receiptId);
 	if (receipt === undefined) return;
-	receiptsAwaitingClaims.delete(receiptId);
+	receiptsAwaitingClaims.delete(receiptId as string);
 	receipt.settle(stood);
+}
+
+/** The receipt an execution's items name (their `meta.receipt_id`), if this process keeps it. */
+function receiptOf(receiptId: unknown) {
+	return typeof receiptId === 'string' ? receiptsAwaitingClaims.get(receiptId) : undefined;
 }
 
 /** How long a delivery waits for a slot of its trigger to be free before it starts an execution. */
@@ -154,7 +158,7 @@ async function roomWithin(slots: ExecutionSlots, waitMs: number): Promise<boolea
  * regular mode), with the slot taken for it, which is now the execution's to hold.
  */
 export function receivedHere(receiptId: unknown): { slot: (() => void) | undefined } | undefined {
-	const receipt = typeof receiptId === 'string' ? receiptsAwaitingClaims.get(receiptId) : undefined;
+	const receipt = receiptOf(receiptId);
 	if (receipt === undefined) return undefined;
 	executionPlace.ranHere(receipt.scope);
 	const { slot } = receipt;
