@@ -157,6 +157,8 @@ export interface SvcTriggerOptions {
 	events?: string[];
 	otherEvents?: string;
 	includeHeaders?: boolean;
+	/** Events per Execution: Many, with this Batch Size. */
+	batchSize?: number;
 	webhookBaseUrl?: string;
 	webhookId?: string;
 	/** The same workflow as an earlier harness's (its `workflowId`): the same trigger, another credential. */
@@ -181,6 +183,9 @@ export async function createSvcTrigger(
 				events: options.events ?? ['lead.created'],
 				otherEvents: options.otherEvents ?? '',
 				options: { includeHeaders: options.includeHeaders ?? false },
+				...(options.batchSize === undefined
+					? {}
+					: { eventsPerExecution: 'batch', batchSize: options.batchSize }),
 			},
 			credentials: { svcApi: { id: '1', name: 'Svc account' } },
 			...(options.webhookId ? { webhookId: options.webhookId } : {}),

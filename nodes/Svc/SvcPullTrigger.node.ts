@@ -9,8 +9,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { EVENT_RETENTION_DAYS } from './contract';
 import { svcApiTest } from './methods/credentialTest';
+import { eventsPerExecutionProperties } from './shared/batching';
 import { eventKindProperties, eventKindsSubtitle, PULL_ROUTE } from './shared/subscription';
-import { BATCH_SIZE_MAX } from './trigger/eventList';
 import { pollEvents } from './trigger/pull';
 import { runPulledEvents } from './trigger/pulledRun';
 
@@ -78,37 +78,10 @@ export class SvcPullTrigger implements INodeType {
 				displayOptions: { show: { startFrom: ['time'] } },
 				description: 'Events created after this time start the workflow, oldest first',
 			},
-			{
-				displayName: 'Events per Execution',
-				name: 'eventsPerExecution',
-				type: 'options',
-				options: [
-					{
-						name: 'Many (Batches)',
-						value: 'batch',
-						description:
-							"The new events of a poll run together as the items of one execution, Batch Size at most: at the default 100, a 10,000-lead import costs 100 executions, not 10,000. A node that fails on one item fails the execution with all its events: Retry it, or set that node's On Error to continue.",
-					},
-					{
-						name: 'One',
-						value: 'one',
-						description:
-							'Each event starts an execution of its own, and each counts against your n8n plan',
-					},
-				],
-				default: 'one',
-				description:
-					'Each event is the same item either way: switching changes no node after the trigger',
-			},
-			{
-				displayName: 'Batch Size',
-				name: 'batchSize',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: BATCH_SIZE_MAX },
-				default: 100,
-				displayOptions: { show: { eventsPerExecution: ['batch'] } },
-				description: `The most events one execution gets (1 to ${BATCH_SIZE_MAX}). A poll with more starts more executions: each holds its events oldest first and (in n8n's regular mode) starts once the one before has taken its own, but their nodes run side by side, so a later batch can finish first.`,
-			},
+			...eventsPerExecutionProperties({
+				together: 'a poll finds',
+				more: "A poll with more starts more executions: each holds its events oldest first and (in n8n's regular mode) starts once the one before has taken its own, but their nodes run side by side, so a later batch can finish first",
+			}),
 		],
 	};
 

@@ -10,6 +10,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { svcApiTest } from './methods/credentialTest';
+import { eventsPerExecutionProperties } from './shared/batching';
 import { eventKindProperties, eventKindsSubtitle, WEBHOOK_ROUTE } from './shared/subscription';
 import { receiveDelivery, runDelivery } from './trigger/delivery';
 import { checkExists, create, remove } from './trigger/lifecycle';
@@ -49,9 +50,9 @@ export class SvcTrigger implements INodeType {
 			header: 'Starts the workflow on each event the service sends to this n8n',
 			executionsHelp: {
 				inactive:
-					'<b>While building your workflow</b>, click <i>Execute workflow</i> on the canvas, then make an event happen in the service (for lead.created, create a lead): it runs the whole workflow here. <i>Execute step</i> in this panel runs this trigger alone.<br /><br /><b>Once you are happy with it</b>, publish the workflow (n8n 1.x: activate it). Then each event starts one execution, shown in the Executions list, not here.',
+					'<b>While building your workflow</b>, click <i>Execute workflow</i> on the canvas, then make an event happen in the service (for lead.created, create a lead): it runs the whole workflow here. <i>Execute step</i> in this panel runs this trigger alone.<br /><br /><b>Once you are happy with it</b>, publish the workflow (n8n 1.x: activate it). Then each event starts one execution, or a burst a few in batches (Events per Execution), shown in the Executions list, not here.',
 				active:
-					'<b>While building your workflow</b>, click <i>Execute workflow</i> on the canvas, then make an event happen in the service (for lead.created, create a lead): it runs the whole workflow here. <i>Execute step</i> in this panel runs this trigger alone.<br /><br /><b>Your workflow is published</b> (n8n 1.x: active): each event also starts one execution, shown in the Executions list, not here.',
+					'<b>While building your workflow</b>, click <i>Execute workflow</i> on the canvas, then make an event happen in the service (for lead.created, create a lead): it runs the whole workflow here. <i>Execute step</i> in this panel runs this trigger alone.<br /><br /><b>Your workflow is published</b> (n8n 1.x: active): each event also starts one execution, or a burst a few in batches (Events per Execution), shown in the Executions list, not here.',
 			},
 			activationHint:
 				'Once you have finished building your workflow, publish it (n8n 1.x: activate it) to run it on every event.',
@@ -61,6 +62,10 @@ export class SvcTrigger implements INodeType {
 				{ description: 'The events that start the workflow', required: true },
 				WEBHOOK_ROUTE,
 			),
+			...eventsPerExecutionProperties({
+				together: 'the service created by the time a batch starts',
+				more: "A lone event runs within a second; a burst goes into batches of this size, each holding its events oldest first, read from the service's event list (the service must have one: without it each event runs alone). Batches run side by side, so a later one can finish first",
+			}),
 			{
 				displayName: 'Options',
 				name: 'options',

@@ -13,8 +13,12 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { EventEnvelope } from '../contract';
 import { EVENT_SIGNATURE } from '../contract';
 import { claimEvents, claimScope, passOnClaimed } from './claimRecord';
+import type { BatchStart } from './deliveredBatch';
+import { batchClaimed, batchStartOf, batchTurn, readBatch } from './deliveredBatch';
+import { eventsPerExecution } from './eventList';
+import { executionPlace } from './executionPlace';
 import type { ClaimOutcome } from './eventClaims';
-import { triggerExecutionSlots, UNFINISHED_EXECUTIONS_MAX } from './executionSlots';
+import { triggerExecutionSlots, triggerKey, UNFINISHED_EXECUTIONS_MAX } from './executionSlots';
 import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
 import {
@@ -173,16 +177,25 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			error: 'An earlier delivery of this event is still being received; send it again later',
 		});
 	}
+	const receiptId = randomUUID();
+	const trigger = triggerKey(this);
+	// Many, where this process runs the executions: a batch under way may hold the event already.
+	let batch: BatchStart | undefined;
+	const perExecution = claimed ? eventsPerExecution(this) : 1;
+	if (perExecution > 1 && executionPlace.of(scope) !== 'elsewhere') {
+		const turn = await batchTurn(trigger, scope, event.id, receiptId, perExecution, ANSWER_WAIT_MS);
+		if (turn.kind === 'taken') return answer(this, 200, { received: true });
+		if (turn.kind === 'lead') batch = turn.start;
+		// Not claimed in time where executions run here: the service's next try finds it claimed.
+		else if (executionPlace.of(scope) === 'here') return busy(this);
+	}
 	// n8n 2.x: the trigger's answered executions fill its slots; answered 503 here, a delivery
 	// costs no execution (the service sends it again).
-	const room = claimed ? await roomFor(this, scope) : { slot: undefined };
+	const room = claimed ? await roomFor(this, scope, slotCount(batch)) : { slot: undefined };
 	if (room === undefined) {
-		this.getResponseObject().set('retry-after', String(ANSWER_WAIT_MS / 1000));
-		return answer(this, 503, {
-			error: 'Too many events of this trigger are still running; send this one again later',
-		});
+		batchClaimed(trigger, receiptId);
+		return busy(this);
 	}
-	const receiptId = randomUUID();
 	if (claimed) announceReceipt(scope, event.id, receiptId, room.slot);
 
 	const options = this.getNodeParameter('options', {}) as IDataObject;
@@ -199,6 +212,9 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			// Names this receipt's claim: n8n stores it with the execution, so a Retry of the
 			// execution knows its own claim from another execution's claim of the same event.
 			receipt_id: receiptId,
+			...(batch
+				? { batch: { size: batch.size, ...(batch.after ? { after: batch.after } : {}) } }
+				: {}),
 			...(headerValue(headers, 'webhook-attempt')
 				? { attempt: Number(headerValue(headers, 'webhook-attempt')) }
 				: {}),
@@ -208,6 +224,22 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// Not answered here: n8n stores the execution first, then runDelivery answers from inside it.
 	return { workflowData: [[{ json: output }]] };
 }
+
+/** Answered 503 without an execution: the trigger has no room now, and the service sends the event again. */
+function busy(ctx: IWebhookFunctions): IWebhookResponseData {
+	ctx.getResponseObject().set('retry-after', String(ANSWER_WAIT_MS / 1000));
+	return answer(ctx, 503, {
+		error: 'Too many events of this trigger are still running; send this one again later',
+	});
+}
+
+/**
+ * Unfinished executions of the trigger at once in this process: batches hold up to Batch Size
+ * events each, so fewer of them, and a crash leaves at most that many runs for a person's Retry.
+ */
+const BATCH_RUNS_MAX = 4;
+const slotCount = (batch: BatchStart | undefined): number =>
+	batch ? BATCH_RUNS_MAX : UNFINISHED_EXECUTIONS_MAX;
 
 /** What a 503 for a copy still being received asks the service to wait. */
 const RECEIVING_RETRY_AFTER_SECONDS = 5;
@@ -226,6 +258,7 @@ const ANSWER_WAIT_MS = 8_000;
 async function answerWithRoom(
 	ctx: IExecuteFunctions,
 	takenSlot: (() => void) | undefined,
+	slots: number,
 ): Promise<boolean> {
 	const received = { statusCode: 200, headers: {}, body: { received: true } };
 	if (ctx.getMode() !== 'webhook' || ctx.onExecutionFinish === undefined) {
@@ -233,7 +266,8 @@ async function answerWithRoom(
 		await ctx.sendResponse(received);
 		return true;
 	}
-	const free = takenSlot ?? (await triggerExecutionSlots(ctx).takeWithin(ANSWER_WAIT_MS));
+	const free =
+		takenSlot ?? (await triggerExecutionSlots(ctx, Date.now(), slots).takeWithin(ANSWER_WAIT_MS));
 	if (free === undefined) {
 		ctx.addExecutionHints({
 			message: `Answered 503: ${UNFINISHED_EXECUTIONS_MAX} executions of this trigger were still running, so the service sends this event again later and that delivery runs it`,
@@ -265,24 +299,45 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 	const items = this.getInputData();
 	// receiveDelivery lets through only events with an id, and gives each receipt an id.
 	const receiptId = (items[0]?.json.meta as IDataObject | undefined)?.receipt_id;
+	const batch = batchStartOf(items[0]);
 	const receipt = receivedHere(receiptId);
-	if (!(await answerWithRoom(this, receipt?.slot))) {
+	const key = triggerKey(this);
+	if (!(await answerWithRoom(this, receipt?.slot, slotCount(batch)))) {
 		settleReceipt(receiptId, false);
+		batchClaimed(key, receiptId);
 		return [[]];
 	}
 	keepReceipt(receiptId);
 	const mode = this.getMode();
 	// A Retry of an execution stored before receipts had ids cannot tell its own claim: it runs.
 	if (mode !== 'webhook' && !(mode === 'retry' && typeof receiptId === 'string')) return [items];
-	const eventIds = items.map((item) => item.json.id as string);
+	// A batch reads the event list where it was received (regular mode) and in a Retry, which reads
+	// the same range again; a queue-mode worker, which never hears of this process's other
+	// deliveries, runs the delivered event alone.
+	const read =
+		batch !== undefined && (mode === 'retry' || receipt !== undefined)
+			? await readBatch(this, items[0].json as unknown as EventEnvelope, batch)
+			: undefined;
+	const claimant = typeof receiptId === 'string' ? receiptId : this.getExecutionId();
+	const batchItems =
+		read?.kind === 'read'
+			? read.events.map((event) =>
+					event.id === items[0].json.id ? items[0] : readItem(event, claimant),
+				)
+			: items;
+	if (read?.kind === 'unread')
+		this.addExecutionHints({
+			message: `Events per Execution is Many, but the service's event list could not be read (${read.reason}), so this execution runs the delivered event alone`,
+			location: 'outputPane',
+		});
 	let outcomes: ClaimOutcome[];
 	try {
 		// Received in this process and run here (n8n's regular mode): no other process writes the
 		// record, so the claim stands without the settle.
 		outcomes = await claimEvents(
 			this,
-			eventIds,
-			typeof receiptId === 'string' ? receiptId : this.getExecutionId(),
+			batchItems.map((item) => item.json.id as string),
+			claimant,
 			{ soleWriter: mode === 'webhook' && receipt !== undefined },
 		);
 		settleReceipt(receiptId, true);
@@ -292,12 +347,30 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 			description:
 				'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',
 		});
+	} finally {
+		batchClaimed(
+			key,
+			receiptId,
+			mode === 'webhook' && read?.kind === 'read' ? read.readUpTo : undefined,
+		);
 	}
-	return passOnClaimed(
-		this,
-		items,
-		outcomes,
-		() =>
-			'This event already ran in another execution (the service delivered it again), so this execution stops at the trigger',
+	return passOnClaimed(this, batchItems, outcomes, (repeats) =>
+		batchItems.length === 1
+			? 'This event already ran in another execution (the service delivered it again), so this execution stops at the trigger'
+			: `${repeats} of these ${batchItems.length} events already ran in other executions (delivered again, or pulled by Svc Pull Trigger), so they are left out of this one`,
 	);
+}
+
+/** An event a batch read from the event list, as the trigger outputs a delivered one. */
+function readItem(event: EventEnvelope, receiptId: string): INodeExecutionData {
+	const { id, type, created_at, data } = event;
+	return {
+		json: {
+			id,
+			type,
+			created_at,
+			data,
+			meta: { delivery: 'webhook', read_with_batch: true, receipt_id: receiptId },
+		},
+	};
 }

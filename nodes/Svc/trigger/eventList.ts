@@ -7,10 +7,12 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	IPollFunctions,
+	IWebhookFunctions,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope, EventPage } from '../contract';
+import { BATCH_SIZE_MAX } from '../shared/batching';
 import { EVENT_EXPIRED_STATUS, EVENT_LIST_QUERY, LIST_LIMIT_MAX } from '../contract';
 import type { SvcContext } from '../transport';
 import { SvcClient, userError } from '../transport';
@@ -21,14 +23,13 @@ import { SvcClient, userError } from '../transport';
  */
 export const POLL_CLIENT = { timeoutMs: 20_000, retry: { maxAttempts: 4, maxRetryAfterMs: 5_000 } };
 
-/** The most events one execution of batch mode gets. */
-export const BATCH_SIZE_MAX = 1_000;
-
 /**
  * How many events one execution gets: 1 (one execution per event, the default) or the person's
  * Batch Size.
  */
-export function eventsPerExecution(ctx: IPollFunctions | IExecuteFunctions): number {
+export function eventsPerExecution(
+	ctx: IPollFunctions | IExecuteFunctions | IWebhookFunctions,
+): number {
 	if (ctx.getNodeParameter('eventsPerExecution', 'one') !== 'batch') return 1;
 	const size = ctx.getNodeParameter('batchSize', 100) as unknown;
 	if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > BATCH_SIZE_MAX)

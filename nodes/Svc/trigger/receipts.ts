@@ -134,8 +134,9 @@ const ROOM_CHECK_MS = 50;
 export async function roomFor(
 	ctx: IWebhookFunctions,
 	scope: string,
+	size: number,
 ): Promise<{ slot: (() => void) | undefined } | undefined> {
-	const slots = triggerExecutionSlots(ctx);
+	const slots = triggerExecutionSlots(ctx, Date.now(), size);
 	if (executionPlace.of(scope) === 'here') {
 		const slot = await slots.takeWithin(ROOM_WAIT_MS);
 		return slot && { slot };

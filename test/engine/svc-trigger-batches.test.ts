@@ -1,0 +1,176 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/**
+ * Svc Trigger with Events per Execution: Many, in n8n's engine: a delivery leads a batch that reads
+ * the service's event list, and the deliveries of the events it holds are answered without an
+ * execution of their own.
+ */
+import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
+
+import type { Sandbox } from '../../sandbox';
+import { startSandbox } from '../../sandbox';
+import type { EventEnvelope } from '../../nodes/Svc/contract';
+import type { DeliveryResult, TriggerHarness } from '../../harness/engine';
+import { shutdownEngine } from '../../harness/engine';
+import { signedDelivery } from '../../harness/engine/webhook-http';
+import { createSvcTrigger } from '../../harness/engine/svc';
+import { processedData } from '../../harness/engine/processed-data';
+import { loadedAnew } from '../../harness/engine/loaded-anew';
+
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ allowLoopbackWebhooks: true });
+});
+
+afterEach(() => sandbox.state.reset());
+
+afterAll(async () => {
+	await sandbox.close();
+	await shutdownEngine();
+});
+
+let eventNumber = 0;
+
+/** `count` lead.created events the service created, in its event list, none delivered yet. */
+function created(count: number): EventEnvelope[] {
+	return Array.from({ length: count }, () => {
+		eventNumber++;
+		const event: EventEnvelope = {
+			id: `evt_batch_${eventNumber}`,
+			type: 'lead.created',
+			created_at: new Date().toISOString(),
+			data: { id: `lead_batch_${eventNumber}` },
+		};
+		sandbox.state.eventLog.add(event);
+		return event;
+	});
+}
+
+async function batchTrigger(batchSize: number): Promise<TriggerHarness> {
+	// The service cannot reach this URL: the tests deliver by hand, each event when they choose.
+	const t = await createSvcTrigger(sandbox, {
+		batchSize,
+		webhookBaseUrl: 'https://hooks.example.com/webhook',
+	});
+	await t.activate();
+	return t;
+}
+
+function secretOf(t: TriggerHarness): string {
+	const { id } = t.staticData.subscription as { id: string };
+	return sandbox.state.store.subscriptions.get(id)?.secret ?? '';
+}
+
+const deliver = async (t: TriggerHarness, event: EventEnvelope): Promise<DeliveryResult> =>
+	await t.deliver(signedDelivery(secretOf(t), event));
+
+const ids = (items: INodeExecutionData[] | undefined): unknown[] =>
+	(items ?? []).map((item) => item.json.id);
+
+/** n8n's processed-data row of the trigger's workflow: the claims. */
+const row = (t: TriggerHarness) => processedData.rows.get(`${t.workflowId} `) ?? [];
+
+describe('Svc Trigger in batches (Events per Execution: Many)', () => {
+	it('a lone delivery leads a batch: one execution runs the events the service created, oldest first, shaped as one per delivery; their deliveries are answered 200 with no execution', async () => {
+		const t = await batchTrigger(100);
+		const events = created(5);
+		const lead = await deliver(t, events[0]);
+		expect(lead.response).toMatchObject({ statusCode: 200, body: { received: true } });
+		expect(lead.workflowData?.[0]).toHaveLength(1);
+		expect(ids(lead.passedOn)).toEqual(events.map((event) => event.id));
+		const receipt = (lead.workflowData?.[0][0].json.meta as IDataObject).receipt_id;
+		for (const [index, item] of (lead.passedOn ?? []).entries()) {
+			expect(item.json).toMatchObject({
+				id: events[index].id,
+				type: 'lead.created',
+				created_at: events[index].created_at,
+				data: events[index].data,
+				meta: { delivery: 'webhook', receipt_id: receipt },
+			});
+		}
+		for (const event of events) expect(row(t)).toContain(`event ${event.id}`);
+
+		for (const event of events.slice(1)) {
+			const follower = await deliver(t, event);
+			expect(follower.workflowData).toBeUndefined();
+			expect(follower.response).toMatchObject({ statusCode: 200, body: { received: true } });
+		}
+	});
+
+	it('Batch Size bounds a batch; the next delivery leads the next batch, read on from where the last stopped', async () => {
+		const t = await batchTrigger(3);
+		const events = created(7);
+		expect(ids((await deliver(t, events[0])).passedOn)).toEqual(slice(events, 0, 3));
+		// Delivered out of order: the event read by the first batch costs nothing.
+		expect((await deliver(t, events[2])).workflowData).toBeUndefined();
+		expect(ids((await deliver(t, events[3])).passedOn)).toEqual(slice(events, 3, 6));
+		expect((await deliver(t, events[1])).workflowData).toBeUndefined();
+		expect(ids((await deliver(t, events[6])).passedOn)).toEqual(slice(events, 6, 7));
+		for (const event of events.slice(4, 6))
+			expect((await deliver(t, event)).workflowData).toBeUndefined();
+	});
+
+	it('deliveries arriving while a batch is read wait for it, and are answered 200 from its claims with no execution', async () => {
+		const t = await batchTrigger(100);
+		const events = created(4);
+		// n8n stored the first delivery's execution and has not run it yet.
+		const first = await t.receive(signedDelivery(secretOf(t), events[0]));
+		const waiting = events.slice(1).map(async (event) => await deliver(t, event));
+		const passedOn = await t.runAgain(first.workflowData ?? [], { mode: 'webhook' });
+		expect(ids(passedOn)).toEqual(events.map((event) => event.id));
+		for (const result of await Promise.all(waiting)) {
+			expect(result.workflowData).toBeUndefined();
+			expect(result.response?.statusCode).toBe(200);
+		}
+	});
+
+	it("a person's Retry of a batch cut short reads the same range again and runs what its run claimed, not what another execution ran", async () => {
+		const t = await batchTrigger(100);
+		const events = created(4);
+		const first = await t.receive(signedDelivery(secretOf(t), events[0]));
+		await t.runAgain(first.workflowData ?? [], { mode: 'webhook' });
+		// Another execution claimed one more event since (a pull trigger beside it, in another process).
+		const later = created(1)[0];
+		row(t).push(`event ${later.id}`, 'claim 9d1f4c1e-2b7a-4c55-8f0e-1a2b3c4d5e6f');
+		// n8n died before the batch ran past the trigger, and started again.
+		t.restart(
+			(await loadedAnew(
+				async () => new (await import('../../nodes/Svc/SvcTrigger.node')).SvcTrigger(),
+			)) as INodeType,
+		);
+		const retried = await t.runAgain(first.workflowData ?? [], { mode: 'retry' });
+		expect(ids(retried)).toEqual(events.map((event) => event.id));
+	});
+
+	it("without the service's event list (404) each delivery runs its event alone, saying why", async () => {
+		const t = await batchTrigger(100);
+		sandbox.state.eventLog.configure({ enabled: false });
+		const events = created(2);
+		const results = [await deliver(t, events[0]), await deliver(t, events[1])];
+		expect(results.map((result) => ids(result.passedOn))).toEqual([[events[0].id], [events[1].id]]);
+		expect(results.map((result) => result.response?.statusCode)).toEqual([200, 200]);
+	});
+
+	it('a test listen from the editor runs the delivered event alone and claims nothing', async () => {
+		const published = await batchTrigger(100);
+		const listening = await createSvcTrigger(sandbox, {
+			batchSize: 100,
+			mode: 'manual',
+			workflowId: published.workflowId,
+			webhookBaseUrl: 'https://hooks.example.com/webhook-test',
+		});
+		await listening.activate();
+		const events = created(3);
+		const listened = await listening.deliver(signedDelivery(secretOf(listening), events[0]));
+		expect(ids(listened.passedOn)).toEqual([events[0].id]);
+		expect(row(published)).not.toContain(`event ${events[0].id}`);
+		expect(ids((await deliver(published, events[0])).passedOn)).toEqual(
+			events.map((event) => event.id),
+		);
+	});
+});
+
+/** The ids of `events` from `start` up to `end`. */
+function slice(events: EventEnvelope[], start: number, end: number): string[] {
+	return events.slice(start, end).map((event) => event.id);
+}
