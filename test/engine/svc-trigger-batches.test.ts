@@ -1,10 +1,9 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
  * Svc Trigger with Events per Execution: Many, in n8n's engine: a delivery leads a batch that reads
  * the service's event list, and the deliveries of the events it holds are answered without an
  * execution of their own.
  */
-import type { IDataObject, INodeExecutionData, INodeType } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox';
 import { startSandbox } from '../../sandbox';
@@ -134,9 +133,9 @@ describe('Svc Trigger in batches (Events per Execution: Many)', () => {
 		row(t).push(`event ${later.id}`, 'claim 9d1f4c1e-2b7a-4c55-8f0e-1a2b3c4d5e6f');
 		// n8n died before the batch ran past the trigger, and started again.
 		t.restart(
-			(await loadedAnew(
+			await loadedAnew(
 				async () => new (await import('../../nodes/Svc/SvcTrigger.node')).SvcTrigger(),
-			)) as INodeType,
+			),
 		);
 		const retried = await t.runAgain(first.workflowData ?? [], { mode: 'retry' });
 		expect(ids(retried)).toEqual(events.map((event) => event.id));
