@@ -103,6 +103,15 @@ export const SVC_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
 	credentials: { svcApi: { id: SANDBOX_CREDENTIAL_ID, name: 'Svc sandbox' } },
 };
 
+/** Svc Trigger in batches (Events per Execution: Many) of at most `batchSize`. */
+export function svcTriggerInBatches(batchSize: number): WorkflowInput['nodes'][number] {
+	return {
+		...SVC_TRIGGER_RECEIVER,
+		name: 'On Lead Created (in batches)',
+		parameters: { ...SVC_TRIGGER_RECEIVER.parameters, eventsPerExecution: 'batch', batchSize },
+	};
+}
+
 /** Svc Pull Trigger on lead.created, polling every minute, with the sandbox credential of the examples. */
 export const SVC_PULL_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
 	name: 'On Lead Created (pull)',

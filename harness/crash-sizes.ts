@@ -19,6 +19,17 @@ export const CRASH_BURST = REPRODUCING
 	: { events: 150, concurrency: 16, killAfterAcknowledged: 60 };
 
 /**
+ * Svc Trigger in batches of 50: a batch reads the events the service created, delivered yet or
+ * not, so answers come about 50 at a time; 1,000 events killed once 200 were answered leave
+ * batches claimed and under way (each holds its events PULLED_RUN_WORK_SECONDS past its trigger).
+ */
+export const CRASH_BURST_IN_BATCHES = {
+	events: 1_000,
+	concurrency: 16,
+	killAfterAcknowledged: 200,
+};
+
+/**
  * A pull trigger's backlogs, the kill once `killAfterRan` of it ran. One per event, 20 executions
  * are unfinished at any time while it drains, so 250 killed at 20 run (the operator's 600 at 200)
  * cuts short up to 20. In batches of 50, about 800 events claim at once and end together, so the

@@ -51,6 +51,13 @@ export interface KillMidBurstOptions {
 	 * queued it fails it after its grace window (30 s on n8n 2.41), so it is waited for.
 	 */
 	queuedExecutionIds?: () => Promise<Set<string>>;
+	/**
+	 * The receiver's runs hold events their data does not name (Svc Trigger in batches reads them
+	 * from the event list; a Retry reads the same range again): every crashed or failed run is
+	 * retried, as a person retries each, and an answered event is lost when it never ran past the
+	 * trigger, retries included.
+	 */
+	runsReadRanges?: boolean;
 }
 
 /**
@@ -293,6 +300,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		async () => {
 			settled = await look();
 			if (settled.waiting.length > 0) return false;
+			if (options.runsReadRanges) return true;
 			const { stored, dataReplaced } = storedEvents(withEventIds(settled.executions));
 			return [...answered].filter((id) => !stored.has(id)).length <= dataReplaced;
 		},
@@ -309,7 +317,9 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		({ execution }) => execution.status === 'crashed' || execution.status === 'error',
 	);
 	const retryable = new Set(failedHolding.flatMap(({ eventIds }) => [...eventIds]));
-	const toRetry = runsToRetry(held, runsBeforeRetry, inBurst);
+	const toRetry = options.runsReadRanges
+		? failedHolding
+		: runsToRetry(held, runsBeforeRetry, inBurst);
 	// The executions after the retries, for the details: a retry's own outcome shows beside the run it retried.
 	let heldAfterRetry = held;
 	if (options.retry) {
@@ -334,13 +344,16 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		heldAfterRetry = withEventIds(afterRetry.executions);
 	}
 	const runs = ranPastTrigger(state);
-	const lost = ids.filter((id) => answered.has(id) && !stored.has(id));
-	const stranded = ids.filter(
-		(id) => !runsBeforeRetry.has(id) && !retryable.has(id) && stored.has(id),
+	const lost = ids.filter(
+		(id) => answered.has(id) && (options.runsReadRanges ? !runs.has(id) : !stored.has(id)),
 	);
-	const notRunAfterRetry = options.retry
-		? ids.filter((id) => answered.has(id) && stored.has(id) && !runs.has(id))
-		: [];
+	const stranded = options.runsReadRanges
+		? []
+		: ids.filter((id) => !runsBeforeRetry.has(id) && !retryable.has(id) && stored.has(id));
+	const notRunAfterRetry =
+		options.retry && !options.runsReadRanges
+			? ids.filter((id) => answered.has(id) && stored.has(id) && !runs.has(id))
+			: [];
 	const ranTwice = ids.filter((id) => (runs.get(id) ?? 0) > 1);
 	// A receiver that is not exactly once (n8n's Webhook node) runs hundreds twice: a few say why.
 	const details = [

@@ -14,6 +14,7 @@ import {
 } from '../../harness/n8n/api';
 import { getExecution, listExecutions, waitForExecutions } from '../../harness/n8n/executions';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
+import { fireBurst } from '../../sandbox';
 import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { Environment } from '../../harness/environment';
 import { FULL_KEY, NO_SENSITIVE_KEY, startEnvironment } from '../../harness/environment';
@@ -533,6 +534,74 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 				timeoutMs: 15_000,
 			});
 		});
+	});
+
+	describe('Svc Trigger in batches (Events per Execution: Many)', () => {
+		/** The example with Svc Trigger in batches of 100, published. */
+		async function publishedInBatches(): Promise<WorkflowRecord> {
+			const workflow = await importWorkflow(env.n8n, example('react-to-new-leads-in-batches.json'));
+			await activate(env.n8n, workflow.id);
+			return workflow;
+		}
+
+		/** Each finished execution's events, as the trigger passed them on. */
+		async function batchesRun(workflowId: string): Promise<string[][]> {
+			const executions = await listExecutions(env.n8n, workflowId, { includeData: true });
+			return executions.map((execution) =>
+				nodeOutput(execution, 'On Lead Created').map((item) => item.json.id as string),
+			);
+		}
+
+		it('a lone lead runs in an execution of its own; a burst of 300 runs each event once, in a few executions, every event answered 2xx', async () => {
+			const workflow = await publishedInBatches();
+			try {
+				const { event } = upsertLead(env.sandbox.state, { email: 'lone.batch@example.com' });
+				const [lone] = await waitForExecutions(env.n8n, workflow.id, 1, 20_000, {
+					includeData: true,
+				});
+				expect(nodeOutput(lone, 'On Lead Created').map((item) => item.json.id)).toEqual([
+					event?.id,
+				]);
+				expect(nodeOutput(lone, 'Get Lead')).toHaveLength(1);
+
+				const burst = await fireBurst(env.sandbox.state, {
+					deliveries: 300,
+					repeats: 0,
+					concurrency: 16,
+				});
+				const sent = burst.events.map((burstEvent) => burstEvent.id);
+				let batches: string[][] = [];
+				await until(
+					'every event of the burst ran',
+					async () => {
+						batches = await batchesRun(workflow.id);
+						const ran = new Set(batches.flat());
+						return sent.every((id) => ran.has(id));
+					},
+					{ timeoutMs: 240_000, everyMs: 1_000 },
+				);
+				const ran = batches.flat();
+				expect(ran).toHaveLength(new Set(ran).size);
+				expect(ran.sort()).toEqual([event?.id, ...sent].sort());
+				// One for the lone lead, then ⌈300 / 100⌉ batches, with room for a few small ones.
+				expect(batches.length).toBeLessThanOrEqual(1 + 3 + 10);
+				// Under load a delivery may be answered 503, or not within the service's wait (the
+				// service sends it again): every event is answered 2xx in the end.
+				const answered = new Set(
+					burst.attempts.filter((attempt) => attempt.ok).map((attempt) => attempt.eventId),
+				);
+				expect(sent.filter((id) => !answered.has(id))).toEqual([]);
+			} finally {
+				await deactivate(env.n8n, workflow.id);
+				await until(
+					'subscription deleted',
+					() => env.sandbox.state.store.subscriptions.size === 0,
+					{
+						timeoutMs: 15_000,
+					},
+				);
+			}
+		}, 360_000);
 	});
 
 	describe('example workflows', () => {

@@ -15,7 +15,12 @@ import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
-import { CRASH_BURST, killMissedTheBurst } from '../../harness/crash-sizes';
+import {
+	CRASH_BURST,
+	CRASH_BURST_IN_BATCHES,
+	killMissedTheBurst,
+	PULLED_RUN_WORK_SECONDS,
+} from '../../harness/crash-sizes';
 import {
 	countsOf,
 	killMidBurst,
@@ -27,6 +32,7 @@ import {
 import {
 	importReceiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
+	svcTriggerInBatches,
 	withWebhookNodeReceiver,
 } from '../../harness/crash-receivers';
 import { mergeFigures } from '../../harness/figures';
@@ -68,15 +74,21 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		 */
 		async function burstAndKill(
 			workflowId: string,
-			options: { settleTimeoutMs?: number; retry?: boolean } = {},
+			options: {
+				settleTimeoutMs?: number;
+				retry?: boolean;
+				burst?: typeof CRASH_BURST;
+				runsReadRanges?: boolean;
+			} = {},
 		): Promise<KillMidBurstResult> {
 			return await killMidBurst({
 				settleTimeoutMs: options.settleTimeoutMs,
+				runsReadRanges: options.runsReadRanges,
 				retry: options.retry
 					? async (executionId) => await retryExecution(env.n8n, executionId)
 					: undefined,
 				state: env.sandbox.state,
-				...CRASH_BURST,
+				...(options.burst ?? CRASH_BURST),
 				kill: async () => await env.n8n.kill(),
 				restart: async () => {
 					env.n8n = await env.n8n.restart();
@@ -117,6 +129,34 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			// At most that many answered runs were unfinished when n8n died.
 			expect(result.retried).toBeLessThanOrEqual(UNFINISHED_EXECUTIONS_MAX);
 			await unpublish(workflowId);
+		});
+
+		it('Svc Trigger in batches of 50: every event answered 2xx runs once, and the Retry of each crashed batch runs what it had claimed', async () => {
+			const workflow = await importReceiverWorkflow(
+				env.n8n,
+				'crash: Svc Trigger in batches',
+				svcTriggerInBatches(50),
+				{
+					sandboxUrl: env.sandbox.url,
+					credential: env.credential,
+					workSeconds: PULLED_RUN_WORK_SECONDS,
+				},
+			);
+			await activate(env.n8n, workflow.id);
+			const result = await burstAndKill(workflow.id, {
+				retry: true,
+				burst: CRASH_BURST_IN_BATCHES,
+				runsReadRanges: true,
+			});
+			figures[version].svcTriggerInBatches = countsOf(result);
+			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
+				CRASH_BURST_IN_BATCHES.killAfterAcknowledged,
+			);
+			expect(result.acknowledgedBeforeKill).toBeLessThan(CRASH_BURST_IN_BATCHES.events);
+			expect(lossesOf(result)).toEqual(NO_LOSSES);
+			// At most that many batches unfinished when n8n died, each a run for a person's Retry.
+			expect(result.retried).toBeLessThanOrEqual(8);
+			await unpublish(workflow.id);
 		});
 
 		it("measured beside it: n8n's own Webhook node answering immediately", async () => {
