@@ -175,13 +175,28 @@ export async function withWebhookNodeReceiver<T>(
 	}
 }
 
+/**
+ * The event an item reported as run: its own `id` (Svc's triggers), or its body's (n8n's Webhook
+ * node). Other ids in it, such as where a batch read from, are not events that ran.
+ */
+function ranEventId(rawBody: string): string | undefined {
+	let item: { id?: unknown; body?: { id?: unknown } };
+	try {
+		item = JSON.parse(rawBody) as typeof item;
+	} catch {
+		return undefined;
+	}
+	const id = typeof item.id === 'string' ? item.id : item.body?.id;
+	return typeof id === 'string' && new RegExp(`^${EVENT_ID.source}$`).test(id) ? id : undefined;
+}
+
 /** How many times each event reached the node after the receiver, as the sandbox recorded it. */
 export function ranPastTrigger(state: SandboxState): Map<string, number> {
 	const runs = new Map<string, number>();
 	for (const request of state.requests.all()) {
 		if (request.path !== RAN_PATH) continue;
-		for (const id of new Set(request.rawBody.match(EVENT_ID) ?? []))
-			runs.set(id, (runs.get(id) ?? 0) + 1);
+		const id = ranEventId(request.rawBody);
+		if (id !== undefined) runs.set(id, (runs.get(id) ?? 0) + 1);
 	}
 	return runs;
 }
