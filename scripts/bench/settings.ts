@@ -3,7 +3,7 @@
 import { totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 
-import { RECEIVER_KINDS, type ReceiverKind } from './burst/receivers';
+import { DEFAULT_RECEIVERS, RECEIVER_KINDS, type ReceiverKind } from './burst/receivers';
 
 /** Every scenario, in the order they run and print. */
 export const SCENARIOS = [
@@ -104,8 +104,9 @@ function choiceList<T extends string>(
 	option: string,
 	value: string | undefined,
 	allowed: readonly T[],
+	byDefault: readonly T[] = allowed,
 ): T[] {
-	if (value === undefined) return [...allowed];
+	if (value === undefined) return [...byDefault];
 	const chosen = value
 		.split(',')
 		.map((entry) => entry.trim())
@@ -150,7 +151,7 @@ export function settingsFrom(argv: string[]): Settings {
 		ratePerSecond: 50,
 		cHttpReps: 1,
 		burst: burstOf(quick ? 300 : 5_000),
-		receivers: choiceList('receivers', values.receivers, RECEIVER_KINDS),
+		receivers: choiceList('receivers', values.receivers, RECEIVER_KINDS, DEFAULT_RECEIVERS),
 		burstRounds: wholeNumber('burst-rounds', values['burst-rounds'], 1),
 		queueBurst: burstOf(
 			wholeNumber('queue-deliveries', values['queue-deliveries'], quick ? 300 : 2_000),

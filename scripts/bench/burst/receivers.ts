@@ -19,11 +19,14 @@ import { SVC_TRIGGER_TYPE } from '../../../harness/project';
 import { SvcTrigger } from '../../../nodes/Svc/SvcTrigger.node.ts';
 import { FLOOR_TRIGGER_TYPE, FLOOR_TRIGGER_WHEN_DONE_TYPE } from '../floor/build';
 
-export const RECEIVER_KINDS = ['svc', 'floor', 'floor-when-done', 'peer'] as const;
+export const RECEIVER_KINDS = ['svc', 'svc-batch', 'floor', 'floor-when-done', 'peer'] as const;
 export type ReceiverKind = (typeof RECEIVER_KINDS)[number];
+/** (f)'s side-by-side table: Svc Trigger one per delivery against the floors and the peer. */
+export const DEFAULT_RECEIVERS: ReceiverKind[] = ['svc', 'floor', 'floor-when-done', 'peer'];
 
 export const RECEIVER_LABEL: Record<ReceiverKind, string> = {
 	svc: 'Svc Trigger → NoOp',
+	'svc-batch': 'Svc Trigger in batches of 100 → NoOp',
 	floor: 'floor: bare community trigger → NoOp',
 	'floor-when-done': 'floor answered when its execution ends → NoOp',
 	peer: 'peer: Webhook → Code → Remove Duplicates → NoOp',
@@ -56,15 +59,18 @@ export interface Receiver {
 	stop(n8n: N8nInstance): Promise<void>;
 }
 
-function svcWorkflow(setup: ReceiverSetup): WorkflowInput {
+/** Svc Trigger one per delivery, or (`batchSize`) in batches. */
+function svcWorkflow(setup: ReceiverSetup, batchSize?: number): WorkflowInput {
+	const batches =
+		batchSize === undefined ? {} : { eventsPerExecution: 'batch', batchSize: batchSize };
 	return {
-		name: `bench burst ${setup.run}: Svc Trigger`,
+		name: `bench burst ${setup.run}: Svc Trigger${batchSize === undefined ? '' : ' in batches'}`,
 		nodes: [
 			{
 				name: 'On Lead Created',
 				type: SVC_TRIGGER_TYPE,
 				typeVersion: SVC_TRIGGER_VERSION,
-				parameters: { events: ['lead.created'], otherEvents: '', options: {} },
+				parameters: { events: ['lead.created'], otherEvents: '', ...batches, options: {} },
 				webhookId: randomUUID(),
 				credentials: { svcApi: { id: setup.credential.id, name: setup.credential.name } },
 			},
@@ -122,9 +128,12 @@ export async function setUpReceiver(kind: ReceiverKind, setup: ReceiverSetup): P
 		throw new Error(
 			'A burst receiver needs the sandbox without other subscriptions: each would get the burst',
 		);
-	if (kind === 'svc') {
+	if (kind === 'svc' || kind === 'svc-batch') {
 		// Publishing calls the trigger's create(), which subscribes at n8n's webhook URL.
-		const stored = await importWorkflow(n8n, svcWorkflow(setup));
+		const stored = await importWorkflow(
+			n8n,
+			svcWorkflow(setup, kind === 'svc-batch' ? 100 : undefined),
+		);
 		await activate(n8n, stored.id);
 		if (subscriptions.size !== 1)
 			throw new Error(`Publishing the Svc Trigger left ${subscriptions.size} subscriptions`);
