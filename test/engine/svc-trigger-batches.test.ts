@@ -150,6 +150,18 @@ describe('Svc Trigger in batches (Events per Execution: Many)', () => {
 		expect(results.map((result) => result.response?.statusCode)).toEqual([200, 200]);
 	});
 
+	it('after a read that failed (the event it read after is no longer kept), the next batch reads from its own leading event', async () => {
+		const t = await batchTrigger(100);
+		const [first] = created(1);
+		expect(ids((await deliver(t, first)).passedOn)).toEqual([first.id]);
+		// The event the next batch would read after is no longer kept: 410, and that batch runs alone.
+		sandbox.state.eventLog.clear();
+		const [second] = created(1);
+		expect(ids((await deliver(t, second)).passedOn)).toEqual([second.id]);
+		const later = created(2);
+		expect(ids((await deliver(t, later[0])).passedOn)).toEqual(later.map((event) => event.id));
+	});
+
 	it('a test listen from the editor runs the delivered event alone and claims nothing', async () => {
 		const published = await batchTrigger(100);
 		const listening = await createSvcTrigger(sandbox, {

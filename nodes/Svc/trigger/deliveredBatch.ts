@@ -93,10 +93,13 @@ function newPendingBatch(key: string, receiptId: string): PendingBatch {
 
 /**
  * The batch `receiptId` leads has claimed its events (or failed to, or never started): deliveries
- * waiting for it look again. `readUpTo`: the last event it read, where the next batch reads on.
+ * waiting for it look again. `read`, in the process that received it: the next batch reads on
+ * after its last event; after a failed read (the event it read after may be no longer kept), from
+ * its own leading event's time.
  */
-export function batchClaimed(key: string, receiptId: unknown, readUpTo?: string): void {
-	if (readUpTo !== undefined) lastRead.set(key, readUpTo);
+export function batchClaimed(key: string, receiptId: unknown, read?: BatchRead): void {
+	if (read?.kind === 'unread') lastRead.delete(key);
+	else if (read?.readUpTo !== undefined) lastRead.set(key, read.readUpTo);
 	const pending = pendingBatches.get(key);
 	if (pending !== undefined && pending.receiptId === receiptId) pending.finish();
 }

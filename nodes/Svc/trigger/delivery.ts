@@ -348,11 +348,7 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 				'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',
 		});
 	} finally {
-		batchClaimed(
-			key,
-			receiptId,
-			mode === 'webhook' && read?.kind === 'read' ? read.readUpTo : undefined,
-		);
+		batchClaimed(key, receiptId, mode === 'webhook' ? read : undefined);
 	}
 	return passOnClaimed(this, batchItems, outcomes, (repeats) =>
 		batchItems.length === 1
