@@ -15,7 +15,7 @@ import { EVENT_SIGNATURE } from '../contract';
 import { claimEvents, claimScope, passOnClaimed } from './claimRecord';
 import type { BatchStart } from './deliveredBatch';
 import { batchClaimed, batchStartOf, batchTurn, readBatch } from './deliveredBatch';
-import { eventsPerExecution } from './eventList';
+import { eventsPerExecution, toItem } from './eventList';
 import { executionPlace } from './executionPlace';
 import type { ClaimOutcome } from './eventClaims';
 import { triggerExecutionSlots, triggerKey, UNFINISHED_EXECUTIONS_MAX } from './executionSlots';
@@ -225,11 +225,14 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	return { workflowData: [[{ json: output }]] };
 }
 
+/** What a 503 for want of room tells the service, from receipt or from inside the execution. */
+const BUSY_ERROR = 'Too many events of this trigger are still running; send this one again later';
+
 /** Answered 503 without an execution: the trigger has no room now, and the service sends the event again. */
 function busy(ctx: IWebhookFunctions): IWebhookResponseData {
 	ctx.getResponseObject().set('retry-after', String(ANSWER_WAIT_MS / 1000));
 	return answer(ctx, 503, {
-		error: 'Too many events of this trigger are still running; send this one again later',
+		error: BUSY_ERROR,
 	});
 }
 
@@ -248,8 +251,8 @@ const RECEIVING_RETRY_AFTER_SECONDS = 5;
 const ANSWER_WAIT_MS = 8_000;
 
 /**
- * Answers the delivery 2xx once fewer than UNFINISHED_EXECUTIONS_MAX of this trigger's answered
- * executions are unfinished in this process, so that a crash cuts short at most that many runs
+ * Answers the delivery 2xx once fewer than `slots` of this trigger's answered executions (batches
+ * or single events) are unfinished in this process, so that a crash cuts short at most that many runs
  * whose events the service will not send again; each holds its slot until n8n says it ended.
  * With no room within ANSWER_WAIT_MS it answers 503 (the service retries), says why in a hint,
  * and returns false. n8n 1.x tells a node nothing when its execution ends: there, and for test
@@ -270,14 +273,14 @@ async function answerWithRoom(
 		takenSlot ?? (await triggerExecutionSlots(ctx, Date.now(), slots).takeWithin(ANSWER_WAIT_MS));
 	if (free === undefined) {
 		ctx.addExecutionHints({
-			message: `Answered 503: ${UNFINISHED_EXECUTIONS_MAX} executions of this trigger were still running, so the service sends this event again later and that delivery runs it`,
+			message: `Answered 503: ${slots} executions of this trigger were still running, so the service sends this event again later and that delivery runs it`,
 			location: 'outputPane',
 		});
 		await ctx.sendResponse({
 			statusCode: 503,
 			headers: { 'retry-after': String(ANSWER_WAIT_MS / 1000) },
 			body: {
-				error: 'Too many events of this trigger are still running; send this one again later',
+				error: BUSY_ERROR,
 			},
 		});
 		return false;
@@ -322,7 +325,9 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 	const batchItems =
 		read?.kind === 'read'
 			? read.events.map((event) =>
-					event.id === items[0].json.id ? items[0] : readItem(event, claimant),
+					event.id === items[0].json.id
+						? items[0]
+						: toItem(event, { delivery: 'webhook', read_with_batch: true, receipt_id: claimant }),
 				)
 			: items;
 	if (read?.kind === 'unread')
@@ -355,18 +360,4 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 			? 'This event already ran in another execution (the service delivered it again), so this execution stops at the trigger'
 			: `${repeats} of these ${batchItems.length} events already ran in other executions (delivered again, or pulled by Svc Pull Trigger), so they are left out of this one`,
 	);
-}
-
-/** An event a batch read from the event list, as the trigger outputs a delivered one. */
-function readItem(event: EventEnvelope, receiptId: string): INodeExecutionData {
-	const { id, type, created_at, data } = event;
-	return {
-		json: {
-			id,
-			type,
-			created_at,
-			data,
-			meta: { delivery: 'webhook', read_with_batch: true, receipt_id: receiptId },
-		},
-	};
 }

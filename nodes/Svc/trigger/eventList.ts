@@ -44,7 +44,7 @@ export function eventsPerExecution(
 	return size;
 }
 
-/** The event as Svc Trigger outputs it, with `meta` saying it came by pull. */
+/** The event as the triggers output it; `meta` says how it came (by pull unless it says otherwise). */
 export function toItem(event: EventEnvelope, meta: IDataObject): INodeExecutionData {
 	return {
 		json: {
