@@ -60,7 +60,8 @@ export function receiverWorkflow(
 				position: [240 * (work.length + 1), 0],
 				parameters: {
 					method: 'POST',
-					url: `${sandboxUrl}${RAN_PATH}`,
+					// The execution in the query: a run repeated by n8n's Retry shows as such.
+					url: `=${sandboxUrl}${RAN_PATH}?execution={{ $execution.id }}`,
 					sendBody: true,
 					specifyBody: 'json',
 					jsonBody: '={{ JSON.stringify($json) }}',
@@ -190,15 +191,20 @@ function ranEventId(rawBody: string): string | undefined {
 	return typeof id === 'string' && new RegExp(`^${EVENT_ID.source}$`).test(id) ? id : undefined;
 }
 
-/** How many times each event reached the node after the receiver, as the sandbox recorded it. */
-export function ranPastTrigger(state: SandboxState): Map<string, number> {
-	const runs = new Map<string, number>();
+/** The executions in which each event reached the node after the receiver, in order, as the sandbox recorded it. */
+export function runsPastTrigger(state: SandboxState): Map<string, string[]> {
+	const runs = new Map<string, string[]>();
 	for (const request of state.requests.all()) {
 		if (request.path !== RAN_PATH) continue;
 		const id = ranEventId(request.rawBody);
-		if (id !== undefined) runs.set(id, (runs.get(id) ?? 0) + 1);
+		if (id !== undefined) runs.set(id, [...(runs.get(id) ?? []), request.query.execution ?? '']);
 	}
 	return runs;
+}
+
+/** How many times each event reached the node after the receiver. */
+export function ranPastTrigger(state: SandboxState): Map<string, number> {
+	return new Map([...runsPastTrigger(state)].map(([id, executions]) => [id, executions.length]));
 }
 
 /**

@@ -8,7 +8,7 @@ import type { ExecutionReader, ExecutionRecord } from './n8n/executions';
 import { retryExecution } from './n8n/api';
 import { dataOnceEnded, isUnfinished, listExecutions } from './n8n/executions';
 import type { N8nInstance } from './n8n/instance';
-import { EVENT_ID, ranPastTrigger } from './crash-receivers';
+import { EVENT_ID, ranPastTrigger, runsPastTrigger } from './crash-receivers';
 import type { SandboxState } from '../sandbox/state';
 import { answeredOf, attemptsOf, sendUntilAnswered } from './delivery-log';
 import { until } from './wait';
@@ -98,8 +98,14 @@ export interface KillMidBurstResult {
 	acknowledgedBeforeKill: number;
 	/** Events answered 2xx whose id is in no stored execution at all: lost. */
 	acknowledgedWithoutExecution: string[];
-	/** Events whose run reached the node after the trigger more than once (counted at the sandbox), retries included. */
+	/** Events whose run reached the node after the trigger more than once (counted at the sandbox), retries included, except `rerunByRetry`. */
 	ranTwice: string[];
+	/**
+	 * n8n's own repeat, not the trigger's: events the node after the trigger had handled in a run the
+	 * kill cut short, run again by that run's Retry (n8n retries a run whole; a batch cut in the
+	 * middle of a node repeats the items that node had handled).
+	 */
+	rerunByRetry: string[];
 	/** Executions retried because they held an event that had not run past the trigger. */
 	retried: number;
 	/** With `retry`: events answered 2xx and stored that never ran past the trigger, even after those retries. */
@@ -214,6 +220,29 @@ export async function retryCutShortRuns(
 	const toRetry = runsToRetry(withEventIds(executions), ranPastTrigger(state), events);
 	for (const { execution } of toRetry) await retryExecution(n8n, execution.id);
 	return toRetry.length;
+}
+
+/**
+ * The events that ran exactly twice past the trigger, first in a run n8n marked crashed or failed
+ * and then in n8n's Retry of that run (`runs`: the executions each event ran in, in order).
+ */
+function rerunsByRetry(
+	runs: ReadonlyMap<string, string[]>,
+	executions: ExecutionRecord[],
+): Set<string> {
+	const byId = new Map(executions.map((execution) => [execution.id, execution]));
+	const cutShort = (id: string) => ['crashed', 'error'].includes(byId.get(id)?.status ?? '');
+	return new Set(
+		[...runs]
+			.filter(
+				([, [first, second, ...more]]) =>
+					second !== undefined &&
+					more.length === 0 &&
+					cutShort(first) &&
+					byId.get(second)?.retryOf === first,
+			)
+			.map(([id]) => id),
+	);
 }
 
 /** Every event some execution holds, and the executions n8n ended as `error` holding none (it replaced the run's data with its own error). */
@@ -344,6 +373,10 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		heldAfterRetry = withEventIds(afterRetry.executions);
 	}
 	const runs = ranPastTrigger(state);
+	const rerunByRetry = rerunsByRetry(
+		runsPastTrigger(state),
+		heldAfterRetry.map(({ execution }) => execution),
+	);
 	const lost = ids.filter(
 		(id) => answered.has(id) && (options.runsReadRanges ? !runs.has(id) : !stored.has(id)),
 	);
@@ -354,7 +387,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		options.retry && !options.runsReadRanges
 			? ids.filter((id) => answered.has(id) && stored.has(id) && !runs.has(id))
 			: [];
-	const ranTwice = ids.filter((id) => (runs.get(id) ?? 0) > 1);
+	const ranTwice = ids.filter((id) => (runs.get(id) ?? 0) > 1 && !rerunByRetry.has(id));
 	// A receiver that is not exactly once (n8n's Webhook node) runs hundreds twice: a few say why.
 	const details = [
 		...new Set([...lost, ...stranded, ...notRunAfterRetry, ...ranTwice.slice(0, 10)]),
@@ -370,6 +403,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		acknowledgedBeforeKill,
 		acknowledgedWithoutExecution: lost,
 		ranTwice,
+		rerunByRetry: ids.filter((id) => rerunByRetry.has(id)),
 		retried: options.retry ? toRetry.length : 0,
 		notRunAfterRetry,
 		notRunPastTrigger: ids.filter((id) => !runsBeforeRetry.has(id)),

@@ -19,6 +19,7 @@ import type {
 	IWebhookData,
 	IWebhookResponseData,
 	IWorkflowExecuteAdditionalData,
+	NodeExecutionHint,
 	WebhookSetupMethodNames,
 	WebhookType,
 	WorkflowActivateMode,
@@ -67,6 +68,8 @@ export interface DeliveryResult {
 	workflowData?: INodeExecutionData[][];
 	/** What the trigger node passed on in that execution, when it has an execute() step. */
 	passedOn?: INodeExecutionData[];
+	/** The hints the trigger node gave in that execution. */
+	hints?: NodeExecutionHint[];
 }
 
 export interface TriggerHarness {
@@ -311,6 +314,7 @@ async function deliver(
 				delivery.onAnswer?.(response);
 			},
 			delivery.ends,
+			(result.hints = []),
 		);
 		result.passedOn = execution;
 	}
@@ -331,6 +335,8 @@ export async function runExecution(
 	executionId: string,
 	onAnswer: (response: RecordedResponse) => void,
 	ends?: Promise<unknown>,
+	/** Where the trigger node's hints go, when given. */
+	hints?: NodeExecutionHint[],
 ): Promise<INodeExecutionData[]> {
 	const hooks = lifecycleHooks(mode, executionId, workflow);
 	// Added first, so the nodes' own end handlers run after it.
@@ -347,6 +353,9 @@ export async function runExecution(
 		mode,
 		runExecutionData,
 	).processRunExecutionData(workflow);
+	hints?.push(
+		...(run.data.resultData.runData[node.name] ?? []).flatMap((task) => task.hints ?? []),
+	);
 	const error = errorOf(run, node.name);
 	if (error) throw error;
 	return outputOf(run, node.name);

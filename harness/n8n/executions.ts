@@ -26,7 +26,13 @@ interface ExecutionList {
 export async function listExecutions(
 	n8n: N8nInstance,
 	workflowId: string,
-	options: { includeData?: boolean; status?: ExecutionStatus; withRunning?: boolean } = {},
+	options: {
+		includeData?: boolean;
+		status?: ExecutionStatus;
+		withRunning?: boolean;
+		/** Only the newest this many (one page, up to 250). */
+		newest?: number;
+	} = {},
 ): Promise<ExecutionRecord[]> {
 	const all: ExecutionRecord[] = options.withRunning
 		? await listExecutions(n8n, workflowId, { ...options, status: 'running', withRunning: false })
@@ -35,7 +41,7 @@ export async function listExecutions(
 	do {
 		const query = new URLSearchParams({
 			workflowId,
-			limit: '250',
+			limit: String(options.newest ?? 250),
 			includeData: String(options.includeData ?? false),
 		});
 		if (options.status) query.set('status', options.status);
@@ -43,7 +49,7 @@ export async function listExecutions(
 		const result = await n8n.api<ExecutionList>('GET', `/executions?${query.toString()}`);
 		if (result.status !== 200) fail(`GET /api/v1/executions?${query.toString()}`, result);
 		all.push(...result.body.data.map((execution) => ({ ...execution, id: String(execution.id) })));
-		cursor = result.body.nextCursor;
+		cursor = options.newest === undefined ? result.body.nextCursor : null;
 	} while (cursor !== null);
 	return all;
 }

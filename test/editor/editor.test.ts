@@ -572,6 +572,39 @@ describe('n8n editor in a real browser', () => {
 	);
 
 	step(
+		'05-trigger-batches',
+		'Svc Trigger set to Many (Batches) in the panel: the option says what a batch is and costs; Listen for test event shows the delivered event, and the output pane says what a published run would get',
+		async () => {
+			const workflow = example('react-to-lead-created.json');
+			const webhookId = webhookIdOf(workflow, 'On Lead Created');
+			await editor.openWorkflow(workflow.id);
+			await editor.openNode('On Lead Created');
+			const many = await editor.chooseOption('eventsPerExecution', 'Many (Batches)');
+			expect(many).toMatch(
+				/The events that the service created by the time a batch starts run together as the items of one execution, Batch Size at most/,
+			);
+			expect(many).toMatch(/fails the execution with all its events/);
+			expect(await editor.parameterText('batchSize')).toBe('100');
+			await editor.replaceText(`${byTestId('parameter-input-batchSize')} input`, '20');
+			await editor.executeStep();
+			await editor.waitUntilListening();
+			await until('the test subscription', () => subscriptionsOf(webhookId).test.length === 1);
+			const { event } = upsertLead(env.sandbox.state, { email: 'editor.batches@example.com' });
+			if (!event) throw new Error('The sandbox emitted no lead.created for the new lead');
+			await editor.waitForOutput(new RegExp(`"id":\\s*"${event.id}"`));
+			await editor.waitForOutputPane(
+				/A test listen runs the delivered event alone\. Published, it would run in a batch with the other events the service had created by then \(up to 20, oldest first\)/,
+			);
+			await editor.screenshot('05-trigger-batches-listen');
+			await until(
+				'the test subscription removed after the test run',
+				() => subscriptionsOf(webhookId).test.length === 0,
+			);
+			await editor.closeNode();
+		},
+	);
+
+	step(
 		'05-trigger-listen-published',
 		'"Svc: react to lead.created" published: Listen for test event shows the event, production runs it once, Stop listening leaves only the production subscription',
 		async () => {

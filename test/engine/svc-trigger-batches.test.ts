@@ -174,6 +174,12 @@ describe('Svc Trigger in batches (Events per Execution: Many)', () => {
 		const events = created(3);
 		const listened = await listening.deliver(signedDelivery(secretOf(listening), events[0]));
 		expect(ids(listened.passedOn)).toEqual([events[0].id]);
+		// The output pane says what a run would get instead.
+		expect(listened.hints?.map((hint) => hint.message)).toEqual([
+			expect.stringMatching(
+				/^A test listen runs the delivered event alone\. Published, it would run in a batch .*up to 100, oldest first/,
+			),
+		]);
 		expect(row(published)).not.toContain(`event ${events[0].id}`);
 		expect(ids((await deliver(published, events[0])).passedOn)).toEqual(
 			events.map((event) => event.id),

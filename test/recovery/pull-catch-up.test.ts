@@ -10,6 +10,7 @@ import {
 	SVC_PULL_TRIGGER_RECEIVER,
 	stoppedAtTrigger,
 	SVC_TRIGGER_RECEIVER,
+	svcTriggerInBatches,
 	TWO_POLLS_MS,
 } from '../../harness/crash-receivers';
 import type { Environment } from '../../harness/environment';
@@ -51,15 +52,20 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		});
 
 		it.each([
-			['one per event', SVC_PULL_TRIGGER_RECEIVER],
-			['in batches of 50', pullReceiverInBatches(50)],
+			['the pull one per event', SVC_TRIGGER_RECEIVER, SVC_PULL_TRIGGER_RECEIVER],
+			['the pull in batches of 50', SVC_TRIGGER_RECEIVER, pullReceiverInBatches(50)],
+			[
+				'Svc Trigger in batches of 100, the pull in batches of 50',
+				svcTriggerInBatches(100),
+				pullReceiverInBatches(50),
+			],
 		])(
-			'catch-up, the pull %s: 200 events from while it was unpublished and 50 delivered during the catch-up run once each',
-			async (mode, pullReceiver) => {
+			'catch-up, %s: 200 events from while it was unpublished and 50 delivered during the catch-up run once each',
+			async (mode, webhookReceiver, pullReceiver) => {
 				const { id } = await importReceiverWorkflow(
 					env.n8n,
 					`Svc: webhook with pull catch-up (${mode})`,
-					[SVC_TRIGGER_RECEIVER, pullReceiver],
+					[webhookReceiver, pullReceiver],
 					{ sandboxUrl: env.sandbox.url, credential: env.credential },
 				);
 				await activate(env.n8n, id);

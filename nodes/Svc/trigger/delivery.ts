@@ -312,6 +312,12 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 	}
 	keepReceipt(receiptId);
 	const mode = this.getMode();
+	const listenedBatchSize = mode === 'manual' ? eventsPerExecution(this) : 1;
+	if (listenedBatchSize > 1)
+		this.addExecutionHints({
+			message: `A test listen runs the delivered event alone. Published, it would run in a batch with the other events the service had created by then (up to ${listenedBatchSize}, oldest first), each an item shaped as this one`,
+			location: 'outputPane',
+		});
 	// A Retry of an execution stored before receipts had ids cannot tell its own claim: it runs.
 	if (mode !== 'webhook' && !(mode === 'retry' && typeof receiptId === 'string')) return [items];
 	// A batch reads the event list where it was received (regular mode) and in a Retry, which reads

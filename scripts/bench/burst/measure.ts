@@ -10,6 +10,7 @@ import { nodeOutput } from '../../../harness/n8n/node-results';
 import type { ExecutionRecord } from '../../../harness/n8n/executions';
 import { isUnfinished, listExecutions } from '../../../harness/n8n/executions';
 import type { N8nInstance } from '../../../harness/n8n/instance';
+import { until } from '../../../harness/wait';
 import { CLAIMED_EVENTS_KEPT } from '../../../nodes/Svc/trigger/eventClaims';
 import { CpuSplitTracker } from '../cpu';
 import { waitUntilSettled, type Settled } from '../executions';
@@ -96,6 +97,9 @@ export interface BurstRun {
 	burstMs: number;
 	/** From the first send until every execution ended. */
 	totalMs: number;
+	/** After the burst, LONE_EVENTS events one at a time: from each one's first send until the end node started on it. */
+	loneP50Ms: number;
+	loneP99Ms: number;
 }
 
 interface DeliveryFigures {
@@ -188,6 +192,52 @@ function repeatsOnAnotherProcessor(routes: DeliveryRoute[]): number {
 	return elsewhere;
 }
 
+/** Lone events sent after the burst, each once the one before ran. */
+const LONE_EVENTS = 20;
+
+/** When the end node started on event `id` in `execution`, if it did (ms since the epoch). */
+function endNodeStartFor(execution: ExecutionRecord, id: string): number | undefined {
+	const task = execution.data?.resultData.runData[END_NODE]?.[0];
+	return task?.data?.main[0]?.some(({ json }) => json.id === id) ? task.startTime : undefined;
+}
+
+/**
+ * A lone event's latency, as a person waiting on one new lead sees it: LONE_EVENTS events, one at
+ * a time once the one before ran, each from its delivery's first send until the end node started
+ * on it. Returns the latencies in ms.
+ */
+async function loneEventLatencies(
+	state: ReceiverSetup['sandbox']['state'],
+	n8n: N8nInstance,
+	workflowId: string,
+): Promise<number[]> {
+	const latencies: number[] = [];
+	for (let number = 1; number <= LONE_EVENTS; number++) {
+		const { id } = state.deliveries.emit('lead.created', {
+			id: `lead_lone_${number}`,
+			email: `lone-${number}@example.com`,
+		}).event;
+		let started: number | undefined;
+		await until(
+			`lone event ${number} to reach ${END_NODE}`,
+			async () => {
+				const newest = await listExecutions(n8n, workflowId, { includeData: true, newest: 5 });
+				started = newest.map((execution) => endNodeStartFor(execution, id)).find(Boolean);
+				return started !== undefined;
+			},
+			{ timeoutMs: 60_000, everyMs: 100 },
+		);
+		const sent = Math.min(
+			...state.deliveries
+				.attempts()
+				.filter((attempt) => attempt.eventId === id)
+				.map((attempt) => Date.parse(attempt.startedAt)),
+		);
+		if (started !== undefined) latencies.push(started - sent);
+	}
+	return latencies;
+}
+
 /** How the executions are waited for: 3 s between looks, at most SETTLE_TIMEOUT_MS. */
 const SETTLE = { quietMs: 3_000, timeoutMs: SETTLE_TIMEOUT_MS };
 
@@ -269,6 +319,8 @@ export async function burstInto(
 			settled = await waitUntilSettled(target.n8n, receiver.workflowId, SETTLE);
 		}
 		const databaseGrowthBytes = (await target.databaseBytes()) - databaseBefore;
+		// After the burst's figures are taken, so that its CPU and database counts hold the burst alone.
+		const lone = await loneEventLatencies(setup.sandbox.state, target.n8n, receiver.workflowId);
 		const routes = await target.routes?.();
 		const executions = await listExecutions(target.n8n, receiver.workflowId, { includeData: true });
 		const runs = runsPerEvent(executions);
@@ -305,9 +357,11 @@ export async function burstInto(
 			cpuSeconds,
 			burstMs: fired.finishedAt - fired.startedAt,
 			totalMs,
+			loneP50Ms: percentile(lone, 50),
+			loneP99Ms: percentile(lone, 99),
 		};
 		console.log(
-			`  ${target.setting}, ${RECEIVER_LABEL[kind]}: ${fmt(run.acceptedPerSecond)} accepted/s, p50 ${fmt(run.answerP50Ms)} ms, p99 ${fmt(run.answerP99Ms)} ms, ${count(run.executionsStarted)} executions, lost ${run.lost}, doubled ${run.doubled}, retried ${run.retriedDeliveries}, ${fmt(totalMs / 1000)} s${n8nEnded ? `; n8n ${n8nEnded}` : ''}`,
+			`  ${target.setting}, ${RECEIVER_LABEL[kind]}: ${fmt(run.acceptedPerSecond)} accepted/s, p50 ${fmt(run.answerP50Ms)} ms, p99 ${fmt(run.answerP99Ms)} ms, lone event p50 ${fmt(run.loneP50Ms)} ms, ${count(run.executionsStarted)} executions, lost ${run.lost}, doubled ${run.doubled}, retried ${run.retriedDeliveries}, ${fmt(totalMs / 1000)} s${n8nEnded ? `; n8n ${n8nEnded}` : ''}`,
 		);
 		return run;
 	} finally {

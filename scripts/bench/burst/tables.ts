@@ -22,6 +22,10 @@ function measureRows(runs: BurstRun[]): Array<[string, string[]]> {
 		['answer time p50', cells((run) => milliseconds(run.answerP50Ms))],
 		['answer time p99', cells((run) => milliseconds(run.answerP99Ms))],
 		['answer time, slowest', cells((run) => milliseconds(run.answerMaxMs))],
+		[
+			'lone event after the burst, sent until its run past the trigger, p50 / p99',
+			cells((run) => `${milliseconds(run.loneP50Ms)} / ${milliseconds(run.loneP99Ms)}`),
+		],
 		['executions started', cells((run) => count(run.executionsStarted))],
 		['executions not successful', cells((run) => count(run.executionsFailed))],
 		[
