@@ -50,6 +50,7 @@ import {
 import {
 	importReceiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
+	svcTriggerInBatches,
 	withWebhookNodeReceiver,
 } from '../../harness/crash-receivers';
 import { logTail } from '../../harness/log-tail';
@@ -586,13 +587,31 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			return result;
 		}
 
+		/** The webhook processor that receives the deliveries, killed: what must hold. */
+		function expectWebhookProcessorKillHeld(result: KillMidBurstResult): void {
+			expect(killMissedTheBurst(result)).toEqual([]);
+			expect(lossesOf(result)).toEqual(NO_LOSSES);
+		}
+
+		/** A worker killed: what must hold. */
+		function expectWorkerKillHeld(result: KillMidBurstResult): void {
+			expect(killMissedTheBurst(result)).toEqual([]);
+			expect(result.ranTwice).toEqual([]);
+			expect(result.stranded).toEqual([]);
+			// n8n 1.x runs a dead worker's job again; the trigger fails it with the event kept, and a
+			// person's Retry runs the event once.
+			expect(detailsOf(result, result.notRunAfterRetry)).toEqual([]);
+			// n8n 2.x fails a dead worker's runs with its own error and keeps none of their data (docs/queue-mode.md).
+			expect(result.acknowledgedWithoutExecution.length).toBeLessThanOrEqual(
+				result.failedWithDataReplaced,
+			);
+		}
+
 		it(
 			'the webhook processor that receives the deliveries: every event answered 2xx has an execution, none runs twice past the trigger',
 			async () => {
 				const target = topology.webhookProcessors[0];
-				const result = await burstAndKill(target, workflow.id, { retry: true });
-				expect(killMissedTheBurst(result)).toEqual([]);
-				expect(lossesOf(result)).toEqual(NO_LOSSES);
+				expectWebhookProcessorKillHeld(await burstAndKill(target, workflow.id, { retry: true }));
 			},
 			KILL_MID_BURST_TEST_TIMEOUT_MS,
 		);
@@ -601,17 +620,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			"a worker: none runs twice past the trigger, n8n's Retry runs each stopped event once; an answered event is lost only where n8n replaced its dead run's data",
 			async () => {
 				const target = topology.workers[0];
-				const result = await burstAndKill(target, workflow.id, { retry: true });
-				expect(killMissedTheBurst(result)).toEqual([]);
-				expect(result.ranTwice).toEqual([]);
-				expect(result.stranded).toEqual([]);
-				// n8n 1.x runs a dead worker's job again; the trigger fails it with the event kept, and a
-				// person's Retry runs the event once.
-				expect(detailsOf(result, result.notRunAfterRetry)).toEqual([]);
-				// n8n 2.x fails a dead worker's runs with its own error and keeps none of their data (docs/queue-mode.md).
-				expect(result.acknowledgedWithoutExecution.length).toBeLessThanOrEqual(
-					result.failedWithDataReplaced,
-				);
+				expectWorkerKillHeld(await burstAndKill(target, workflow.id, { retry: true }));
 			},
 			KILL_MID_BURST_TEST_TIMEOUT_MS,
 		);
@@ -642,6 +651,64 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			},
 			KILL_MID_BURST_TEST_TIMEOUT_MS,
 		);
+
+		// In queue mode Many runs each delivery alone (docs/trigger.md, "Batch or one per
+		// delivery"): the same kills hold as for One, and no execution holds more than its event.
+		describe('Svc Trigger in batches of 50, which runs each delivery alone in queue mode', () => {
+			const receiver = svcTriggerInBatches(50);
+			let inBatches: WorkflowRecord;
+
+			beforeAll(async () => {
+				inBatches = await importReceiverWorkflow(
+					topology.main,
+					'queue crash: Svc Trigger in batches',
+					receiver,
+					{ sandboxUrl: sandbox.url, credential },
+				);
+				await activate(topology.main, inBatches.id);
+			});
+			afterAll(async () => {
+				await deactivate(topology.main, inBatches.id);
+			});
+
+			/** Executions whose trigger passed on more than the one event delivered. */
+			async function batchesRead(): Promise<string[]> {
+				const executions = await storedExecutions(inBatches.id, { includeData: true });
+				return executions
+					.filter((execution) => nodeOutput(execution, receiver.name).length > 1)
+					.map((execution) => execution.id);
+			}
+
+			it(
+				'the webhook processor killed mid-burst: every event answered 2xx has an execution, none runs twice past the trigger',
+				async () => {
+					const target = topology.webhookProcessors[0];
+					expectWebhookProcessorKillHeld(
+						await burstAndKill(target, inBatches.id, {
+							retry: true,
+							figuresName: `in batches, ${target.name}`,
+						}),
+					);
+					expect(await batchesRead()).toEqual([]);
+				},
+				KILL_MID_BURST_TEST_TIMEOUT_MS,
+			);
+
+			it(
+				"a worker killed mid-burst: none runs twice past the trigger, n8n's Retry runs each stopped event once",
+				async () => {
+					const target = topology.workers[0];
+					expectWorkerKillHeld(
+						await burstAndKill(target, inBatches.id, {
+							retry: true,
+							figuresName: `in batches, ${target.name}`,
+						}),
+					);
+					expect(await batchesRead()).toEqual([]);
+				},
+				KILL_MID_BURST_TEST_TIMEOUT_MS,
+			);
+		});
 	});
 
 	describe('exactly once across processes: a downstream claim in PostgreSQL (examples/exactly-once-with-postgres.json)', () => {

@@ -319,10 +319,10 @@ export async function burstInto(
 			settled = await waitUntilSettled(target.n8n, receiver.workflowId, SETTLE);
 		}
 		const databaseGrowthBytes = (await target.databaseBytes()) - databaseBefore;
-		// After the burst's figures are taken, so that its CPU and database counts hold the burst alone.
-		const lone = await loneEventLatencies(setup.sandbox.state, target.n8n, receiver.workflowId);
 		const routes = await target.routes?.();
 		const executions = await listExecutions(target.n8n, receiver.workflowId, { includeData: true });
+		// Once the burst's figures are taken, so that they hold the burst alone.
+		const lone = await loneEventLatencies(setup.sandbox.state, target.n8n, receiver.workflowId);
 		const runs = runsPerEvent(executions);
 		const lost = fired.events.filter((event) => !runs.has(event.id)).length;
 		const beyond = repeatsBeyond(fired, CLAIMED_EVENTS_KEPT);
