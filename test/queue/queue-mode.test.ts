@@ -659,6 +659,10 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			let inBatches: WorkflowRecord;
 
 			beforeAll(async () => {
+				// The burst must reach this workflow alone (in a whole run of this file the Webhook
+				// node's test has stopped the one-per-delivery workflow already).
+				await deactivate(topology.main, workflow.id);
+				await until('Svc Trigger subscription deleted', () => subscriptions().length === 0);
 				inBatches = await importReceiverWorkflow(
 					topology.main,
 					'queue crash: Svc Trigger in batches',
