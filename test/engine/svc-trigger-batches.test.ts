@@ -45,13 +45,32 @@ function created(count: number): EventEnvelope[] {
 	});
 }
 
-async function batchTrigger(batchSize: number): Promise<TriggerHarness> {
+/** A published Svc Trigger in batches of `batchSize`, before any execution of its workflow ran here. */
+async function startedBatchTrigger(batchSize: number): Promise<TriggerHarness> {
 	// The service cannot reach this URL: the tests deliver by hand, each event when they choose.
 	const t = await createSvcTrigger(sandbox, {
 		batchSize,
 		webhookBaseUrl: 'https://hooks.example.com/webhook',
 	});
 	await t.activate();
+	return t;
+}
+
+/**
+ * The same, once an execution of its workflow ran in this process, as n8n's regular mode shows
+ * within the first delivery: an event from a minute ago, run alone, before the tests' events.
+ */
+async function batchTrigger(batchSize: number): Promise<TriggerHarness> {
+	const t = await startedBatchTrigger(batchSize);
+	eventNumber++;
+	const earlier: EventEnvelope = {
+		id: `evt_batch_${eventNumber}`,
+		type: 'lead.created',
+		created_at: new Date(Date.now() - 60_000).toISOString(),
+		data: { id: `lead_batch_${eventNumber}` },
+	};
+	sandbox.state.eventLog.add(earlier);
+	expect(ids((await deliver(t, earlier)).passedOn)).toEqual([earlier.id]);
 	return t;
 }
 
@@ -94,6 +113,15 @@ describe('Svc Trigger in batches (Events per Execution: Many)', () => {
 			expect(follower.workflowData).toBeUndefined();
 			expect(follower.response).toMatchObject({ statusCode: 200, body: { received: true } });
 		}
+	});
+
+	it('until an execution of the workflow ran in this process (just started, or a queue-mode webhook processor), each delivery runs alone; then deliveries lead batches', async () => {
+		const t = await startedBatchTrigger(100);
+		const events = created(3);
+		const alone = await deliver(t, events[0]);
+		expect(ids(alone.passedOn)).toEqual([events[0].id]);
+		expect((alone.workflowData?.[0][0].json.meta as IDataObject).batch).toBeUndefined();
+		expect(ids((await deliver(t, events[1])).passedOn)).toEqual(slice(events, 1, 3));
 	});
 
 	it('Batch Size bounds a batch; the next delivery leads the next batch, read on from where the last stopped', async () => {

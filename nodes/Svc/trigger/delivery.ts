@@ -179,15 +179,18 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	}
 	const receiptId = randomUUID();
 	const trigger = triggerKey(this);
-	// Many, where this process runs the executions: a batch under way may hold the event already.
+	// Many, once an execution of the workflow ran in this process (n8n's regular mode): a batch
+	// under way may hold the event already. Until then (just after a start, and always on a
+	// queue-mode webhook processor, whose deliveries workers run) each delivery runs alone, so that
+	// no stored execution, nor its Retry, reads a batch the process running it never heard of.
 	let batch: BatchStart | undefined;
 	const perExecution = claimed ? eventsPerExecution(this) : 1;
-	if (perExecution > 1 && executionPlace.of(scope) !== 'elsewhere') {
+	if (perExecution > 1 && executionPlace.of(scope) === 'here') {
 		const turn = await batchTurn(trigger, scope, event.id, receiptId, perExecution, ANSWER_WAIT_MS);
 		if (turn.kind === 'taken') return answer(this, 200, { received: true });
 		if (turn.kind === 'lead') batch = turn.start;
-		// Not claimed in time where executions run here: the service's next try finds it claimed.
-		else if (executionPlace.of(scope) === 'here') return busy(this);
+		// Not claimed in time: the service's next try finds it claimed.
+		else return busy(this);
 	}
 	// n8n 2.x: the trigger's answered executions fill its slots; answered 503 here, a delivery
 	// costs no execution (the service sends it again).
