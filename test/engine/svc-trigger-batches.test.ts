@@ -115,13 +115,21 @@ describe('Svc Trigger in batches (Events per Execution: Many)', () => {
 		}
 	});
 
-	it('until an execution of the workflow ran in this process (just started, or a queue-mode webhook processor), each delivery runs alone; then deliveries lead batches', async () => {
+	it('just after a start the first delivery runs alone, and its execution tells that executions run here: deliveries waiting for that then batch', async () => {
 		const t = await startedBatchTrigger(100);
-		const events = created(3);
-		const alone = await deliver(t, events[0]);
-		expect(ids(alone.passedOn)).toEqual([events[0].id]);
-		expect((alone.workflowData?.[0][0].json.meta as IDataObject).batch).toBeUndefined();
-		expect(ids((await deliver(t, events[1])).passedOn)).toEqual(slice(events, 1, 3));
+		const events = created(4);
+		// n8n stored the first delivery's execution and has not run it yet.
+		const first = await t.receive(signedDelivery(secretOf(t), events[0]));
+		expect((first.workflowData?.[0][0].json.meta as IDataObject).batch).toBeUndefined();
+		const waiting = events.slice(1).map(async (event) => await deliver(t, event));
+		expect(ids(await t.runAgain(first.workflowData ?? [], { mode: 'webhook' }))).toEqual([
+			events[0].id,
+		]);
+		const results = await Promise.all(waiting);
+		expect(results.map((result) => ids(result.passedOn)).filter((run) => run.length > 0)).toEqual([
+			slice(events, 1, 4),
+		]);
+		expect(results.map((result) => result.response?.statusCode)).toEqual([200, 200, 200]);
 	});
 
 	it('Batch Size bounds a batch; the next delivery leads the next batch, read on from where the last stopped', async () => {

@@ -179,13 +179,15 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	}
 	const receiptId = randomUUID();
 	const trigger = triggerKey(this);
-	// Many, once an execution of the workflow ran in this process (n8n's regular mode): a batch
-	// under way may hold the event already. Until then (just after a start, and always on a
-	// queue-mode webhook processor, whose deliveries workers run) each delivery runs alone, so that
-	// no stored execution, nor its Retry, reads a batch the process running it never heard of.
+	// Many, where executions of the workflow run in this process (n8n's regular mode): a batch
+	// under way may hold the event already. Elsewhere (a queue-mode webhook processor, whose
+	// deliveries workers run) each delivery runs alone, so that no stored execution, nor its Retry,
+	// reads a batch the process running it never heard of. After a start the first delivery runs
+	// alone and its execution tells; those arriving meanwhile wait for that.
 	let batch: BatchStart | undefined;
 	const perExecution = claimed ? eventsPerExecution(this) : 1;
-	if (perExecution > 1 && executionPlace.of(scope) === 'here') {
+	const place = perExecution > 1 ? await executionPlace.forBatch(scope, ANSWER_WAIT_MS) : undefined;
+	if (place === 'here') {
 		const turn = await batchTurn(trigger, scope, event.id, receiptId, perExecution, ANSWER_WAIT_MS);
 		if (turn.kind === 'taken') return answer(this, 200, { received: true });
 		if (turn.kind === 'lead') batch = turn.start;
@@ -197,6 +199,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const room = claimed ? await roomFor(this, scope, slotCount(batch)) : { slot: undefined };
 	if (room === undefined) {
 		batchClaimed(trigger, receiptId);
+		if (place === 'probe') executionPlace.probeEnded(scope);
 		return busy(this);
 	}
 	if (claimed) announceReceipt(scope, event.id, receiptId, room.slot);
