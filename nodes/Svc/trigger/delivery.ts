@@ -186,7 +186,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// alone and its execution tells; those arriving meanwhile wait for that.
 	let batch: BatchStart | undefined;
 	const perExecution = claimed ? eventsPerExecution(this) : 1;
-	const place = perExecution > 1 ? await executionPlace.forBatch(scope, ANSWER_WAIT_MS) : undefined;
+	const place = perExecution > 1 ? await executionPlace.forBatch(scope, PLACE_WAIT_MS) : undefined;
 	if (place === 'here') {
 		const turn = await batchTurn(trigger, scope, event.id, receiptId, perExecution, ANSWER_WAIT_MS);
 		if (turn.kind === 'taken') return answer(this, 200, { received: true });
@@ -249,6 +249,13 @@ function busy(ctx: IWebhookFunctions): IWebhookResponseData {
 const BATCH_RUNS_MAX = 4;
 const slotCount = (batch: BatchStart | undefined): number =>
 	batch ? BATCH_RUNS_MAX : UNFINISHED_EXECUTIONS_MAX;
+
+/**
+ * How long a delivery waits for the first one's execution to tell where executions run: one that
+ * starts later (n8n busy, or queue mode, where it never runs here) costs the waiting ones an
+ * execution each, not a late answer.
+ */
+const PLACE_WAIT_MS = 2_000;
 
 /** What a 503 for a copy still being received asks the service to wait. */
 const RECEIVING_RETRY_AFTER_SECONDS = 5;
