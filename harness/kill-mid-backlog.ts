@@ -13,7 +13,8 @@ import {
 import type { Environment } from './environment';
 import { activate, deactivate } from './n8n/api';
 import { listExecutions, settledExecutions } from './n8n/executions';
-import { retryCutShortRuns, withEventIds } from './kill-mid-burst';
+import { withEventIds } from './held-events';
+import { retryCutShortRuns } from './kill-mid-burst';
 import { until } from './wait';
 
 export interface KillMidBacklogResult {

@@ -8,7 +8,8 @@ import type { ExecutionReader, ExecutionRecord } from './n8n/executions';
 import { retryExecution } from './n8n/api';
 import { dataOnceEnded, isUnfinished, listExecutions } from './n8n/executions';
 import type { N8nInstance } from './n8n/instance';
-import { EVENT_ID, ranPastTrigger, runsPastTrigger } from './crash-receivers';
+import { ranPastTrigger, runsPastTrigger } from './crash-receivers';
+import { rerunsByRetry, runsToRetry, storedEvents, withEventIds } from './held-events';
 import type { SandboxState } from '../sandbox/state';
 import { answeredOf, attemptsOf, sendUntilAnswered } from './delivery-log';
 import { until } from './wait';
@@ -161,32 +162,6 @@ export function detailsOf(result: KillMidBurstResult, eventIds: string[]): strin
 	return result.details.filter((line) => eventIds.some((id) => line.startsWith(`${id}:`)));
 }
 
-/** Each execution with the event ids its data holds. */
-export function withEventIds(
-	executions: ExecutionRecord[],
-): Array<{ execution: ExecutionRecord; eventIds: Set<string> }> {
-	return executions.map((execution) => ({
-		execution,
-		eventIds: new Set(JSON.stringify(execution.data ?? {}).match(EVENT_ID) ?? []),
-	}));
-}
-
-/**
- * The crashed or failed runs holding one of `events` that has not run past the trigger (`ran`):
- * the ones a person retries after a crash.
- */
-export function runsToRetry(
-	held: Array<{ execution: ExecutionRecord; eventIds: Set<string> }>,
-	ran: ReadonlyMap<string, number>,
-	events: ReadonlySet<string>,
-): Array<{ execution: ExecutionRecord; eventIds: Set<string> }> {
-	return held.filter(
-		({ execution, eventIds }) =>
-			(execution.status === 'crashed' || execution.status === 'error') &&
-			[...eventIds].some((id) => events.has(id) && !ran.has(id)),
-	);
-}
-
 /**
  * After n8n was killed and started again: waits until n8n has ended or marked `crashed` every
  * run of the workflow (it marks them once it has started), then retries, as a person would, each
@@ -220,42 +195,6 @@ export async function retryCutShortRuns(
 	const toRetry = runsToRetry(withEventIds(executions), ranPastTrigger(state), events);
 	for (const { execution } of toRetry) await retryExecution(n8n, execution.id);
 	return toRetry.length;
-}
-
-/**
- * The events that ran exactly twice past the trigger, first in a run n8n marked crashed or failed
- * and then in n8n's Retry of that run (`runs`: the executions each event ran in, in order).
- */
-function rerunsByRetry(
-	runs: ReadonlyMap<string, string[]>,
-	executions: ExecutionRecord[],
-): Set<string> {
-	const byId = new Map(executions.map((execution) => [execution.id, execution]));
-	const cutShort = (id: string) => ['crashed', 'error'].includes(byId.get(id)?.status ?? '');
-	return new Set(
-		[...runs]
-			.filter(
-				([, [first, second, ...more]]) =>
-					second !== undefined &&
-					more.length === 0 &&
-					cutShort(first) &&
-					byId.get(second)?.retryOf === first,
-			)
-			.map(([id]) => id),
-	);
-}
-
-/** Every event some execution holds, and the executions n8n ended as `error` holding none (it replaced the run's data with its own error). */
-function storedEvents(executions: Array<{ execution: ExecutionRecord; eventIds: Set<string> }>): {
-	stored: Set<string>;
-	dataReplaced: number;
-} {
-	return {
-		stored: new Set(executions.flatMap(({ eventIds }) => [...eventIds])),
-		dataReplaced: executions.filter(
-			({ execution, eventIds }) => execution.status === 'error' && eventIds.size === 0,
-		).length,
-	};
 }
 
 export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMidBurstResult> {

@@ -13,7 +13,8 @@ import {
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import { mergeFigures } from '../../harness/figures';
-import { retryCutShortRuns, withEventIds } from '../../harness/kill-mid-burst';
+import { withEventIds } from '../../harness/held-events';
+import { retryCutShortRuns } from '../../harness/kill-mid-burst';
 import { CRASH_BACKLOG } from '../../harness/crash-sizes';
 import { activate, deactivate } from '../../harness/n8n/api';
 import { listExecutions, settledExecutions } from '../../harness/n8n/executions';

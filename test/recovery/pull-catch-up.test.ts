@@ -16,7 +16,7 @@ import {
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import { loadExample } from '../../harness/example-workflows';
-import { withEventIds } from '../../harness/kill-mid-burst';
+import { withEventIds } from '../../harness/held-events';
 import { upsertLead } from '../../sandbox/operations';
 import { activate, deactivate, importWorkflow } from '../../harness/n8n/api';
 import { listExecutions, settledExecutions } from '../../harness/n8n/executions';

@@ -1,0 +1,70 @@
+/**
+ * What a receiver workflow's stored executions hold: the events each names, the cut-short runs a
+ * person retries, and what ran again through n8n's Retry.
+ */
+import type { ExecutionRecord } from './n8n/executions';
+import { EVENT_ID } from './crash-receivers';
+
+/** Each execution with the event ids its data holds. */
+export function withEventIds(
+	executions: ExecutionRecord[],
+): Array<{ execution: ExecutionRecord; eventIds: Set<string> }> {
+	return executions.map((execution) => ({
+		execution,
+		eventIds: new Set(JSON.stringify(execution.data ?? {}).match(EVENT_ID) ?? []),
+	}));
+}
+
+/**
+ * The crashed or failed runs holding one of `events` that has not run past the trigger (`ran`):
+ * the ones a person retries after a crash.
+ */
+export function runsToRetry(
+	held: Array<{ execution: ExecutionRecord; eventIds: Set<string> }>,
+	ran: ReadonlyMap<string, number>,
+	events: ReadonlySet<string>,
+): Array<{ execution: ExecutionRecord; eventIds: Set<string> }> {
+	return held.filter(
+		({ execution, eventIds }) =>
+			(execution.status === 'crashed' || execution.status === 'error') &&
+			[...eventIds].some((id) => events.has(id) && !ran.has(id)),
+	);
+}
+
+/**
+ * The events that ran exactly twice past the trigger, first in a run n8n marked crashed or failed
+ * and then in n8n's Retry of that run (`runs`: the executions each event ran in, in order).
+ */
+export function rerunsByRetry(
+	runs: ReadonlyMap<string, string[]>,
+	executions: ExecutionRecord[],
+): Set<string> {
+	const byId = new Map(executions.map((execution) => [execution.id, execution]));
+	const cutShort = (id: string) => ['crashed', 'error'].includes(byId.get(id)?.status ?? '');
+	return new Set(
+		[...runs]
+			.filter(
+				([, [first, second, ...more]]) =>
+					second !== undefined &&
+					more.length === 0 &&
+					cutShort(first) &&
+					byId.get(second)?.retryOf === first,
+			)
+			.map(([id]) => id),
+	);
+}
+
+/** Every event some execution holds, and the executions n8n ended as `error` holding none (it replaced the run's data with its own error). */
+export function storedEvents(
+	executions: Array<{ execution: ExecutionRecord; eventIds: Set<string> }>,
+): {
+	stored: Set<string>;
+	dataReplaced: number;
+} {
+	return {
+		stored: new Set(executions.flatMap(({ eventIds }) => [...eventIds])),
+		dataReplaced: executions.filter(
+			({ execution, eventIds }) => execution.status === 'error' && eventIds.size === 0,
+		).length,
+	};
+}
