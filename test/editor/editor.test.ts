@@ -539,39 +539,6 @@ describe('n8n editor in a real browser', () => {
 	);
 
 	step(
-		'05-trigger-tutorial',
-		'the banner\'s step 2 as written: in "Svc: react to lead.created", Execute workflow, then a new lead: Get Lead shows it; the trigger\'s panel says so',
-		async () => {
-			const workflow = example('react-to-lead-created.json');
-			const webhookId = webhookIdOf(workflow, 'On Lead Created');
-			await editor.openWorkflow(workflow.id);
-			await editor.openNode('On Lead Created');
-			const panel = await editor.triggerHelp(
-				/click Execute workflow on the canvas[\s\S]*runs this trigger alone/,
-			);
-			expect(panel).toMatch(/Starts the workflow on each event the service sends to this n8n/);
-			await editor.screenshot('05-trigger-panel');
-			await editor.closeNode();
-
-			await editor.executeWorkflow();
-			await until('the test subscription', () => subscriptionsOf(webhookId).test.length === 1);
-			const { lead } = upsertLead(env.sandbox.state, {
-				email: 'editor.tutorial@example.com',
-				first_name: 'Tutorial',
-			});
-			await until(
-				'the test subscription removed after the test run',
-				() => subscriptionsOf(webhookId).test.length === 0,
-			);
-			await editor.openNode('Get Lead');
-			await editor.waitForOutput(
-				new RegExp(`"id":\\s*"${lead.id}"[\\s\\S]*"first_name":\\s*"Tutorial"`),
-			);
-			await editor.closeNode();
-		},
-	);
-
-	step(
 		'05-trigger-batches',
 		'Svc Trigger set to Many (Batches) in the panel: the option says what a batch is and costs; Listen for test event shows the delivered event, and the output pane says what a published run would get',
 		async () => {
@@ -599,6 +566,39 @@ describe('n8n editor in a real browser', () => {
 			await until(
 				'the test subscription removed after the test run',
 				() => subscriptionsOf(webhookId).test.length === 0,
+			);
+			await editor.closeNode();
+		},
+	);
+
+	step(
+		'05-trigger-tutorial',
+		'the banner\'s step 2 as written: in "Svc: react to lead.created", Execute workflow, then a new lead: Get Lead shows it; the trigger\'s panel says so',
+		async () => {
+			const workflow = example('react-to-lead-created.json');
+			const webhookId = webhookIdOf(workflow, 'On Lead Created');
+			await editor.openWorkflow(workflow.id);
+			await editor.openNode('On Lead Created');
+			const panel = await editor.triggerHelp(
+				/click Execute workflow on the canvas[\s\S]*runs this trigger alone/,
+			);
+			expect(panel).toMatch(/Starts the workflow on each event the service sends to this n8n/);
+			await editor.screenshot('05-trigger-panel');
+			await editor.closeNode();
+
+			await editor.executeWorkflow();
+			await until('the test subscription', () => subscriptionsOf(webhookId).test.length === 1);
+			const { lead } = upsertLead(env.sandbox.state, {
+				email: 'editor.tutorial@example.com',
+				first_name: 'Tutorial',
+			});
+			await until(
+				'the test subscription removed after the test run',
+				() => subscriptionsOf(webhookId).test.length === 0,
+			);
+			await editor.openNode('Get Lead');
+			await editor.waitForOutput(
+				new RegExp(`"id":\\s*"${lead.id}"[\\s\\S]*"first_name":\\s*"Tutorial"`),
 			);
 			await editor.closeNode();
 		},
