@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /** n8n's REST and public API as the tests and tools use them: credentials, workflows, runs, test listens (executions: ./executions.ts). */
 import { randomUUID } from 'node:crypto';
 import type { IConnections, IDataObject, INode, IPinData, IWorkflowSettings } from 'n8n-workflow';
@@ -233,7 +234,10 @@ export async function retryExecution(n8n: N8nInstance, executionId: string): Pro
 		// ended (seen in CI, 2026-12-02). A person sees the Retry in the executions list: so does this.
 		const { workflowId } = await getExecution(n8n, executionId, false);
 		const retries = await listExecutions(n8n, workflowId);
-		if (!retries.some((execution) => execution.retryOf === executionId)) throw error;
+		if (!retries.some((execution) => execution.retryOf === executionId))
+			throw new Error(`Retry of execution ${executionId}: ${(error as Error).message}`, {
+				cause: error,
+			});
 	}
 }
 
