@@ -5,6 +5,10 @@
 import type { ExecutionRecord } from './n8n/executions';
 import { EVENT_ID } from './crash-receivers';
 
+/** A run n8n marked crashed or failed: one a person may retry. */
+export const isCutShort = (execution: ExecutionRecord | undefined): boolean =>
+	execution?.status === 'crashed' || execution?.status === 'error';
+
 /** Each execution with the event ids its data holds. */
 export function withEventIds(
 	executions: ExecutionRecord[],
@@ -26,8 +30,7 @@ export function runsToRetry(
 ): Array<{ execution: ExecutionRecord; eventIds: Set<string> }> {
 	return held.filter(
 		({ execution, eventIds }) =>
-			(execution.status === 'crashed' || execution.status === 'error') &&
-			[...eventIds].some((id) => events.has(id) && !ran.has(id)),
+			isCutShort(execution) && [...eventIds].some((id) => events.has(id) && !ran.has(id)),
 	);
 }
 
@@ -40,14 +43,13 @@ export function rerunsByRetry(
 	executions: ExecutionRecord[],
 ): Set<string> {
 	const byId = new Map(executions.map((execution) => [execution.id, execution]));
-	const cutShort = (id: string) => ['crashed', 'error'].includes(byId.get(id)?.status ?? '');
 	return new Set(
 		[...runs]
 			.filter(
 				([, [first, second, ...more]]) =>
 					second !== undefined &&
 					more.length === 0 &&
-					cutShort(first) &&
+					isCutShort(byId.get(first)) &&
 					byId.get(second)?.retryOf === first,
 			)
 			.map(([id]) => id),

@@ -9,7 +9,7 @@ import { retryExecution } from './n8n/api';
 import { dataOnceEnded, isUnfinished, listExecutions } from './n8n/executions';
 import type { N8nInstance } from './n8n/instance';
 import { ranPastTrigger, runsPastTrigger } from './crash-receivers';
-import { rerunsByRetry, runsToRetry, storedEvents, withEventIds } from './held-events';
+import { isCutShort, rerunsByRetry, runsToRetry, storedEvents, withEventIds } from './held-events';
 import type { SandboxState } from '../sandbox/state';
 import { answeredOf, attemptsOf, sendUntilAnswered } from './delivery-log';
 import { until } from './wait';
@@ -281,9 +281,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	const held = withEventIds(executions);
 	const { stored, dataReplaced } = storedEvents(held);
 	const runsBeforeRetry = ranPastTrigger(state);
-	const failedHolding = held.filter(
-		({ execution }) => execution.status === 'crashed' || execution.status === 'error',
-	);
+	const failedHolding = held.filter(({ execution }) => isCutShort(execution));
 	const retryable = new Set(failedHolding.flatMap(({ eventIds }) => [...eventIds]));
 	const toRetry = options.runsReadRanges
 		? failedHolding
