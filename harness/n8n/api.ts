@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/require-node-api-error -- tooling that runs in Node.js beside n8n, never inside it */
 /** n8n's REST and public API as the tests and tools use them: credentials, workflows, runs, test listens (executions: ./executions.ts). */
 import { randomUUID } from 'node:crypto';
 import type { IConnections, IDataObject, INode, IPinData, IWorkflowSettings } from 'n8n-workflow';
@@ -217,28 +216,33 @@ export async function startTestListen(
 
 /**
  * n8n's Retry of an execution, as a person does it from the executions list (with the stored
- * workflow). n8n answers once the retried run has ended, which on a busy n8n (a backlog being
- * drained beside it) took longer than the 30 s other calls get.
+ * workflow), done once n8n answers or once its executions list shows the retried run ended,
+ * whichever comes first. n8n answers when the retried run has ended, which on a busy n8n took
+ * longer than the 30 s other calls get; n8n 1.123 in queue mode at times never answers a Retry
+ * whose run a worker ended (seen in CI, 2026-12-02), while the list shows it as a person sees it.
  */
 export async function retryExecution(n8n: N8nInstance, executionId: string): Promise<void> {
-	try {
-		await restData(
-			n8n,
-			'POST',
-			`/executions/${executionId}/retry`,
-			{ loadWorkflow: false },
-			{ timeoutMs: 180_000 },
-		);
-	} catch (error) {
-		// n8n 1.123 in queue mode: its main at times never answers a Retry whose run a worker has
-		// ended (seen in CI, 2026-12-02). A person sees the Retry in the executions list: so does this.
-		const { workflowId } = await getExecution(n8n, executionId, false);
-		const retries = await listExecutions(n8n, workflowId);
-		if (!retries.some((execution) => execution.retryOf === executionId))
-			throw new Error(`Retry of execution ${executionId}: ${(error as Error).message}`, {
-				cause: error,
-			});
-	}
+	const { workflowId } = await getExecution(n8n, executionId, false);
+	let answered = false;
+	const answer = restData(
+		n8n,
+		'POST',
+		`/executions/${executionId}/retry`,
+		{ loadWorkflow: false },
+		{ timeoutMs: 180_000 },
+	).finally(() => (answered = true));
+	const listed = until(
+		`the Retry of execution ${executionId} listed as ended`,
+		async () =>
+			answered ||
+			(await listExecutions(n8n, workflowId)).some(
+				(execution) => execution.retryOf === executionId && !isUnfinished(execution),
+			),
+		{ timeoutMs: 180_000, everyMs: 1_000 },
+	);
+	// Whichever ends second no longer matters, a late timeout included.
+	for (const pending of [answer, listed]) pending.catch(() => undefined);
+	await Promise.race([answer, listed]);
 }
 
 /** The editor's "Stop listening": n8n removes the workflow's test webhooks. */

@@ -38,7 +38,7 @@ import { nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { mergeFigures } from '../../harness/figures';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
-import { CRASH_BURST, killMissedTheBurst } from '../../harness/crash-sizes';
+import { CRASH_BURST, killMissedTheBurst, REPRODUCING } from '../../harness/crash-sizes';
 import {
 	countsOf,
 	killMidBurst,
@@ -625,7 +625,8 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			KILL_MID_BURST_TEST_TIMEOUT_MS,
 		);
 
-		it(
+		// A figure for docs/queue-mode.md, not a promise of this package: the operator's run only.
+		(REPRODUCING ? it : it.skip)(
 			"measured beside it: n8n's own Webhook node answering immediately, a worker killed in the same burst",
 			async () => {
 				// The Svc Trigger's workflow stops first, so that the burst reaches only the Webhook node.
@@ -659,8 +660,8 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			let inBatches: WorkflowRecord;
 
 			beforeAll(async () => {
-				// The burst must reach this workflow alone (in a whole run of this file the Webhook
-				// node's test has stopped the one-per-delivery workflow already).
+				// The burst must reach this workflow alone: the one-per-delivery workflow stops (in the
+				// operator's run the Webhook node's test has stopped it already).
 				await deactivate(topology.main, workflow.id);
 				await until('Svc Trigger subscription deleted', () => subscriptions().length === 0);
 				inBatches = await importReceiverWorkflow(

@@ -20,6 +20,7 @@ import {
 	CRASH_BURST_IN_BATCHES,
 	killMissedTheBurst,
 	PULLED_RUN_WORK_SECONDS,
+	REPRODUCING,
 } from '../../harness/crash-sizes';
 import {
 	countsOf,
@@ -164,21 +165,25 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			await unpublish(workflow.id);
 		});
 
-		it("measured beside it: n8n's own Webhook node answering immediately", async () => {
-			await withWebhookNodeReceiver(
-				{
-					n8n: () => env.n8n,
-					webhookBaseUrl: env.n8n.webhookBaseUrl,
-					state: env.sandbox.state,
-					sandboxUrl: env.sandbox.url,
-				},
-				{ name: 'crash: Webhook node', path: 'crash-peer' },
-				async (workflowId) => {
-					const result = await burstAndKill(workflowId, { settleTimeoutMs: 60_000 });
-					figures[version].webhookNode = countsOf(result);
-					expect(killMissedTheBurst(result)).toEqual([]);
-				},
-			);
-		});
+		// A figure for docs/reliability.md, not a promise of this package: the operator's run only.
+		(REPRODUCING ? it : it.skip)(
+			"measured beside it: n8n's own Webhook node answering immediately",
+			async () => {
+				await withWebhookNodeReceiver(
+					{
+						n8n: () => env.n8n,
+						webhookBaseUrl: env.n8n.webhookBaseUrl,
+						state: env.sandbox.state,
+						sandboxUrl: env.sandbox.url,
+					},
+					{ name: 'crash: Webhook node', path: 'crash-peer' },
+					async (workflowId) => {
+						const result = await burstAndKill(workflowId, { settleTimeoutMs: 60_000 });
+						figures[version].webhookNode = countsOf(result);
+						expect(killMissedTheBurst(result)).toEqual([]);
+					},
+				);
+			},
+		);
 	},
 );
