@@ -2,9 +2,9 @@
  * Svc Pull Trigger in a real n8n whose webhook URL is plain http, as on a laptop or behind a
  * firewall: the service cannot call it, and events still start the workflow, each once, also
  * those from while the workflow was unpublished, one execution per event or in batches; Svc
- * Trigger is refused there. The kill in the middle of a backlog is in
- * test/recovery/pull-trigger.test.ts, the catch-up beside Svc Trigger in
- * test/recovery/pull-catch-up.test.ts. Figures go to .tmp/pull-figures.json.
+ * Trigger is refused there. Publishing again is in test/e2e/pull-trigger-republish.test.ts, the
+ * kill in the middle of a backlog in test/recovery/pull-trigger.test.ts, the catch-up beside Svc
+ * Trigger in test/recovery/pull-catch-up.test.ts. Figures go to .tmp/pull-figures.json.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -12,7 +12,6 @@ import {
 	emitLeadsCreated,
 	importReceiverWorkflow,
 	pullReceiverInBatches,
-	stoppedAtTrigger,
 	SVC_PULL_TRIGGER_RECEIVER,
 	TWO_POLLS_MS,
 	untilRanPastTrigger,
@@ -25,7 +24,7 @@ import { activate, deactivate, executeWorkflow, importWorkflow } from '../../har
 import { getExecution, listExecutions, settledExecutions } from '../../harness/n8n/executions';
 import { nodeError, nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
-import { poll, until } from '../../harness/wait';
+import { poll } from '../../harness/wait';
 import { upsertLead } from '../../sandbox/operations';
 
 jest.setTimeout(15 * 60_000);
@@ -96,55 +95,9 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			expect(executions.filter((execution) => execution.status !== 'success')).toEqual([]);
 		});
 
-		it.each([
-			['one per event', SVC_PULL_TRIGGER_RECEIVER, 3, 5],
-			['in batches of 50', pullReceiverInBatches(50), 1, 1],
-		])(
-			'%s: published, unpublished and published again, it reads on where it stopped: the new events cost their executions, and none stops at the trigger',
-			async (mode, receiver, firstExecutions, againExecutions) => {
-				await deactivate(env.n8n, workflowId);
-				const { id } = await importReceiverWorkflow(
-					env.n8n,
-					`Svc: new leads, published again (${mode})`,
-					receiver,
-					{ sandboxUrl: env.sandbox.url, credential: env.credential },
-				);
-				// Events after publishing run at n8n's minute polls, whose position n8n stores only with the
-				// executions they start: before they moved it.
-				await activate(env.n8n, id);
-				const first = emit(3);
-				expect(await waitUntilRan(first)).toEqual([1, 1, 1]);
-				const before = await settledExecutions(env.n8n, id);
-				await deactivate(env.n8n, id);
-				const meanwhile = emit(5);
-				await activate(env.n8n, id);
-				expect(await waitUntilRan(meanwhile)).toEqual([1, 1, 1, 1, 1]);
-				// The publish's poll read them; the next poll, a minute on, must not read the first ones again.
-				const reads = env.sandbox.state.requests
-					.all()
-					.filter((request) => request.path === '/v1/events').length;
-				await until(
-					"n8n's next poll",
-					() =>
-						env.sandbox.state.requests.all().filter((request) => request.path === '/v1/events')
-							.length > reads,
-					{ timeoutMs: TWO_POLLS_MS, everyMs: 500 },
-				);
-				const after = await settledExecutions(env.n8n, id);
-				await deactivate(env.n8n, id);
-				const withData = await listExecutions(env.n8n, id, { includeData: true });
-				figures[version][`publishedAgain ${mode}`] = {
-					firstExecutions: before.length,
-					againExecutions: after.length - before.length,
-					stoppedAtTrigger: stoppedAtTrigger(withData).length,
-				};
-				expect(before).toHaveLength(firstExecutions);
-				expect(after.length - before.length).toBe(againExecutions);
-				expect(stoppedAtTrigger(withData)).toEqual([]);
-			},
-		);
-
 		it('Fetch Test Event shows the newest event at once', async () => {
+			// Unpublished, as a person fetches a test event while building: no poll runs it meanwhile.
+			await deactivate(env.n8n, workflowId);
 			const [newest] = emit(1);
 			const execution = await executeWorkflow(env.n8n, workflowId, { triggerNode: TRIGGER });
 			expect(nodeOutput(execution, TRIGGER).map((item) => item.json.id)).toEqual([newest]);
