@@ -216,10 +216,11 @@ export async function startTestListen(
 
 /**
  * n8n's Retry of an execution, as a person does it from the executions list (with the stored
- * workflow), done once n8n answers or once its executions list shows the retried run ended,
- * whichever comes first. n8n answers when the retried run has ended, which on a busy n8n took
- * longer than the 30 s other calls get; n8n 1.123 in queue mode at times never answers a Retry
- * whose run a worker ended (seen in CI, 2026-12-02), while the list shows it as a person sees it.
+ * workflow), done once n8n answers or once the retried run is seen ended, whichever comes first.
+ * n8n answers when the retried run has ended, which on a busy n8n took longer than the 30 s other
+ * calls get; n8n 1.123 in queue mode at times never answers a Retry whose run a worker ended (seen
+ * in CI, 2026-12-02). Such a run stays among main's active executions, which n8n's public list
+ * leaves out, so a success is read where the worker writes it: the original's `retrySuccessId`.
  */
 export async function retryExecution(n8n: N8nInstance, executionId: string): Promise<void> {
 	const { workflowId } = await getExecution(n8n, executionId, false);
@@ -231,18 +232,19 @@ export async function retryExecution(n8n: N8nInstance, executionId: string): Pro
 		{ loadWorkflow: false },
 		{ timeoutMs: 180_000 },
 	).finally(() => (answered = true));
-	const listed = until(
-		`the Retry of execution ${executionId} listed as ended`,
+	const seenEnded = until(
+		`the Retry of execution ${executionId} seen ended`,
 		async () =>
 			answered ||
+			Boolean((await getExecution(n8n, executionId, false)).retrySuccessId) ||
 			(await listExecutions(n8n, workflowId)).some(
 				(execution) => execution.retryOf === executionId && !isUnfinished(execution),
 			),
 		{ timeoutMs: 180_000, everyMs: 1_000 },
 	);
 	// Whichever ends second no longer matters, a late timeout included.
-	for (const pending of [answer, listed]) pending.catch(() => undefined);
-	await Promise.race([answer, listed]);
+	for (const pending of [answer, seenEnded]) pending.catch(() => undefined);
+	await Promise.race([answer, seenEnded]);
 }
 
 /** The editor's "Stop listening": n8n removes the workflow's test webhooks. */

@@ -13,6 +13,8 @@ export interface ExecutionRecord {
 	stoppedAt: string | null;
 	workflowId: string;
 	retryOf?: string | null;
+	/** Set on a run once a Retry of it succeeded. */
+	retrySuccessId?: string | null;
 	/** Only with includeData. */
 	data?: IRunExecutionData;
 }
