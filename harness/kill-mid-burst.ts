@@ -115,6 +115,7 @@ export interface KillMidBurstResult {
 	notRunPastTrigger: string[];
 	/** Of those, events with no `crashed` or `error` execution holding them for n8n's Retry: dropped as repeats, wrongly. */
 	stranded: string[];
+	/** This burst's executions (not an earlier burst's against the same workflow) that crashed or failed. */
 	crashedExecutions: number;
 	failedExecutions: number;
 	/**
@@ -122,6 +123,7 @@ export interface KillMidBurstResult {
 	 * run whose worker died with its own error ("job stalled more than maxStalledCount").
 	 */
 	failedWithDataReplaced: number;
+	/** The executions this burst started, the retries' not included. */
 	executions: number;
 	/** From the kill until every event was answered 2xx and every execution had ended. */
 	recoverySeconds: number;
@@ -202,11 +204,12 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	const ids: string[] = [];
 	const inBurst = new Set<string>();
 	const acknowledged = () => answeredOf(state, inBurst);
-	// Runs an earlier burst against the same workflow left unfinished (a killed webhook processor's
-	// orphan stays `new` for good) are not this burst's: waiting for them would take the whole settle wait.
-	const leftByEarlier = new Set(
-		(await options.executions(false)).filter(isUnfinished).map(({ id }) => id),
-	);
+	// An earlier burst against the same workflow: its runs are not counted as this burst's, and
+	// those it left unfinished (a killed webhook processor's orphan stays `new` for good) are not
+	// waited for, which would take the whole settle wait.
+	const earlier = await options.executions(false);
+	const fromEarlier = new Set(earlier.map(({ id }) => id));
+	const leftByEarlier = new Set(earlier.filter(isUnfinished).map(({ id }) => id));
 	state.deliveries.limitConcurrency(options.concurrency);
 	let resendRounds = 0;
 	let killedAt: number;
@@ -276,6 +279,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	).catch(() => undefined);
 	if (settled.waiting.length > 0) settled = await look(true);
 	const { executions } = settled;
+	const burstRuns = executions.filter(({ id }) => !fromEarlier.has(id));
 	const recoverySeconds = (Date.now() - killedAt) / 1000;
 
 	const held = withEventIds(executions);
@@ -345,10 +349,10 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		notRunAfterRetry,
 		notRunPastTrigger: ids.filter((id) => !runsBeforeRetry.has(id)),
 		stranded,
-		crashedExecutions: executions.filter((execution) => execution.status === 'crashed').length,
-		failedExecutions: executions.filter((execution) => execution.status === 'error').length,
+		crashedExecutions: burstRuns.filter((execution) => execution.status === 'crashed').length,
+		failedExecutions: burstRuns.filter((execution) => execution.status === 'error').length,
 		failedWithDataReplaced: dataReplaced,
-		executions: executions.length,
+		executions: burstRuns.length,
 		recoverySeconds: Math.round(recoverySeconds * 10) / 10,
 		unfinished: settled.waiting.map((execution) => `${execution.id} ${execution.status}`),
 		orphaned: [...settled.orphans],
