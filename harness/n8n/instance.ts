@@ -1,11 +1,10 @@
 /** What a started n8n looks like to the tools and tests: the main instance and its queue-mode processes. */
 import type { N8nRuntime } from '../n8n-runtime/install';
-import type { HttpMethod, HttpRequestOptions, HttpResult } from '../http';
 import type { LocalCa } from '../local-ca';
 import type { CommandResult } from '../commands';
-import type { N8nSession } from './session';
+import type { N8nSession, N8nSessionCalls } from './session';
 
-export interface N8nInstance {
+export interface N8nInstance extends N8nSessionCalls {
 	/** e.g. https://localhost:5678 (no trailing slash). */
 	baseUrl: string;
 	/** Base of production webhook URLs, e.g. https://localhost:5678/webhook (no trailing slash). */
@@ -23,20 +22,6 @@ export interface N8nInstance {
 	pid: number;
 	/** Its owner's login and API key: how another process reaches it (shared.ts). */
 	session: N8nSession;
-	/**
-	 * Logged-in REST call; `path` is relative to /rest (e.g. '/workflows'). Responses are `{ data }`
-	 * envelopes. `timeoutMs` for a call n8n answers only when work has ended (default 30 s).
-	 */
-	rest<T = unknown>(
-		method: HttpMethod,
-		path: string,
-		body?: unknown,
-		options?: { timeoutMs?: number },
-	): Promise<HttpResult<T>>;
-	/** Public API call; `path` is relative to /api/v1 (e.g. '/workflows'). */
-	api<T = unknown>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>>;
-	/** Any request to this instance (e.g. a webhook URL), trusting its CA and reusing its connections. */
-	fetch<T = unknown>(url: string, options?: HttpRequestOptions): Promise<HttpResult<T>>;
 	/** n8n CLI against the same user folder and DB (its own task-broker port, so it can run beside the server). */
 	cli(args: string[], options?: { timeoutMs?: number }): Promise<CommandResult>;
 	/** Reads the log so far. */

@@ -10,7 +10,6 @@ import { Agent as HttpsAgent } from 'node:https';
 
 import type { HttpMethod, HttpRequestOptions, HttpResult } from '../http';
 import { request } from '../http';
-import type { N8nInstance } from './instance';
 
 /** What it takes to call an n8n as its owner; the login fills in cookie and apiKey. */
 export interface N8nSession {
@@ -24,7 +23,25 @@ export interface N8nSession {
 	apiKey: string;
 }
 
-export type N8nRequests = Pick<N8nInstance, 'rest' | 'api' | 'fetch'> & {
+/** The calls a session makes; a started n8n (N8nInstance) offers them too. */
+export interface N8nSessionCalls {
+	/**
+	 * Logged-in REST call; `path` is relative to /rest (e.g. '/workflows'). Responses are `{ data }`
+	 * envelopes. `timeoutMs` for a call n8n answers only when work has ended (default 30 s).
+	 */
+	rest<T = unknown>(
+		method: HttpMethod,
+		path: string,
+		body?: unknown,
+		options?: { timeoutMs?: number },
+	): Promise<HttpResult<T>>;
+	/** Public API call; `path` is relative to /api/v1 (e.g. '/workflows'). */
+	api<T = unknown>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>>;
+	/** Any request to this n8n (e.g. a webhook URL), trusting its CA and reusing its connections. */
+	fetch<T = unknown>(url: string, options?: HttpRequestOptions): Promise<HttpResult<T>>;
+}
+
+export type N8nRequests = N8nSessionCalls & {
 	/** Closes the kept-alive connections. */
 	close: () => void;
 };

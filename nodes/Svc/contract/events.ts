@@ -1,5 +1,5 @@
 /** The contract's events: the delivery envelope, the signature scheme and the event list (see index.ts). */
-import type { Scope } from './index';
+import type { Scope } from './scopes';
 
 // ---------------------------------------------------------------------------------------------
 // Events (assumed: Standard Webhooks 1.0)

@@ -1,12 +1,14 @@
 /**
  * Every choice the connector makes about the service's HTTP API lives in this folder: paths,
- * scopes, idempotency rules, key formats, shapes and error codes here; events (their signature
- * scheme and the event list) in events.ts, exported from here too.
+ * idempotency rules, key formats, shapes and error codes here; the scopes in scopes.ts and the
+ * events (their signature scheme and the event list) in events.ts, both exported from here too.
  *
  * The public spec leaves most of these "not shown"; the project's API contract fixes them.
  * Each entry carries its label: 'documented' (stated by the public spec) or 'assumed' (fixed by
- * the contract). Adapting to the real service should be a change to this file alone.
+ * the contract). Adapting to the real service should be a change to this folder alone.
  */
+
+import type { Scope } from './scopes';
 
 export type ContractLabel = 'documented' | 'assumed';
 
@@ -15,35 +17,6 @@ export const API_VERSION_PREFIX = '/v1';
 // ---------------------------------------------------------------------------------------------
 // Authentication and key formats
 // ---------------------------------------------------------------------------------------------
-
-export const SCOPES = [
-	'leads:read',
-	'leads:write',
-	'conversations:read',
-	'conversations:write',
-	'conversations:read:sensitive',
-	'campaigns:read',
-	'campaigns:danger',
-	'webhooks:write',
-] as const;
-export type Scope = (typeof SCOPES)[number];
-
-/**
- * What each scope lets a key do, as a 403 says it to a person. The scopes are documented; these
- * sentences are the project's, in the words the node uses.
- */
-export const SCOPE_GRANTS: Record<Scope, string> = {
-	'leads:read': 'list and get leads',
-	'leads:write': 'create and update leads, and record their consent',
-	'conversations:read': 'read conversation threads and messages, with message text masked',
-	'conversations:write': 'hand leads to the assistant (it may then greet them)',
-	'conversations:read:sensitive': 'read message text in full instead of masked',
-	'campaigns:read': 'list and get campaigns',
-	'campaigns:danger': 'dispatch approved campaigns',
-	'webhooks:write': 'manage webhook subscriptions (Svc Trigger needs it)',
-};
-
-export const SENSITIVE_READ_SCOPE: Scope = 'conversations:read:sensitive';
 
 /** Key prefixes (documented) and the secret part (assumed: 16+ characters of [A-Za-z0-9]). */
 export const KEY_PREFIXES = {
@@ -380,3 +353,4 @@ export const RETRYABLE_STATUSES = [409, 429, 500, 502, 503, 504] as const;
 export const RETRY_AFTER_HEADER = 'Retry-After';
 
 export * from './events';
+export * from './scopes';
