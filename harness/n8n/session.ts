@@ -29,16 +29,16 @@ export interface N8nSessionCalls {
 	 * Logged-in REST call; `path` is relative to /rest (e.g. '/workflows'). Responses are `{ data }`
 	 * envelopes. `timeoutMs` for a call n8n answers only when work has ended (default 30 s).
 	 */
-	rest<T = unknown>(
+	rest: <T = unknown>(
 		method: HttpMethod,
 		path: string,
 		body?: unknown,
 		options?: { timeoutMs?: number },
-	): Promise<HttpResult<T>>;
+	) => Promise<HttpResult<T>>;
 	/** Public API call; `path` is relative to /api/v1 (e.g. '/workflows'). */
-	api<T = unknown>(method: HttpMethod, path: string, body?: unknown): Promise<HttpResult<T>>;
+	api: <T = unknown>(method: HttpMethod, path: string, body?: unknown) => Promise<HttpResult<T>>;
 	/** Any request to this n8n (e.g. a webhook URL), trusting its CA and reusing its connections. */
-	fetch<T = unknown>(url: string, options?: HttpRequestOptions): Promise<HttpResult<T>>;
+	fetch: <T = unknown>(url: string, options?: HttpRequestOptions) => Promise<HttpResult<T>>;
 }
 
 export type N8nRequests = N8nSessionCalls & {
