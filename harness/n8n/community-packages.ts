@@ -5,6 +5,12 @@
 import { restData } from './api';
 import type { N8nInstance } from './instance';
 
+/**
+ * n8n answers an install or update once its npm install has ended and the nodes are loaded: on a
+ * loaded 2-core machine that took longer than the 30 s other calls get (queue suite, CI, 2.41).
+ */
+const INSTALL_TIMEOUT_MS = 180_000;
+
 export interface InstalledPackage {
 	packageName: string;
 	installedVersion: string;
@@ -17,7 +23,13 @@ export async function installCommunityPackage(
 	name: string,
 	version: string,
 ): Promise<InstalledPackage> {
-	return await restData<InstalledPackage>(n8n, 'POST', '/community-packages', { name, version });
+	return await restData<InstalledPackage>(
+		n8n,
+		'POST',
+		'/community-packages',
+		{ name, version },
+		{ timeoutMs: INSTALL_TIMEOUT_MS },
+	);
 }
 
 /** The Update button: `name` to `version`. */
@@ -26,7 +38,13 @@ export async function updateCommunityPackage(
 	name: string,
 	version: string,
 ): Promise<InstalledPackage> {
-	return await restData<InstalledPackage>(n8n, 'PATCH', '/community-packages', { name, version });
+	return await restData<InstalledPackage>(
+		n8n,
+		'PATCH',
+		'/community-packages',
+		{ name, version },
+		{ timeoutMs: INSTALL_TIMEOUT_MS },
+	);
 }
 
 /** The Uninstall button. */
