@@ -143,7 +143,14 @@ export function pullReceiverInBatches(batchSize: number): WorkflowInput['nodes']
  * read at each call, since a test that restarts n8n may replace it.
  */
 export async function withWebhookNodeReceiver<T>(
-	at: { n8n: () => N8nInstance; webhookBaseUrl: string; state: SandboxState; sandboxUrl: string },
+	at: {
+		n8n: () => N8nInstance;
+		webhookBaseUrl: string;
+		state: SandboxState;
+		sandboxUrl: string;
+		/** The same work after the receiver as the Svc Trigger it is measured beside (receiverWorkflow). */
+		workSeconds?: number;
+	},
 	workflow: { name: string; path: string },
 	measure: (workflowId: string) => Promise<T>,
 ): Promise<T> {
@@ -161,7 +168,7 @@ export async function withWebhookNodeReceiver<T>(
 	};
 	const imported = await importWorkflow(
 		at.n8n(),
-		receiverWorkflow(workflow.name, receiver, at.sandboxUrl),
+		receiverWorkflow(workflow.name, receiver, at.sandboxUrl, { workSeconds: at.workSeconds }),
 	);
 	await activate(at.n8n(), imported.id);
 	const subscription = createSubscription(at.state, {

@@ -12,7 +12,8 @@ export const REPRODUCING = process.env.SVC_REPRODUCE === '1';
 /**
  * The burst: the operator's 600 distinct events 16 at a time, the kill once 250 were answered 2xx;
  * or 150, the kill at 60. Then 16 deliveries are open and unanswered, and answered runs unfinished
- * (each lives at least its claim's 2 s settle past its answer): `killMissedTheBurst` checks the first.
+ * (each lives WORK_AFTER_TRIGGER_SECONDS past its answer in regular mode, its claim's 2 s settle in
+ * queue mode): `killMissedTheBurst` checks the first.
  */
 export const CRASH_BURST = REPRODUCING
 	? { events: 600, concurrency: 16, killAfterAcknowledged: 250 }
@@ -21,7 +22,7 @@ export const CRASH_BURST = REPRODUCING
 /**
  * Svc Trigger in batches of 50: a batch reads the events the service created, delivered yet or
  * not, so answers come about 50 at a time; killed once 200 were answered, batches are claimed and
- * under way (each holds its events PULLED_RUN_WORK_SECONDS past its trigger). The operator's
+ * under way (each holds its events WORK_AFTER_TRIGGER_SECONDS past its trigger). The operator's
  * 1,000 events, or 500: the 300 unanswered at the kill are still 6 batches, and after the restart
  * the service sends 300 again instead of 800 (about 10 a second, n8n's request rate).
  */
@@ -37,7 +38,7 @@ export const CRASH_BURST_IN_BATCHES = {
  * cuts short up to 20. In batches of 50, about 800 events claim at once and end together, so the
  * backlog is 1,000, where later batches start as the first ones end. Either way the recovery test
  * then waits for a run under way holding none of the events that ran, and kills n8n before its
- * work ends (PULLED_RUN_WORK_SECONDS).
+ * work ends (WORK_AFTER_TRIGGER_SECONDS).
  * The tests check that part of the backlog had not run at the kill.
  */
 export const CRASH_BACKLOG = {
@@ -46,12 +47,13 @@ export const CRASH_BACKLOG = {
 };
 
 /**
- * In n8n's regular mode a pulled event's claim stands as soon as it is written (one process writes
- * n8n's record), so a pull's run lasts as long as the work after its trigger. The crash tests give
- * the pull trigger's runs 2 s of it (a Wait node): a kill then finds runs that claimed their events
- * and have not run them, one per event (20 at once) and in batches.
+ * In n8n's regular mode an event's claim stands as soon as it is written (one process writes n8n's
+ * record), so a run lasts as long as the work after its trigger. The crash tests give both triggers'
+ * runs 2 s of it (a Wait node): a kill then finds runs that claimed their events and have not run
+ * them, one per event (up to 20 at once) and in batches. Without it a Svc Trigger run ends moments
+ * after its answer, and a kill once found none to cut short (CI, 2026-12-02, n8n 2.41).
  */
-export const PULLED_RUN_WORK_SECONDS = 2;
+export const WORK_AFTER_TRIGGER_SECONDS = 2;
 
 /** Why the kill did not land in the middle of the burst (empty when it did). */
 export function killMissedTheBurst(result: KillMidBurstResult): string[] {

@@ -18,7 +18,7 @@ import { startEnvironment } from '../../harness/environment';
 import { mergeFigures } from '../../harness/figures';
 import { activate, deactivate } from '../../harness/n8n/api';
 import { killMidBacklog } from '../../harness/kill-mid-backlog';
-import { CRASH_BACKLOG, PULLED_RUN_WORK_SECONDS } from '../../harness/crash-sizes';
+import { CRASH_BACKLOG, WORK_AFTER_TRIGGER_SECONDS } from '../../harness/crash-sizes';
 import { runtimeVersions } from '../../harness/runtime-versions';
 
 jest.setTimeout(15 * 60_000);
@@ -72,7 +72,7 @@ describe.each(POLL_SETUPS)(
 				{
 					sandboxUrl: env.sandbox.url,
 					credential: env.credential,
-					workSeconds: PULLED_RUN_WORK_SECONDS,
+					workSeconds: WORK_AFTER_TRIGGER_SECONDS,
 				},
 			);
 			workflowId = imported.id;
@@ -129,7 +129,7 @@ describe.each(POLL_SETUPS)(
 				{
 					sandboxUrl: env.sandbox.url,
 					credential: env.credential,
-					workSeconds: PULLED_RUN_WORK_SECONDS,
+					workSeconds: WORK_AFTER_TRIGGER_SECONDS,
 				},
 			);
 			// Up to about 800 events in runs at once (16 batches of 50, each claiming once the one before

@@ -19,7 +19,7 @@ import {
 	CRASH_BURST,
 	CRASH_BURST_IN_BATCHES,
 	killMissedTheBurst,
-	PULLED_RUN_WORK_SECONDS,
+	WORK_AFTER_TRIGGER_SECONDS,
 	REPRODUCING,
 } from '../../harness/crash-sizes';
 import {
@@ -99,11 +99,15 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			});
 		}
 
-		/** A published workflow whose Svc Trigger feeds the receiver (harness/crash-receivers.ts). */
+		/**
+		 * A published workflow whose Svc Trigger feeds the receiver (harness/crash-receivers.ts), with
+		 * work after the trigger, so that the kill finds answered runs under way.
+		 */
 		async function publishSvcTriggerReceiver(name: string): Promise<string> {
 			const workflow = await importReceiverWorkflow(env.n8n, name, SVC_TRIGGER_RECEIVER, {
 				sandboxUrl: env.sandbox.url,
 				credential: env.credential,
+				workSeconds: WORK_AFTER_TRIGGER_SECONDS,
 			});
 			await activate(env.n8n, workflow.id);
 			return workflow.id;
@@ -117,21 +121,25 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			});
 		}
 
+		// Each unpublishes in the end, failed or not: the next one's trigger takes the same webhook path.
 		it("Svc Trigger: every event answered 2xx has an execution, none runs twice past the trigger, and n8n's Retry of the crashed runs runs each of their events once", async () => {
 			const workflowId = await publishSvcTriggerReceiver('crash: Svc Trigger');
-			const result = await burstAndKill(workflowId, { retry: true });
-			figures[version].svcTrigger = countsOf(result);
-			expect(killMissedTheBurst(result)).toEqual([]);
-			// What did not run past the trigger was cut short by the kill: its crashed execution is there
-			// for n8n's Retry, and once retried each of those events ran past the trigger once.
-			expect(lossesOf(result)).toEqual(NO_LOSSES);
-			// Only runs whose event had not run past the trigger are retried.
-			expect(result.rerunByRetry).toEqual([]);
-			expect(detailsOf(result, result.notRunAfterRetry)).toEqual([]);
-			expect(result.retried).toBeGreaterThan(0);
-			// At most that many answered runs were unfinished when n8n died.
-			expect(result.retried).toBeLessThanOrEqual(UNFINISHED_EXECUTIONS_MAX);
-			await unpublish(workflowId);
+			try {
+				const result = await burstAndKill(workflowId, { retry: true });
+				figures[version].svcTrigger = countsOf(result);
+				expect(killMissedTheBurst(result)).toEqual([]);
+				// What did not run past the trigger was cut short by the kill: its crashed execution is there
+				// for n8n's Retry, and once retried each of those events ran past the trigger once.
+				expect(lossesOf(result)).toEqual(NO_LOSSES);
+				// Only runs whose event had not run past the trigger are retried.
+				expect(result.rerunByRetry).toEqual([]);
+				expect(detailsOf(result, result.notRunAfterRetry)).toEqual([]);
+				expect(result.retried).toBeGreaterThan(0);
+				// At most that many answered runs were unfinished when n8n died.
+				expect(result.retried).toBeLessThanOrEqual(UNFINISHED_EXECUTIONS_MAX);
+			} finally {
+				await unpublish(workflowId);
+			}
 		});
 
 		it('Svc Trigger in batches of 50: every event answered 2xx runs once, and the Retry of each crashed batch runs what it had claimed', async () => {
@@ -142,27 +150,30 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				{
 					sandboxUrl: env.sandbox.url,
 					credential: env.credential,
-					workSeconds: PULLED_RUN_WORK_SECONDS,
+					workSeconds: WORK_AFTER_TRIGGER_SECONDS,
 				},
 			);
 			await activate(env.n8n, workflow.id);
-			const result = await burstAndKill(workflow.id, {
-				retry: true,
-				burst: CRASH_BURST_IN_BATCHES,
-				runsReadRanges: true,
-			});
-			figures[version].svcTriggerInBatches = countsOf(result);
-			expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
-				CRASH_BURST_IN_BATCHES.killAfterAcknowledged,
-			);
-			expect(result.acknowledgedBeforeKill).toBeLessThan(CRASH_BURST_IN_BATCHES.events);
-			expect(lossesOf(result)).toEqual(NO_LOSSES);
-			// At most that many batches unfinished when n8n died, each a run for a person's Retry.
-			expect(result.retried).toBeLessThanOrEqual(8);
-			// n8n retries a run whole: a batch the kill cut in the middle of the node after the trigger
-			// runs the items that node had handled again. Nothing else repeats (in ranTwice above).
-			expect(result.rerunByRetry.length).toBeLessThanOrEqual(result.retried * 50);
-			await unpublish(workflow.id);
+			try {
+				const result = await burstAndKill(workflow.id, {
+					retry: true,
+					burst: CRASH_BURST_IN_BATCHES,
+					runsReadRanges: true,
+				});
+				figures[version].svcTriggerInBatches = countsOf(result);
+				expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
+					CRASH_BURST_IN_BATCHES.killAfterAcknowledged,
+				);
+				expect(result.acknowledgedBeforeKill).toBeLessThan(CRASH_BURST_IN_BATCHES.events);
+				expect(lossesOf(result)).toEqual(NO_LOSSES);
+				// At most that many batches unfinished when n8n died, each a run for a person's Retry.
+				expect(result.retried).toBeLessThanOrEqual(8);
+				// n8n retries a run whole: a batch the kill cut in the middle of the node after the trigger
+				// runs the items that node had handled again. Nothing else repeats (in ranTwice above).
+				expect(result.rerunByRetry.length).toBeLessThanOrEqual(result.retried * 50);
+			} finally {
+				await unpublish(workflow.id);
+			}
 		});
 
 		// A figure for docs/reliability.md, not a promise of this package: the operator's run only.
@@ -175,6 +186,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 						webhookBaseUrl: env.n8n.webhookBaseUrl,
 						state: env.sandbox.state,
 						sandboxUrl: env.sandbox.url,
+						workSeconds: WORK_AFTER_TRIGGER_SECONDS,
 					},
 					{ name: 'crash: Webhook node', path: 'crash-peer' },
 					async (workflowId) => {
