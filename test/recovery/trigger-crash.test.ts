@@ -9,6 +9,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import type { WorkflowInput } from '../../harness/n8n/api';
 import { activate, deactivate, retryExecution } from '../../harness/n8n/api';
 import { listExecutions } from '../../harness/n8n/executions';
 import type { Environment } from '../../harness/environment';
@@ -100,31 +101,36 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		}
 
 		/**
-		 * A published workflow whose Svc Trigger feeds the receiver (harness/crash-receivers.ts), with
-		 * work after the trigger, so that the kill finds answered runs under way.
+		 * Publishes a workflow whose Svc Trigger (`receiver`) feeds the node that reports to the
+		 * sandbox (harness/crash-receivers.ts), with work after the trigger, so that the kill finds
+		 * answered runs under way; runs `test` on it, then unpublishes it, failed or not, which deletes
+		 * its subscription at the service: the next test's trigger takes the same webhook path.
 		 */
-		async function publishSvcTriggerReceiver(name: string): Promise<string> {
-			const workflow = await importReceiverWorkflow(env.n8n, name, SVC_TRIGGER_RECEIVER, {
+		async function whilePublished(
+			name: string,
+			receiver: WorkflowInput['nodes'][number],
+			test: (workflowId: string) => Promise<void>,
+		): Promise<void> {
+			const workflow = await importReceiverWorkflow(env.n8n, name, receiver, {
 				sandboxUrl: env.sandbox.url,
 				credential: env.credential,
 				workSeconds: WORK_AFTER_TRIGGER_SECONDS,
 			});
 			await activate(env.n8n, workflow.id);
-			return workflow.id;
-		}
-
-		/** Unpublishes it, which deletes its subscription at the service. */
-		async function unpublish(workflowId: string): Promise<void> {
-			await deactivate(env.n8n, workflowId);
-			await until('subscription deleted', () => env.sandbox.state.store.subscriptions.size === 0, {
-				timeoutMs: 15_000,
-			});
-		}
-
-		// Each unpublishes in the end, failed or not: the next one's trigger takes the same webhook path.
-		it("Svc Trigger: every event answered 2xx has an execution, none runs twice past the trigger, and n8n's Retry of the crashed runs runs each of their events once", async () => {
-			const workflowId = await publishSvcTriggerReceiver('crash: Svc Trigger');
 			try {
+				await test(workflow.id);
+			} finally {
+				await deactivate(env.n8n, workflow.id);
+				await until(
+					'subscription deleted',
+					() => env.sandbox.state.store.subscriptions.size === 0,
+					{ timeoutMs: 15_000 },
+				);
+			}
+		}
+
+		it("Svc Trigger: every event answered 2xx has an execution, none runs twice past the trigger, and n8n's Retry of the crashed runs runs each of their events once", async () => {
+			await whilePublished('crash: Svc Trigger', SVC_TRIGGER_RECEIVER, async (workflowId) => {
 				const result = await burstAndKill(workflowId, { retry: true });
 				figures[version].svcTrigger = countsOf(result);
 				expect(killMissedTheBurst(result)).toEqual([]);
@@ -137,43 +143,32 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				expect(result.retried).toBeGreaterThan(0);
 				// At most that many answered runs were unfinished when n8n died.
 				expect(result.retried).toBeLessThanOrEqual(UNFINISHED_EXECUTIONS_MAX);
-			} finally {
-				await unpublish(workflowId);
-			}
+			});
 		});
 
 		it('Svc Trigger in batches of 50: every event answered 2xx runs once, and the Retry of each crashed batch runs what it had claimed', async () => {
-			const workflow = await importReceiverWorkflow(
-				env.n8n,
+			await whilePublished(
 				'crash: Svc Trigger in batches',
 				svcTriggerInBatches(50),
-				{
-					sandboxUrl: env.sandbox.url,
-					credential: env.credential,
-					workSeconds: WORK_AFTER_TRIGGER_SECONDS,
+				async (workflowId) => {
+					const result = await burstAndKill(workflowId, {
+						retry: true,
+						burst: CRASH_BURST_IN_BATCHES,
+						runsReadRanges: true,
+					});
+					figures[version].svcTriggerInBatches = countsOf(result);
+					expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
+						CRASH_BURST_IN_BATCHES.killAfterAcknowledged,
+					);
+					expect(result.acknowledgedBeforeKill).toBeLessThan(CRASH_BURST_IN_BATCHES.events);
+					expect(lossesOf(result)).toEqual(NO_LOSSES);
+					// At most that many batches unfinished when n8n died, each a run for a person's Retry.
+					expect(result.retried).toBeLessThanOrEqual(8);
+					// n8n retries a run whole: a batch the kill cut in the middle of the node after the trigger
+					// runs the items that node had handled again. Nothing else repeats (in ranTwice above).
+					expect(result.rerunByRetry.length).toBeLessThanOrEqual(result.retried * 50);
 				},
 			);
-			await activate(env.n8n, workflow.id);
-			try {
-				const result = await burstAndKill(workflow.id, {
-					retry: true,
-					burst: CRASH_BURST_IN_BATCHES,
-					runsReadRanges: true,
-				});
-				figures[version].svcTriggerInBatches = countsOf(result);
-				expect(result.acknowledgedBeforeKill).toBeGreaterThanOrEqual(
-					CRASH_BURST_IN_BATCHES.killAfterAcknowledged,
-				);
-				expect(result.acknowledgedBeforeKill).toBeLessThan(CRASH_BURST_IN_BATCHES.events);
-				expect(lossesOf(result)).toEqual(NO_LOSSES);
-				// At most that many batches unfinished when n8n died, each a run for a person's Retry.
-				expect(result.retried).toBeLessThanOrEqual(8);
-				// n8n retries a run whole: a batch the kill cut in the middle of the node after the trigger
-				// runs the items that node had handled again. Nothing else repeats (in ranTwice above).
-				expect(result.rerunByRetry.length).toBeLessThanOrEqual(result.retried * 50);
-			} finally {
-				await unpublish(workflow.id);
-			}
 		});
 
 		// A figure for docs/reliability.md, not a promise of this package: the operator's run only.
