@@ -11,8 +11,8 @@ import { EVENT_RETENTION_DAYS } from './contract';
 import { svcApiTest } from './methods/credentialTest';
 import { eventsPerExecutionProperties } from './shared/batching';
 import { eventKindProperties, eventKindsSubtitle, PULL_ROUTE } from './shared/subscription';
-import { pollEvents } from './trigger/pull';
-import { runPulledEvents } from './trigger/pulledRun';
+import { pollEvents } from './trigger/pull/poll';
+import { runPulledEvents } from './trigger/pull/pulledRun';
 
 export class SvcPullTrigger implements INodeType {
 	description: INodeTypeDescription = {

@@ -12,8 +12,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { svcApiTest } from './methods/credentialTest';
 import { eventsPerExecutionProperties } from './shared/batching';
 import { eventKindProperties, eventKindsSubtitle, WEBHOOK_ROUTE } from './shared/subscription';
-import { receiveDelivery, runDelivery } from './trigger/delivery';
-import { checkExists, create, remove } from './trigger/lifecycle';
+import { receiveDelivery, runDelivery } from './trigger/webhook/delivery';
+import { checkExists, create, remove } from './trigger/webhook/lifecycle';
 
 export class SvcTrigger implements INodeType {
 	description: INodeTypeDescription = {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type {
 	secretKey as SecretKey,
 	verifyDelivery as VerifyDelivery,
-} from '../../nodes/Svc/trigger/signature';
+} from '../../nodes/Svc/trigger/webhook/signature';
 import { runCommand } from '../../harness/commands';
 import { median } from './stats';
 

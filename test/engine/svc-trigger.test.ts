@@ -28,7 +28,7 @@ import { createSvcTrigger, FULL_KEY } from '../../harness/engine/svc';
 import { processedData } from '../../harness/engine/processed-data';
 import { loadedAnew } from '../../harness/engine/loaded-anew';
 import { sleep, until } from '../../harness/wait';
-import { UNFINISHED_EXECUTIONS_MAX } from '../../nodes/Svc/trigger/executionSlots';
+import { UNFINISHED_EXECUTIONS_MAX } from '../../nodes/Svc/trigger/exactlyOnce/executionSlots';
 
 let sandbox: Sandbox;
 let tls: LocalCa;
@@ -778,7 +778,7 @@ describe('the signing secret sealed under the API key', () => {
 	});
 
 	it('static data alone does not open the secret: another key, or another subscription id, gets nothing', async () => {
-		const { openSecret, sealSecret } = await import('../../nodes/Svc/trigger/sealedSecret');
+		const { openSecret, sealSecret } = await import('../../nodes/Svc/trigger/webhook/sealedSecret');
 		const sealed = sealSecret(FULL_KEY, 'sub_1', 'whsec_c2VjcmV0');
 		expect(openSecret(FULL_KEY, 'sub_1', sealed)).toBe('whsec_c2VjcmV0');
 		expect(openSecret(ROTATED_KEY, 'sub_1', sealed)).toBeUndefined();

@@ -39,7 +39,7 @@ import {
 } from '../../harness/crash-receivers';
 import { mergeFigures } from '../../harness/figures';
 import { until } from '../../harness/wait';
-import { UNFINISHED_EXECUTIONS_MAX } from '../../nodes/Svc/trigger/executionSlots';
+import { UNFINISHED_EXECUTIONS_MAX } from '../../nodes/Svc/trigger/exactlyOnce/executionSlots';
 
 jest.setTimeout(KILL_MID_BURST_TEST_TIMEOUT_MS);
 

@@ -1,5 +1,5 @@
-import type { ProcessedRecord } from '../../nodes/Svc/trigger/eventClaims';
-import { EventClaims } from '../../nodes/Svc/trigger/eventClaims';
+import type { ProcessedRecord } from '../../nodes/Svc/trigger/exactlyOnce/eventClaims';
+import { EventClaims } from '../../nodes/Svc/trigger/exactlyOnce/eventClaims';
 
 /**
  * n8n's processed-data row as its deduplication helper uses it: read the row, yield, write back

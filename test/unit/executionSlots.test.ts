@@ -1,4 +1,4 @@
-import { ExecutionSlots } from '../../nodes/Svc/trigger/executionSlots';
+import { ExecutionSlots } from '../../nodes/Svc/trigger/exactlyOnce/executionSlots';
 
 describe('ExecutionSlots', () => {
 	it('gives out at most its size, hands a freed slot to the first waiter, and frees a slot once however often freed', async () => {

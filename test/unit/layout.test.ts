@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 import { PROJECT_DIR } from '../../harness/project';
@@ -75,6 +75,77 @@ describe('the project layout', () => {
 			'utf8',
 		);
 		expect(relativeImports(queueSuite)).toContain('../../harness/n8n/queue');
+	});
+});
+
+/**
+ * Inside nodes/Svc/, the parts and the ones each may import besides itself (docs/development.md,
+ * "Layout"): the floors node → actions/trigger/methods → transport/shared → contract, and inside
+ * trigger/ the webhook path and the pull path, which never import each other, over the
+ * exactly-once core and the event list they share. The longest matching prefix names a file's part.
+ */
+const PRODUCT_PARTS: Record<string, string[]> = {
+	'': [
+		'actions/',
+		'trigger/webhook/',
+		'trigger/pull/',
+		'methods/',
+		'transport/',
+		'shared/',
+		'contract/',
+	],
+	'actions/': ['transport/', 'shared/', 'contract/'],
+	'methods/': ['transport/', 'shared/', 'contract/'],
+	'trigger/webhook/': [
+		'trigger/exactlyOnce/',
+		'trigger/eventList.ts',
+		'transport/',
+		'shared/',
+		'contract/',
+	],
+	'trigger/pull/': [
+		'trigger/exactlyOnce/',
+		'trigger/eventList.ts',
+		'transport/',
+		'shared/',
+		'contract/',
+	],
+	'trigger/eventList.ts': ['transport/', 'shared/', 'contract/'],
+	'trigger/exactlyOnce/': ['contract/'],
+	'transport/': ['contract/'],
+	'shared/': ['contract/'],
+	'contract/': [],
+};
+
+describe('the layout inside nodes/Svc/', () => {
+	const productDir = join(PROJECT_DIR, 'nodes', 'Svc');
+	const partOf = (path: string): string => {
+		const inside = relative(productDir, path).split(sep).join('/');
+		const parts = Object.keys(PRODUCT_PARTS).filter(
+			(part) => part !== '' && (inside === part || inside.startsWith(part)),
+		);
+		return parts.sort((a, b) => b.length - a.length)[0] ?? '';
+	};
+	const files = typeScriptFiles(productDir);
+
+	it('has no import that runs up a floor, or between the webhook and the pull paths', () => {
+		const wrong = files.flatMap((file) =>
+			relativeImports(readFileSync(file, 'utf8'))
+				.map((specifier) => ({ specifier, target: resolve(dirname(file), specifier) }))
+				.filter(({ target }) => !relative(productDir, target).startsWith('..'))
+				.filter(({ target }) => {
+					const module = existsSync(`${target}.ts`) ? `${target}.ts` : join(target, 'index.ts');
+					const [from, to] = [partOf(file), partOf(module)];
+					return from !== to && !PRODUCT_PARTS[from].includes(to);
+				})
+				.map(({ specifier }) => `${relative(PROJECT_DIR, file)} imports ${specifier}`),
+		);
+		expect(wrong).toEqual([]);
+	});
+
+	it('places every product file in a part, each part holding at least one file (the table is current)', () => {
+		const used = new Set(files.map(partOf));
+		expect(Object.keys(PRODUCT_PARTS).filter((part) => !used.has(part))).toEqual([]);
 	});
 });
 

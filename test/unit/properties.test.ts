@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 
 import { API_KEY_PATTERN } from '../../nodes/Svc/contract';
 import { checkApiKey, deriveIdempotencyKey, isUuid } from '../../nodes/Svc/transport';
-import { verifyDelivery } from '../../nodes/Svc/trigger/signature';
+import { verifyDelivery } from '../../nodes/Svc/trigger/webhook/signature';
 
 const secretBytes = fc.uint8Array({ minLength: 16, maxLength: 64 });
 const now = 1_800_000_000;

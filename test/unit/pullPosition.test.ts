@@ -7,7 +7,7 @@ import {
 	positionQuery,
 	RESUME_OVERLAP_MS,
 	resumeFromTime,
-} from '../../nodes/Svc/trigger/pullPosition';
+} from '../../nodes/Svc/trigger/pull/pullPosition';
 
 const NOW = Date.parse('2026-11-26T12:00:00.000Z');
 const event: EventEnvelope = {

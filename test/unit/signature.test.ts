@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
 import { Webhook } from 'standardwebhooks';
 
-import { secretKey, verifyDelivery } from '../../nodes/Svc/trigger/signature';
+import { secretKey, verifyDelivery } from '../../nodes/Svc/trigger/webhook/signature';
 
 // The Standard Webhooks project's published vector (libraries' "sign function works" test).
 const VECTOR = {

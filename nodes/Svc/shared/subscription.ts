@@ -1,4 +1,4 @@
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { IHookFunctions, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import type { KnownEventKind } from '../contract';
 import { KNOWN_EVENT_KINDS, SUBSCRIPTION_URL_PROTOCOL } from '../contract';
@@ -121,6 +121,14 @@ export function mergeEventKinds(picked: unknown, typed: unknown): string[] {
 		...asText(typed).split(/[\s,]+/),
 	];
 	return [...new Set(list.map((kind) => kind.trim()).filter((kind) => kind !== ''))];
+}
+
+/** The event kinds a trigger's two fields (eventKindProperties) choose, as both triggers read them. */
+export function desiredEvents(ctx: Pick<IHookFunctions, 'getNodeParameter'>): string[] {
+	return mergeEventKinds(
+		ctx.getNodeParameter('events', []),
+		ctx.getNodeParameter('otherEvents', ''),
+	);
 }
 
 /** Same events regardless of order. */

@@ -11,7 +11,7 @@ import type { ExecutionRecord } from '../../../harness/n8n/executions';
 import { isUnfinished, listExecutions } from '../../../harness/n8n/executions';
 import type { N8nInstance } from '../../../harness/n8n/instance';
 import { until } from '../../../harness/wait';
-import { CLAIMED_EVENTS_KEPT } from '../../../nodes/Svc/trigger/eventClaims';
+import { CLAIMED_EVENTS_KEPT } from '../../../nodes/Svc/trigger/exactlyOnce/eventClaims';
 import { CpuSplitTracker } from '../cpu';
 import { waitUntilSettled, type Settled } from '../executions';
 import { RssSampler } from '../rss';

@@ -10,17 +10,22 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { EventEnvelope } from '../contract';
-import { EVENT_SIGNATURE } from '../contract';
-import { claimEvents, claimScope, passOnClaimed } from './claimRecord';
+import type { EventEnvelope } from '../../contract';
+import { EVENT_SIGNATURE } from '../../contract';
+import { claimEvents, claimScope, passOnClaimed } from '../exactlyOnce/claimRecord';
 import type { BatchStart } from './deliveredBatch';
 import { batchClaimed, batchStartOf, batchTurn, readBatch } from './deliveredBatch';
-import { eventsPerExecution, toItem } from './eventList';
-import { executionPlace } from './executionPlace';
-import type { ClaimOutcome } from './eventClaims';
-import { triggerExecutionSlots, triggerKey, UNFINISHED_EXECUTIONS_MAX } from './executionSlots';
+import { eventsPerExecution, toItem } from '../eventList';
+import { executionPlace } from '../exactlyOnce/executionPlace';
+import type { ClaimOutcome } from '../exactlyOnce/eventClaims';
+import {
+	triggerExecutionSlots,
+	triggerKey,
+	UNFINISHED_EXECUTIONS_MAX,
+} from '../exactlyOnce/executionSlots';
 import type { StoredSubscription } from './lifecycle';
-import { credentialApiKey, desiredEvents, storedSubscription } from './lifecycle';
+import { credentialApiKey, storedSubscription } from './lifecycle';
+import { desiredEvents } from '../../shared/subscription';
 import {
 	announceReceipt,
 	earlierCopy,

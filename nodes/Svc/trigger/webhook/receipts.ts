@@ -7,10 +7,10 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { ANNOUNCED_CLAIM_MAX_MS, eventClaims } from './eventClaims';
-import { executionPlace } from './executionPlace';
-import type { ExecutionSlots } from './executionSlots';
-import { triggerExecutionSlots } from './executionSlots';
+import { ANNOUNCED_CLAIM_MAX_MS, eventClaims } from '../exactlyOnce/eventClaims';
+import { executionPlace } from '../exactlyOnce/executionPlace';
+import type { ExecutionSlots } from '../exactlyOnce/executionSlots';
+import { triggerExecutionSlots } from '../exactlyOnce/executionSlots';
 
 /**
  * What this process knows of an earlier copy of the event. 'taken': an execution of this process

@@ -1,15 +1,15 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { EventEnvelope } from '../contract';
-import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../contract';
-import { SvcClient, userError } from '../transport';
-import { claimEvents, claimScope, passOnClaimed } from './claimRecord';
-import type { ClaimOutcome } from './eventClaims';
-import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
-import { executionPlace } from './executionPlace';
-import { desiredEvents } from './lifecycle';
-import { startedInThisProcess } from './pull';
+import type { EventEnvelope } from '../../contract';
+import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../../contract';
+import { SvcClient, userError } from '../../transport';
+import { claimEvents, claimScope, passOnClaimed } from '../exactlyOnce/claimRecord';
+import type { ClaimOutcome } from '../exactlyOnce/eventClaims';
+import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from '../eventList';
+import { executionPlace } from '../exactlyOnce/executionPlace';
+import { desiredEvents } from '../../shared/subscription';
+import { startedInThisProcess } from './poll';
 
 /**
  * "Fetch Test Event": what a run would get, the newest `count` events of the chosen kinds (one,

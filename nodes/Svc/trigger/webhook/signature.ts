@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 
-import { EVENT_SIGNATURE, signedPrefix } from '../contract';
+import { EVENT_SIGNATURE, signedPrefix } from '../../contract';
 
 export interface DeliveryHeaders {
 	id?: string;

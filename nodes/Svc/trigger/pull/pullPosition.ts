@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { EventEnvelope } from '../contract';
-import { EVENT_LIST_QUERY } from '../contract';
+import type { EventEnvelope } from '../../contract';
+import { EVENT_LIST_QUERY } from '../../contract';
 
 /**
  * Where Svc Pull Trigger reads the event list from, kept in the node's static data. It moves past

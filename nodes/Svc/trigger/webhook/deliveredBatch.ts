@@ -11,12 +11,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { EventEnvelope } from '../contract';
-import { EVENT_LIST_QUERY } from '../contract';
-import { SvcClient } from '../transport';
-import { eventClaims } from './eventClaims';
-import { POLL_CLIENT, readPage } from './eventList';
-import { desiredEvents } from './lifecycle';
+import type { EventEnvelope } from '../../contract';
+import { EVENT_LIST_QUERY } from '../../contract';
+import { SvcClient } from '../../transport';
+import { eventClaims } from '../exactlyOnce/eventClaims';
+import { POLL_CLIENT, readPage } from '../eventList';
+import { desiredEvents } from '../../shared/subscription';
 
 /** Where a batch's read starts, stored with its leading delivery so that a Retry reads the same range. */
 export interface BatchStart {

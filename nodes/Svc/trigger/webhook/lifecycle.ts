@@ -1,9 +1,9 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { Subscription } from '../contract';
-import { mergeEventKinds, sameEventKinds, subscriptionProblems } from '../shared/subscription';
-import { CREDENTIAL_TYPE, checkApiKey, SvcClient, userError } from '../transport';
+import type { Subscription } from '../../contract';
+import { desiredEvents, sameEventKinds, subscriptionProblems } from '../../shared/subscription';
+import { CREDENTIAL_TYPE, checkApiKey, SvcClient, userError } from '../../transport';
 import { openSecret, sealSecret } from './sealedSecret';
 
 /** What the trigger keeps about its subscription in the node's static data: never the secret in clear. */
@@ -33,13 +33,6 @@ export function storedSubscription(staticData: IDataObject): StoredSubscription 
 function store(staticData: IDataObject, subscription: StoredSubscription | undefined): void {
 	if (subscription) staticData[KEY] = { ...subscription };
 	else delete staticData[KEY];
-}
-
-export function desiredEvents(ctx: Pick<IHookFunctions, 'getNodeParameter'>): string[] {
-	return mergeEventKinds(
-		ctx.getNodeParameter('events', []),
-		ctx.getNodeParameter('otherEvents', ''),
-	);
 }
 
 /** The credential's API key, for sealing and opening the signing secret. */

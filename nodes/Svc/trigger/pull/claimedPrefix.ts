@@ -1,6 +1,6 @@
 import { sleep } from 'n8n-workflow';
 
-import type { EventEnvelope } from '../contract';
+import type { EventEnvelope } from '../../contract';
 import type { PullPosition } from './pullPosition';
 
 /**

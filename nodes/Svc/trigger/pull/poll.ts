@@ -9,16 +9,20 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { EventEnvelope } from '../contract';
-import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../contract';
-import { SvcClient, userError } from '../transport';
-import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from './eventList';
-import type { ExecutionSlots } from './executionSlots';
-import { triggerExecutionSlots, triggerKey, UNFINISHED_EXECUTIONS_MAX } from './executionSlots';
+import type { EventEnvelope } from '../../contract';
+import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../../contract';
+import { SvcClient, userError } from '../../transport';
+import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from '../eventList';
+import type { ExecutionSlots } from '../exactlyOnce/executionSlots';
+import {
+	triggerExecutionSlots,
+	triggerKey,
+	UNFINISHED_EXECUTIONS_MAX,
+} from '../exactlyOnce/executionSlots';
 import { claimedInOrder, ClaimedPrefix } from './claimedPrefix';
-import { claimScope } from './claimRecord';
-import { eventClaims } from './eventClaims';
-import { desiredEvents } from './lifecycle';
+import { claimScope } from '../exactlyOnce/claimRecord';
+import { eventClaims } from '../exactlyOnce/eventClaims';
+import { desiredEvents } from '../../shared/subscription';
 import type { PositionSource, PullPosition } from './pullPosition';
 import { advancePast, currentPosition, positionQuery, resumeFromTime } from './pullPosition';
 
