@@ -111,7 +111,7 @@ const PRODUCT_PARTS: Record<string, string[]> = {
 		'contract/',
 	],
 	'trigger/eventList.ts': ['transport/', 'shared/', 'contract/'],
-	'trigger/exactlyOnce/': ['contract/'],
+	'trigger/exactlyOnce/': ['shared/', 'contract/'],
 	'transport/': ['contract/'],
 	'shared/': ['contract/'],
 	'contract/': [],

@@ -4,7 +4,7 @@
  * the process started some and none ran here (queue mode: workers run them). Both triggers of a
  * workflow tell it: Svc Trigger's receipts and Svc Pull Trigger's runs.
  */
-import { sleep } from 'n8n-workflow';
+import { settlesWithin } from '../../shared/waits';
 
 type Place = 'here' | 'elsewhere';
 
@@ -47,7 +47,7 @@ export const executionPlace = {
 		const learned = new Promise<void>((resolve) => (wake = resolve));
 		const wakes = waiting.get(scope) ?? new Set();
 		waiting.set(scope, wakes.add(wake));
-		await Promise.race([learned, sleep(waitMs)]);
+		await settlesWithin(learned, waitMs);
 		wakes.delete(wake);
 		return places.get(scope);
 	},

@@ -1,5 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { settlesWithin } from '../../shared/waits';
 
 /**
  * A fixed number of slots, each held by one execution from its start until it ends: a crash of
@@ -59,7 +59,7 @@ export class ExecutionSlots {
 			};
 		});
 		this.waiting.push(wake);
-		await (Number.isFinite(waitMs) ? Promise.race([wokenUp, sleep(waitMs)]) : wokenUp);
+		await (Number.isFinite(waitMs) ? settlesWithin(wokenUp, waitMs) : wokenUp);
 		// Woken even if the wait ran out in the same turn: the slot was handed over.
 		if (woken) {
 			this.handedOver--;

@@ -9,10 +9,10 @@
  * events the service created, delivered yet or not.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../../contract';
 import { EVENT_LIST_QUERY } from '../../contract';
+import { settlesWithin } from '../../shared/waits';
 import { SvcClient } from '../../transport';
 import { eventClaims } from '../exactlyOnce/eventClaims';
 import { POLL_CLIENT, readPage } from '../eventList';
@@ -72,10 +72,7 @@ export async function batchTurn(
 			return { kind: 'lead', start: { after: lastRead.get(key), size } };
 		}
 		const left = deadline - Date.now();
-		const claimed = await Promise.race([
-			pending.claimed.then(() => true),
-			sleep(Math.max(0, left)).then(() => false),
-		]);
+		const claimed = await settlesWithin(pending.claimed, Math.max(0, left));
 		if (!claimed) return { kind: 'waited' };
 	}
 }

@@ -27,6 +27,7 @@ export async function earlierCopy(
 	eventId: string,
 ): Promise<'taken' | 'receiving' | 'none'> {
 	const now = Date.now();
+	forgetStaleReceipts(now);
 	if (eventClaims.has(scope, eventId, now)) return 'taken';
 	const announced = eventClaims.claimedHere(scope, eventId, now);
 	if (announced === undefined) return 'none';
@@ -40,14 +41,16 @@ export async function earlierCopy(
 }
 
 /**
- * The receipts this process passed on to an execution, by receipt id, for up to
- * ANNOUNCED_CLAIM_MAX_MS: runDelivery settles each once it has claimed (or could not).
+ * The receipts this process passed on to an execution, by receipt id, in the order received:
+ * runDelivery settles each once it has claimed (or could not); those it never takes are forgotten
+ * (forgetStaleReceipts).
  */
 const receiptsAwaitingClaims = new Map<
 	string,
 	{
 		scope: string;
 		eventId: string;
+		receivedAt: number;
 		settle: (stood: boolean) => void;
 		/** The slot taken for its execution (see roomFor), until the execution holds it. */
 		slot?: () => void;
@@ -61,6 +64,27 @@ const receiptsAwaitingClaims = new Map<
 const FIRST_RUN_WAIT_MS = 20_000;
 
 /**
+ * Forgets the receipts no execution took in time: after FIRST_RUN_WAIT_MS where no execution of
+ * the workflow ran in this process (which then counts as one whose executions run elsewhere), after
+ * ANNOUNCED_CLAIM_MAX_MS where they run here (n8n may hold one in its queue for long under load, and
+ * copies sent again meanwhile should start none). A forgotten receipt's slot goes to another (its
+ * execution takes one if it starts after all) and its claim settles as not made. Looked at whenever
+ * a delivery arrives, the only time it matters, rather than by a timer per receipt, which would
+ * hold the process open for up to 2 minutes after its last delivery.
+ */
+function forgetStaleReceipts(now: number): void {
+	for (const [receiptId, receipt] of receiptsAwaitingClaims) {
+		const age = now - receipt.receivedAt;
+		if (age < FIRST_RUN_WAIT_MS) return;
+		if (executionPlace.of(receipt.scope) !== 'here') executionPlace.noneRanHere(receipt.scope);
+		else if (age < ANNOUNCED_CLAIM_MAX_MS) continue;
+		receiptsAwaitingClaims.delete(receiptId);
+		receipt.slot?.();
+		receipt.settle(false);
+	}
+}
+
+/**
  * Keeps the receipt for its execution, and announces its coming claim, so that a poll of the same
  * workflow waits for it instead of running the event too.
  */
@@ -70,31 +94,12 @@ export function announceReceipt(
 	receiptId: string,
 	slot: (() => void) | undefined,
 ): void {
-	const stood = new Promise<boolean>((settle) => {
-		receiptsAwaitingClaims.set(receiptId, { scope, eventId, settle, slot });
-		const forget = (): void => {
-			const receipt = receiptsAwaitingClaims.get(receiptId);
-			if (receipt === undefined) return;
-			receiptsAwaitingClaims.delete(receiptId);
-			// Its execution has not started: the slot goes to another (it takes one when it starts).
-			receipt.slot?.();
-			settle(false);
-		};
-		// Where executions run here, n8n may hold one in its queue for long under load: the receipt
-		// waits as long as the announcement lives, so that copies sent again meanwhile start none.
-		void sleep(FIRST_RUN_WAIT_MS).then(async () => {
-			if (!receiptsAwaitingClaims.has(receiptId)) return;
-			if (executionPlace.of(scope) !== 'here') {
-				executionPlace.noneRanHere(scope);
-				forget();
-				return;
-			}
-			await sleep(ANNOUNCED_CLAIM_MAX_MS - FIRST_RUN_WAIT_MS);
-			forget();
-		});
-	});
-	if (executionPlace.of(scope) !== 'elsewhere')
-		eventClaims.announce(scope, eventId, stood, Date.now());
+	const now = Date.now();
+	forgetStaleReceipts(now);
+	let settle: (stood: boolean) => void = () => {};
+	const stood = new Promise<boolean>((resolve) => (settle = resolve));
+	receiptsAwaitingClaims.set(receiptId, { scope, eventId, receivedAt: now, settle, slot });
+	if (executionPlace.of(scope) !== 'elsewhere') eventClaims.announce(scope, eventId, stood, now);
 }
 
 /**
