@@ -87,6 +87,9 @@ export async function startN8n(options: StartOptions): Promise<N8nInstance> {
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
+		// n8n's list of verified community nodes, fetched from n8n's servers when the node panel asks
+		// (a development build asks the staging one): offline, an error and a stack in the log each time.
+		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		N8N_PUBLIC_API_SWAGGERUI_DISABLED: 'true',

@@ -102,6 +102,18 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			expect(revoked.message).not.toContain('RevokedOrNeverIssued');
 		});
 
+		it("n8n calls none of n8n's own servers: the node panel's list of verified community nodes is empty, and the log has no failed call", async () => {
+			// What the editor's node panel asks for; with the list on, n8n fetches it from api.n8n.io
+			// (api-staging.n8n.io, as n8n runs here) and logs the failure where there is no internet.
+			const listed = await env.n8n.rest<{ data: unknown[] }>('GET', '/community-node-types');
+			expect(listed.status).toBe(200);
+			expect(listed.body.data).toEqual([]);
+			const calls = (await env.n8n.log())
+				.split('\n')
+				.filter((line) => /api(-staging)?\.n8n\.io|ENOTFOUND|Strapi/i.test(line));
+			expect(calls).toEqual([]);
+		});
+
 		it("n8n's credential test names a wrong scheme and the fix, not a bare EPROTO", async () => {
 			const address = env.sandbox.url.replace(/^http:/, 'https:');
 			const wrongScheme = await testCredential(env.n8n, {
