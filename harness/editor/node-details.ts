@@ -34,6 +34,13 @@ function parameterItem(name: string): string {
 	return `${NDV} ${byTestId('parameter-item')}:has(> * > ${byTestId('input-label')} label[for="${name}"])`;
 }
 
+/** One option of an open list, as shown: `whole` is false when its description is cut short. */
+export interface ListedOption {
+	name: string;
+	description: string;
+	whole: boolean;
+}
+
 export interface NodeCredentialField {
 	/** The credential the node's Credential field shows as selected, if any. */
 	selected?: string;
@@ -64,19 +71,54 @@ export class NodeDetails extends NodePicker {
 		return await input.evaluate((el) => (el instanceof HTMLInputElement ? el.value : ''));
 	}
 
-	/** Picks `option` in a parameter's dropdown; returns once the parameter shows it. */
-	async chooseOption(parameter: string, option: string): Promise<string> {
+	/** The whole text of what the open node shows beginning with `start` (a notice, a hint), once shown. */
+	async shownText(start: string): Promise<string> {
+		const found = await this.page.waitForFunction(
+			(css: string, wanted: string) => {
+				const shown = Array.from(document.querySelectorAll(css)).filter(
+					(element): element is HTMLElement =>
+						element instanceof HTMLElement && element.innerText.trim().startsWith(wanted),
+				);
+				// The innermost element holding it, not the panel around it.
+				const innermost = shown.find(
+					(element) => !shown.some((other) => other !== element && element.contains(other)),
+				);
+				return innermost?.checkVisibility() ? innermost.innerText.trim() : undefined;
+			},
+			{},
+			`${NDV} *`,
+			start,
+		);
+		return (await found.jsonValue()) as string;
+	}
+
+	/** Picks `option` in a parameter's dropdown; returns, once the parameter shows it, the options the list showed. */
+	async chooseOption(parameter: string, option: string): Promise<ListedOption[]> {
 		await this.click(byTestId(`parameter-input-${parameter}`));
 		const item = 'li.el-select-dropdown__item[role="option"]';
-		// What the open list says of the option under its name (empty without a description).
-		const said = await this.page.$$eval(
+		// Other selects' lists stay in the page, hidden: wait for an item of the one just opened.
+		await this.page.waitForFunction(
+			(css: string) =>
+				Array.from(document.querySelectorAll(css)).some((li) => li.checkVisibility()),
+			{},
 			item,
-			(items, name) =>
-				items
-					.filter((li) => li.querySelector('.option-headline')?.textContent?.trim() === name)
-					.map((li) => li.querySelector('.option-description')?.textContent?.trim() ?? '')
-					.find((text) => text !== '') ?? '',
-			option,
+		);
+		// What the open list shows of each option: its name, and its description (n8n clamps it to
+		// two lines, ending in "…" where it is longer).
+		const listed = await this.page.$$eval(item, (items) =>
+			items
+				.filter((li) => li.checkVisibility())
+				.map((li) => {
+					const description = li.querySelector('.option-description');
+					return {
+						name: li.querySelector('.option-headline')?.textContent?.trim() ?? '',
+						description: description?.textContent?.trim() ?? '',
+						whole:
+							!(description instanceof HTMLElement) ||
+							(description.scrollHeight <= description.clientHeight + 1 &&
+								description.scrollWidth <= description.clientWidth + 1),
+					};
+				}),
 		);
 		// By the option's name alone: options with a description (operations) show it under the name.
 		await this.clickText(`${item} .option-headline`, option);
@@ -89,7 +131,7 @@ export class NodeDetails extends NodePicker {
 			`${byTestId(`parameter-input-${parameter}`)} input`,
 			option,
 		);
-		return said;
+		return listed;
 	}
 
 	/** Adds the field shown as `field` (e.g. "Email") to the collection parameter `collection` (e.g. filters). */

@@ -23,7 +23,7 @@ export class SvcPullTrigger implements INodeType {
 		version: 1,
 		subtitle: eventKindsSubtitle(PULL_ROUTE),
 		description:
-			"Start a workflow on Svc events such as lead.created, read from the service on a schedule: needs no public URL. With a public https URL, Svc's own triggers (under Svc) start it within a second",
+			'Start a workflow on Svc events such as lead.created, read from the service on a schedule: needs no public URL. Where n8n has a public https URL, the triggers listed under Svc start workflows within a second',
 		// n8n's publish dialog says this instead of its generic "regularly check Svc Pull for events".
 		activationMessage:
 			'This n8n now reads new Svc events of the chosen kinds at every poll (Poll Times) and starts executions for them; the service needs no way to reach this n8n.',
@@ -78,10 +78,7 @@ export class SvcPullTrigger implements INodeType {
 				displayOptions: { show: { startFrom: ['time'] } },
 				description: 'Events created after this time start the workflow, oldest first',
 			},
-			...eventsPerExecutionProperties({
-				together: 'a poll finds',
-				more: "A poll with more starts more executions: each holds its events oldest first and (in n8n's regular mode) starts once the one before has taken its own, but their nodes run side by side, so a later batch can finish first",
-			}),
+			...eventsPerExecutionProperties(),
 		],
 	};
 

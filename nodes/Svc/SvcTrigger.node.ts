@@ -58,14 +58,19 @@ export class SvcTrigger implements INodeType {
 				'Once you have finished building your workflow, publish it (n8n 1.x: activate it) to run it on every event.',
 		},
 		properties: [
+			{
+				// Said where the trigger is set up: n8n cannot tell a node the address it runs on.
+				displayName:
+					"The service sends events only to an https Production URL it can reach: set n8n's WEBHOOK_URL to n8n's public https address. Without a public URL, use Svc Pull Trigger instead.",
+				name: 'publicUrlNotice',
+				type: 'notice',
+				default: '',
+			},
 			...eventKindProperties(
 				{ description: 'The events that start the workflow', required: true },
 				WEBHOOK_ROUTE,
 			),
-			...eventsPerExecutionProperties({
-				together: 'the service created by the time a batch starts',
-				more: "A lone event runs within a second; a burst goes into batches of this size, each holding its events oldest first, read from the service's event list (the service must have one: without it each event runs alone). Batches run side by side, so a later one can finish first",
-			}),
+			...eventsPerExecutionProperties(),
 			{
 				displayName: 'Options',
 				name: 'options',

@@ -83,6 +83,11 @@ const SCREENSHOTS = join(__dirname, '..', '..', '.tmp', 'editor');
 const SEARCH_TERMS = ['lead', 'campaign', 'consent', 'conversation', 'dispatch', 'webhook', 'svc'];
 const ACTION_DESCRIPTION = new Svc().description.description;
 const TRIGGER_DESCRIPTION = new SvcTrigger().description.description;
+/** The descriptions of Events per Execution's options, as both triggers have them. */
+const [EVENTS_PER_EXECUTION_MANY, EVENTS_PER_EXECUTION_ONE] = (
+	new SvcTrigger().description.properties.find((property) => property.name === 'eventsPerExecution')
+		?.options ?? []
+).map((option) => ('description' in option ? option.description : undefined));
 /** Svc Trigger's entry in the panel for lead.created, saying how its events come. */
 const WEBHOOK_LEAD_CREATED = 'On lead created (instant, needs a public URL)';
 const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
@@ -546,11 +551,16 @@ describe('n8n editor in a real browser', () => {
 			const webhookId = webhookIdOf(workflow, 'On Lead Created');
 			await editor.openWorkflow(workflow.id);
 			await editor.openNode('On Lead Created');
-			const many = await editor.chooseOption('eventsPerExecution', 'Many (Batches)');
-			expect(many).toMatch(
-				/The events that the service created by the time a batch starts run together as the items of one execution, Batch Size at most/,
+			// At the top of the panel: what publishing needs, in n8n's words, and what to use otherwise.
+			expect(await editor.shownText('The service sends events only to')).toBe(
+				"The service sends events only to an https Production URL it can reach: set n8n's WEBHOOK_URL to n8n's public https address. Without a public URL, use Svc Pull Trigger instead.",
 			);
-			expect(many).toMatch(/fails the execution with all its events/);
+			// Each option says in a line, shown whole, what it costs and when to pick it.
+			expect(await editor.chooseOption('eventsPerExecution', 'Many (Batches)')).toEqual([
+				{ name: 'Many (Batches)', description: EVENTS_PER_EXECUTION_MANY, whole: true },
+				{ name: 'One', description: EVENTS_PER_EXECUTION_ONE, whole: true },
+			]);
+			await editor.screenshot('05-trigger-batches-options');
 			expect(await editor.parameterText('batchSize')).toBe('100');
 			await editor.replaceText(`${byTestId('parameter-input-batchSize')} input`, '20');
 			await editor.executeStep();
@@ -681,7 +691,7 @@ describe('n8n editor in a real browser', () => {
 			expect(await editor.searchListsSvc('svc', SVC_NAME)).toBe(true);
 			// Two entries a person can tell apart: which needs a public URL, and where the other is.
 			expect((await editor.svcEntry(SVC_PULL_TRIGGER_NAME)).description).toMatch(
-				/needs no public URL\. With a public https URL, Svc's own triggers \(under Svc\)/,
+				/needs no public URL\. Where n8n has a public https URL, the triggers listed under Svc start workflows within a second$/,
 			);
 			expect((await editor.svcEntry(SVC_NAME)).description).toMatch(
 				/needs a public https URL \(without one, use Svc Pull\)/,
@@ -717,11 +727,11 @@ describe('n8n editor in a real browser', () => {
 			// Batch mode, set in the panel: Fetch test event shows what a run would get, the newest
 			// Batch Size events as items, oldest first.
 			// The option says what a batch costs at which size, and that one bad item fails the batch.
-			const many = await editor.chooseOption('eventsPerExecution', 'Many (Batches)');
-			expect(many).toMatch(
-				/Batch Size at most: at the default 100, a 10,000-lead import costs 100/,
-			);
-			expect(many).toMatch(/fails the execution with all its events/);
+			// The same words as Svc Trigger's, shown whole.
+			expect(await editor.chooseOption('eventsPerExecution', 'Many (Batches)')).toEqual([
+				{ name: 'Many (Batches)', description: EVENTS_PER_EXECUTION_MANY, whole: true },
+				{ name: 'One', description: EVENTS_PER_EXECUTION_ONE, whole: true },
+			]);
 			expect(await editor.parameterText('batchSize')).toBe('100');
 			await editor.replaceText(`${byTestId('parameter-input-batchSize')} input`, '3');
 			const batch = [1, 2, 3].map((n) => {

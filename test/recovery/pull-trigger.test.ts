@@ -116,8 +116,9 @@ describe.each(POLL_SETUPS)(
 			// Retry when the run had claimed it, by the next poll when the kill came before its claim.
 			expect(crashed).toBeGreaterThan(0);
 			// n8n stored the position with each execution started, at most 20 unfinished: the events
-			// read again that had run are at most those 20, each an execution stopped at the trigger.
-			expect(repeats).toBeLessThanOrEqual(20);
+			// read again that had run are those 20, each an execution stopped at the trigger, and what
+			// a save n8n did not wait for left behind (docs/reliability.md).
+			expect(repeats).toBeLessThanOrEqual(40);
 		});
 
 		it('SIGKILL in the middle of a backlog in batch mode (batches of 50): after a restart every event runs, and none twice', async () => {

@@ -101,7 +101,7 @@ describe('descriptions', () => {
 		);
 		// The pull trigger, listed as "Svc Pull", says it needs none and where the webhook triggers are.
 		expect(new SvcPullTrigger().description.description).toMatch(
-			/needs no public URL\. With a public https URL, Svc's own triggers \(under Svc\)/,
+			/needs no public URL\. Where n8n has a public https URL, the triggers listed under Svc start workflows within a second$/,
 		);
 		// Other Event Kinds alone leaves the required Events list empty: the field says to pick one there.
 		for (const node of [trigger, new SvcPullTrigger()])

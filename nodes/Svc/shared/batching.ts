@@ -3,19 +3,12 @@ import type { INodeProperties } from 'n8n-workflow';
 /** The most events one execution gets in batches, on either trigger. */
 export const BATCH_SIZE_MAX = 1_000;
 
-/** What differs between the two triggers' batch fields: how events come together, and what happens to more. */
-export interface BatchTexts {
-	/** Completes "The events that … run together as the items of one execution". */
-	together: string;
-	/** Batch Size's description after "The most events one execution gets (1 to N).", without its final period. */
-	more: string;
-}
-
 /**
  * Events per Execution (One, the default, or Many) and Batch Size, as both triggers show them: the
- * same names and values, so a person who knows one knows the other.
+ * same names, values and words, so a person who knows one knows the other. n8n's option list shows
+ * two lines of a description: each says in one line what it costs and when to pick it.
  */
-export function eventsPerExecutionProperties(texts: BatchTexts): INodeProperties[] {
+export function eventsPerExecutionProperties(): INodeProperties[] {
 	return [
 		{
 			displayName: 'Events per Execution',
@@ -25,18 +18,19 @@ export function eventsPerExecutionProperties(texts: BatchTexts): INodeProperties
 				{
 					name: 'Many (Batches)',
 					value: 'batch',
-					description: `The events that ${texts.together} run together as the items of one execution, Batch Size at most: at the default 100, a 10,000-lead import costs 100 executions, not 10,000. A node that fails on one item fails the execution with all its events: Retry it, or set that node's On Error to continue.`,
+					description:
+						'Up to Batch Size events per execution, 100 for 10,000 leads at 100: for imports and bursts',
 				},
 				{
 					name: 'One',
 					value: 'one',
 					description:
-						'Each event starts an execution of its own, and each counts against your n8n plan',
+						'One execution per event, each counted by your n8n plan: for a few events at a time',
 				},
 			],
 			default: 'one',
 			description:
-				'Each event is the same item either way: switching changes no node after the trigger',
+				'How many events each execution gets. The nodes after the trigger get the same items either way.',
 		},
 		{
 			displayName: 'Batch Size',
@@ -45,7 +39,7 @@ export function eventsPerExecutionProperties(texts: BatchTexts): INodeProperties
 			typeOptions: { minValue: 1, maxValue: BATCH_SIZE_MAX },
 			default: 100,
 			displayOptions: { show: { eventsPerExecution: ['batch'] } },
-			description: `The most events one execution gets (1 to ${BATCH_SIZE_MAX}). ${texts.more}.`,
+			description: `At most this many events per execution (1 to ${BATCH_SIZE_MAX}). A node that fails on one of them fails the execution.`,
 		},
 	];
 }
