@@ -68,8 +68,8 @@ const FIRST_RUN_WAIT_MS = 20_000;
  * the workflow ran in this process (which then counts as one whose executions run elsewhere), after
  * ANNOUNCED_CLAIM_MAX_MS where they run here (n8n may hold one in its queue for long under load, and
  * copies sent again meanwhile should start none). A forgotten receipt's slot goes to another (its
- * execution takes one if it starts after all) and its claim settles as not made. Looked at whenever
- * a delivery arrives, the only time it matters, rather than by a timer per receipt, which would
+ * execution takes one if it starts after all) and its claim settles as not made. Looked at once per
+ * delivery (earlierCopy), the only time it matters, rather than by a timer per receipt, which would
  * hold the process open for up to 2 minutes after its last delivery.
  */
 function forgetStaleReceipts(now: number): void {
@@ -95,7 +95,6 @@ export function announceReceipt(
 	slot: (() => void) | undefined,
 ): void {
 	const now = Date.now();
-	forgetStaleReceipts(now);
 	let settle: (stood: boolean) => void = () => {};
 	const stood = new Promise<boolean>((resolve) => (settle = resolve));
 	receiptsAwaitingClaims.set(receiptId, { scope, eventId, receivedAt: now, settle, slot });
