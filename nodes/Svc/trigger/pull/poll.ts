@@ -11,6 +11,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../../contract';
 import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../../contract';
+import { desiredEvents } from '../../shared/subscription';
 import { SvcClient, userError } from '../../transport';
 import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from '../eventList';
 import type { ExecutionSlots } from '../exactlyOnce/executionSlots';
@@ -22,7 +23,6 @@ import {
 import { claimedInOrder, ClaimedPrefix } from './claimedPrefix';
 import { claimScope } from '../exactlyOnce/claimRecord';
 import { eventClaims } from '../exactlyOnce/eventClaims';
-import { desiredEvents } from '../../shared/subscription';
 import type { PositionSource, PullPosition } from './pullPosition';
 import { advancePast, currentPosition, positionQuery, resumeFromTime } from './pullPosition';
 

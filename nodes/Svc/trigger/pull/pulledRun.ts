@@ -3,12 +3,12 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../../contract';
 import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../../contract';
+import { desiredEvents } from '../../shared/subscription';
 import { SvcClient, userError } from '../../transport';
 import { claimEvents, claimScope, passOnClaimed } from '../exactlyOnce/claimRecord';
 import type { ClaimOutcome } from '../exactlyOnce/eventClaims';
 import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from '../eventList';
 import { executionPlace } from '../exactlyOnce/executionPlace';
-import { desiredEvents } from '../../shared/subscription';
 import { startedInThisProcess } from './poll';
 
 /**

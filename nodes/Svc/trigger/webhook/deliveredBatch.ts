@@ -12,11 +12,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import type { EventEnvelope } from '../../contract';
 import { EVENT_LIST_QUERY } from '../../contract';
+import { desiredEvents } from '../../shared/subscription';
 import { settlesWithin } from '../../shared/waits';
 import { SvcClient } from '../../transport';
 import { eventClaims } from '../exactlyOnce/eventClaims';
 import { POLL_CLIENT, readPage } from '../eventList';
-import { desiredEvents } from '../../shared/subscription';
 
 /** Where a batch's read starts, stored with its leading delivery so that a Retry reads the same range. */
 export interface BatchStart {

@@ -12,6 +12,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../../contract';
 import { EVENT_SIGNATURE } from '../../contract';
+import { desiredEvents } from '../../shared/subscription';
 import { claimEvents, claimScope, passOnClaimed } from '../exactlyOnce/claimRecord';
 import type { BatchStart } from './deliveredBatch';
 import { batchClaimed, batchStartOf, batchTurn, readBatch } from './deliveredBatch';
@@ -25,7 +26,6 @@ import {
 } from '../exactlyOnce/executionSlots';
 import type { StoredSubscription } from './lifecycle';
 import { credentialApiKey, storedSubscription } from './lifecycle';
-import { desiredEvents } from '../../shared/subscription';
 import {
 	announceReceipt,
 	earlierCopy,
