@@ -92,6 +92,26 @@ describe('the node picker finds the nodes by what they do', () => {
 });
 
 describe('descriptions', () => {
+	it('Events per Execution and Batch Size read the same on both triggers: what each option costs and when to pick it, and that a failing node fails the whole batch', () => {
+		const batchFields = (node: INodeType) =>
+			node.description.properties.filter((property) =>
+				['eventsPerExecution', 'batchSize'].includes(property.name),
+			);
+		expect(batchFields(new SvcPullTrigger())).toEqual(batchFields(trigger));
+		const [perExecution, batchSize] = batchFields(trigger);
+		const said = Object.fromEntries(
+			(perExecution.options ?? []).map((option) => [
+				option.name,
+				'description' in option ? option.description : undefined,
+			]),
+		);
+		expect(said['Many (Batches)']).toMatch(/100 for 10,000 leads at 100: for imports and bursts$/);
+		expect(said.One).toMatch(/^One execution per event, .*: for a few events at a time$/);
+		expect(batchSize.description).toMatch(
+			/A node that fails on one of them fails the execution\.$/,
+		);
+	});
+
 	it('the trigger is listed under Svc in the node panel of n8n, with one entry per event, and a description that speaks for both', () => {
 		// n8n 2.41 editor, generateMergedNodesAndActions: a trigger named "<node>Trigger" is folded into
 		// "<node>"'s entry, which then shows the trigger's description for both.
