@@ -6,8 +6,8 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { API_VERSION_PREFIX } from '../nodes/Svc/contract';
-import { checkCredentials } from '../nodes/Svc/transport/apiKey';
+import { API_VERSION_PREFIX, KEY_PREFIXES } from '../nodes/Svc/contract';
+import { checkCredentials, LEGACY_KEY_HINT } from '../nodes/Svc/transport/apiKey';
 
 /**
  * The Svc node tests this credential (its `testedBy`, nodes/Svc/methods/credentialTest.ts), so a
@@ -42,6 +42,17 @@ export class SvcApi implements ICredentialType {
 			hint: "Create one in the service's dashboard under Settings > API keys, with the scopes your workflows need",
 			description:
 				'Created in the dashboard under Settings > API keys; the full key is shown only once. Formats: svc_live_…, svc_test_… (legacy ok_live_…, ok_test_… work until rotated). Give the key only the scopes your workflows need.',
+		},
+		{
+			// Shown only while a key is being entered: n8n never sends a saved key back to the page,
+			// and its test shows nothing but "Connection tested successfully" for a key that works.
+			displayName: LEGACY_KEY_HINT,
+			name: 'legacyKeyNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: {
+				show: { apiKey: KEY_PREFIXES.legacy.map((prefix) => ({ _cnd: { startsWith: prefix } })) },
+			},
 		},
 		{
 			displayName: 'Base URL',

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 
 import { DEMO_KEYS, startSandbox } from '../sandbox';
 import { devExamples } from '../harness/dev-examples';
+import { tryFirstSteps } from '../harness/dev-banner';
 import {
 	AGENT_EXAMPLE_FILE,
 	qualifyLeadScript,
@@ -188,38 +189,7 @@ Overview (Home) in the sidebar, or open them from these links):
 			: ''
 	}
 
-Try first:
-  1. Open "Svc: dispatch approved campaigns" and click Execute workflow.
-  2. Open "Svc: react to lead.created" and click Execute workflow below the canvas. While n8n waits
-     for the trigger's event, create a lead in the sandbox:
-       ${createLead}
-     The signed lead.created delivery runs the workflow in the editor: "Get Lead" shows the new lead.
-     (Execute step in the trigger's own panel runs the trigger alone.)
-  3. Publish that workflow (Publish, then give the version a name) and run the same command again:
-     now every new lead starts one execution on its own (see Executions).
-  4. Open "Svc: new leads, no public URL" and publish it: its Svc Pull Trigger asks the service for
-     new events every minute, so the service never has to reach this n8n. Create a lead (the
-     command in step 2): at the next poll it starts one execution (see Executions).
-  5. Open "Svc: AI agent qualifies a new lead and hands it to the assistant" and publish it. Create a
-     lead with consent:
-       ${createConsentingLead}
-     The agent looks the lead up with the "Find Lead" tool and hands it over with "Hand To Assistant";
-     its answer says in plain words that the assistant took over. A lead without consent (the
-     command in step 2) is left alone. The model is scripted (it plays these steps for any lead),
-     so this runs offline.
-  6. Call the MCP server above ("Svc: MCP server for leads") with the official MCP client:
-       ${findAda}
-     It prints the lead Find_Lead found (without a tool name, the command lists the tools). In a
-     client of your own (Streamable HTTP), send the header Authorization: Bearer <the token above>
-     and trust the local CA (a Node.js client: NODE_EXTRA_CA_CERTS=${tls.caCertPath}).
-  7. Open "Svc: hand a hot lead to the assistant" and publish it. Create a hot lead (score 90, consent
-     granted):
-       ${createHotLead}
-     Its execution hands the lead to the assistant (see Executions; greeting_sent says whether it greeted).
-  8. Open "Svc: lead capture from a form" and publish it. Post the form:
-       ${postForm}
-     The answer is the lead, consent granted; post it again and the consent keeps its first time.
-  9. Add a Svc node to any workflow: every resource and operation works against the sandbox.
+${tryFirstSteps({ createLead, createConsentingLead, createHotLead, findAda, postForm, caCertPath: tls.caCertPath })}
 
 Other demo keys, each a credential already, to see scopes at work (new Svc nodes get "Svc sandbox"):
 ${otherKeys.map((key) => `  "${otherKeyCredentialName(key.label)}"  ${key.key}`).join('\n')}

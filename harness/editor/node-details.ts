@@ -92,6 +92,43 @@ export class NodeDetails extends NodePicker {
 		return (await found.jsonValue()) as string;
 	}
 
+	/**
+	 * The tooltip n8n shows over the "?" beside parameter `name`'s label (its description), as
+	 * shown, and in how many lines; it stays open until dismissTooltip.
+	 */
+	async parameterTooltip(name: string): Promise<{ text: string; lines: number }> {
+		const label = `${parameterItem(name)} ${byTestId('input-label')}`;
+		// n8n draws the "?" only while the pointer is over the label.
+		await this.page.hover(`${label} label[for="${name}"]`);
+		await this.page.hover(`${label} [class*="_infoIcon_"]`);
+		const shown = await this.page.waitForFunction(() => {
+			// The label's tooltip content carries its own class (n8n's input label, `tooltipPopper`).
+			const tooltip = Array.from(document.querySelectorAll('[class*="_tooltipPopper_"]')).find(
+				(element): element is HTMLElement =>
+					element instanceof HTMLElement && element.checkVisibility(),
+			);
+			const content = tooltip?.querySelector('div') ?? tooltip;
+			if (!content || content.innerText.trim() === '') return undefined;
+			const lineHeight = parseFloat(getComputedStyle(content).lineHeight);
+			return {
+				text: content.innerText.trim(),
+				lines: Math.round(content.getBoundingClientRect().height / lineHeight),
+			};
+		});
+		return (await shown.jsonValue()) as { text: string; lines: number };
+	}
+
+	/** Moves the pointer away until no label tooltip shows (the next one read is then its own). */
+	async dismissTooltip(): Promise<void> {
+		await this.page.mouse.move(0, 0);
+		await this.page.waitForFunction(
+			() =>
+				!Array.from(document.querySelectorAll('[class*="_tooltipPopper_"]')).some(
+					(element) => element instanceof HTMLElement && element.checkVisibility(),
+				),
+		);
+	}
+
 	/** Picks `option` in a parameter's dropdown; returns, once the parameter shows it, the options the list showed. */
 	async chooseOption(parameter: string, option: string): Promise<ListedOption[]> {
 		await this.click(byTestId(`parameter-input-${parameter}`));

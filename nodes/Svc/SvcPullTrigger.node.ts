@@ -22,8 +22,10 @@ export class SvcPullTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: eventKindsSubtitle(PULL_ROUTE),
+		// n8n's panel lists a trigger with an app's actions only under the name "<app>Trigger" (Svc
+		// Trigger's); Svc Pull's own details page then says it has no actions: this says where they are.
 		description:
-			'Start a workflow on Svc events such as lead.created, read from the service on a schedule: needs no public URL. Where n8n has a public https URL, the triggers listed under Svc start workflows within a second',
+			'Start a workflow on Svc events such as lead.created, read from the service on a schedule: needs no public URL. The Svc entry lists every action (leads, conversations, campaigns) and the instant triggers, for n8n at a public https URL',
 		// n8n's publish dialog says this instead of its generic "regularly check Svc Pull for events".
 		activationMessage:
 			'This n8n now reads new Svc events of the chosen kinds at every poll (Poll Times) and starts executions for them; the service needs no way to reach this n8n.',

@@ -615,11 +615,22 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 	});
 
 	describe('example workflows', () => {
-		it('dispatch approved campaigns: only the approved one is dispatched', async () => {
+		it('dispatch approved campaigns: only the approved one is dispatched, and the note, the filter and Not Dispatched give one reason', async () => {
 			// An earlier test dispatched cmp_0002, which left it "sending"; approve it again.
 			touchCampaign(env.sandbox.state, 'cmp_0002', { status: 'approved' });
+			touchCampaign(env.sandbox.state, 'cmp_0003', { status: 'active' });
+			const workflow = example('dispatch-approved-campaign.json');
+			const note = workflow.nodes.find((node) => node.name === 'About This Example')?.parameters
+				.content as string;
+			const filter = JSON.stringify(workflow.nodes.find((node) => node.name === 'Approved?'));
+			// The filter passes the status the note says this workflow sends, and no other.
+			expect(note).toMatch(/sends each \*\*approved\*\* one/);
+			expect(filter).toContain('"rightValue":"approved"');
+			expect(filter).not.toMatch(/"rightValue":"(active|sending)"/);
+			// What the note says of an active campaign is what Not Dispatched says of it.
+			expect(note).toMatch(/An \*active\* or \*sending\* one is already going out/);
 			const before = env.sandbox.state.stats.snapshot().dispatches;
-			const execution = await runOnce(example('dispatch-approved-campaign.json'));
+			const execution = await runOnce(workflow);
 			expect(execution.status).toBe('success');
 			expect(nodeOutput(execution, 'Dispatch').map((item) => item.json.campaign_id)).toEqual([
 				'cmp_0002',
@@ -632,7 +643,9 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			);
 			expect(reasons).toMatchObject({
 				'Spring welcome series (cmp_0001)':
-					'Its status is draft, and this workflow dispatches only campaigns whose status is approved.',
+					'Its status is draft: nobody has approved it yet. This workflow dispatches only approved campaigns.',
+				'Reactivation: 90 days quiet (cmp_0003)':
+					'Its status is active: it is already going out, and sending it to its whole audience again would reach people twice. This workflow dispatches only approved campaigns, which have not gone out yet.',
 			});
 			expect(Object.keys(reasons)).not.toContain('Webinar follow-up (cmp_0002)');
 			expect(env.sandbox.state.stats.snapshot().dispatches).toBe(before + 1);

@@ -11,16 +11,19 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeProperties, INodeType } from 'n8n-workflow';
 import type { Browser } from 'puppeteer-core';
 
 import type { Lead } from '../../nodes/Svc/contract';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
 import { ALLOW_TOOL_USE, ALLOW_TOOL_USE_LABEL } from '../../nodes/Svc/actions/tool';
+import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { Svc } from '../../nodes/Svc/Svc.node';
+import { SvcPullTrigger } from '../../nodes/Svc/SvcPullTrigger.node';
 import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
 import type { RecordedRequest } from '../../sandbox';
+import { DEMO_KEYS } from '../../sandbox';
 import {
 	qualifyLeadScript,
 	SCRIPTED_MODEL_CREDENTIAL_ID,
@@ -80,6 +83,12 @@ import {
 
 const SCREENSHOTS = join(__dirname, '..', '..', '.tmp', 'editor');
 /** What the issue asks the node picker to find the package by. */
+/** The sandbox's demo key in the legacy ok_… format, and what the credential's form says of such a key. */
+const LEGACY_DEMO_KEY = DEMO_KEYS.find((key) => key.key.startsWith('ok_'))?.key ?? '';
+const LEGACY_KEY_NOTICE = String(
+	new SvcApi().properties.find((property) => property.name === 'legacyKeyNotice')?.displayName,
+);
+
 const SEARCH_TERMS = ['lead', 'campaign', 'consent', 'conversation', 'dispatch', 'webhook', 'svc'];
 const ACTION_DESCRIPTION = new Svc().description.description;
 const TRIGGER_DESCRIPTION = new SvcTrigger().description.description;
@@ -88,6 +97,12 @@ const [EVENTS_PER_EXECUTION_MANY, EVENTS_PER_EXECUTION_ONE] = (
 	new SvcTrigger().description.properties.find((property) => property.name === 'eventsPerExecution')
 		?.options ?? []
 ).map((option) => ('description' in option ? option.description : undefined));
+/** A node's property by name, as its description defines it. */
+function propertyOf(node: INodeType, name: string): INodeProperties {
+	const property = node.description.properties.find((candidate) => candidate.name === name);
+	if (property === undefined) throw new Error(`${node.description.name} has no property ${name}`);
+	return property;
+}
 /** Svc Trigger's entry in the panel for lead.created, saying how its events come. */
 const WEBHOOK_LEAD_CREATED = 'On lead created (instant, needs a public URL)';
 const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
@@ -362,6 +377,25 @@ describe('n8n editor in a real browser', () => {
 		},
 	);
 
+	step(
+		'01-picker-next-step-pull',
+		"after a trigger, Svc Pull's details page, where n8n says it has no actions, says in its description that the Svc entry lists them",
+		async () => {
+			await editor.newWorkflow();
+			await editor.addNode('manual', 'n8n-nodes-base.manualTrigger');
+			await editor.openNodeCreator();
+			expect(await editor.searchListsSvc('svc', SVC_PULL_TRIGGER_NAME)).toBe(true);
+			expect(await editor.openSvcDetails(SVC_PULL_TRIGGER_NAME)).toBe(
+				new SvcPullTrigger().description.description,
+			);
+			// n8n's own sentence for an entry without actions (its Calendly Trigger gets the same).
+			expect(await editor.textOf(byTestId('node-creator'))).toMatch(
+				/We don't have Svc Pull Trigger actions yet/,
+			);
+			await editor.screenshot('01-picker-next-step-svc-pull-details');
+		},
+	);
+
 	const SVC_NODE = `${byTestId('canvas-node')}[data-node-type="n8n-nodes-svc.svc"]`;
 
 	step(
@@ -429,6 +463,7 @@ describe('n8n editor in a real browser', () => {
 			expect(form).toContain(
 				'The address of the Svc API you were given, without /v1, e.g. https://api.example.com (a trailing /v1 is taken off)',
 			);
+			expect(form).not.toContain(LEGACY_KEY_NOTICE);
 			expect(statuses(requestsSince(mark, 'GET /v1/me'))).toEqual([200]);
 			await editor.screenshot('03-credential-test-ok');
 
@@ -457,6 +492,23 @@ describe('n8n editor in a real browser', () => {
 				),
 			).toEqual([401]);
 			await editor.screenshot('03-credential-test-unknown-key');
+
+			// A legacy key works, and n8n's test says only that: the form itself says to rotate it.
+			await editor.testCredentialWith('apiKey', LEGACY_DEMO_KEY);
+			await editor.waitForText(CREDENTIAL_TEST, /Connection tested successfully/);
+			const legacyForm = await editor.waitForText(
+				CREDENTIAL_DIALOG,
+				/This credential uses a legacy ok_/,
+			);
+			expect(legacyForm).toContain(LEGACY_KEY_NOTICE);
+			expect(
+				statuses(
+					requestsSince(mark, 'GET /v1/me').filter(
+						(request) => request.headers.authorization === `Bearer ${LEGACY_DEMO_KEY}`,
+					),
+				),
+			).toContain(200);
+			await editor.screenshot('03-credential-legacy-key');
 
 			// https:// for the sandbox, which speaks http: the test names the cause and the fix, not a bare EPROTO.
 			await editor.testCredentialWith('baseUrl', env.sandbox.url.replace(/^http:/, 'https:'));
@@ -561,6 +613,14 @@ describe('n8n editor in a real browser', () => {
 				{ name: 'One', description: EVENTS_PER_EXECUTION_ONE, whole: true },
 			]);
 			await editor.screenshot('05-trigger-batches-options');
+			// The tooltips beside the labels: the descriptions, whole, in two lines at the most.
+			for (const name of ['eventsPerExecution', 'batchSize']) {
+				const tooltip = await editor.parameterTooltip(name);
+				expect(tooltip.text).toBe(propertyOf(new SvcTrigger(), name).description);
+				expect(tooltip.lines).toBeLessThanOrEqual(2);
+				await editor.screenshot(`05-trigger-batches-tooltip-${name}`);
+				await editor.dismissTooltip();
+			}
 			expect(await editor.parameterText('batchSize')).toBe('100');
 			await editor.replaceText(`${byTestId('parameter-input-batchSize')} input`, '20');
 			await editor.executeStep();
@@ -691,7 +751,7 @@ describe('n8n editor in a real browser', () => {
 			expect(await editor.searchListsSvc('svc', SVC_NAME)).toBe(true);
 			// Two entries a person can tell apart: which needs a public URL, and where the other is.
 			expect((await editor.svcEntry(SVC_PULL_TRIGGER_NAME)).description).toMatch(
-				/needs no public URL\. Where n8n has a public https URL, the triggers listed under Svc start workflows within a second$/,
+				/needs no public URL\. The Svc entry lists every action \(leads, conversations, campaigns\) and the instant triggers, for n8n at a public https URL$/,
 			);
 			expect((await editor.svcEntry(SVC_NAME)).description).toMatch(
 				/needs a public https URL \(without one, use Svc Pull\)/,

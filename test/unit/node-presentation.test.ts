@@ -121,7 +121,7 @@ describe('descriptions', () => {
 		);
 		// The pull trigger, listed as "Svc Pull", says it needs none and where the webhook triggers are.
 		expect(new SvcPullTrigger().description.description).toMatch(
-			/needs no public URL\. Where n8n has a public https URL, the triggers listed under Svc start workflows within a second$/,
+			/needs no public URL\. The Svc entry lists every action \(leads, conversations, campaigns\) and the instant triggers, for n8n at a public https URL$/,
 		);
 		// Other Event Kinds alone leaves the required Events list empty: the field says to pick one there.
 		for (const node of [trigger, new SvcPullTrigger()])
@@ -204,6 +204,24 @@ describe('descriptions', () => {
 			walk(node.description, node.description.displayName);
 		walk(new SvcApi(), 'Svc API credential');
 		expect(found).toEqual([]);
+	});
+
+	it("the credential's form says to rotate a legacy key as it is entered, and shows nothing of it for a current key", () => {
+		const credential = new SvcApi();
+		const notice = credential.properties.find((property) => property.name === 'legacyKeyNotice');
+		if (notice === undefined) throw new Error('no legacyKeyNotice');
+		const shownFor = (apiKey: string): boolean =>
+			NodeHelpers.displayParameter({ apiKey, baseUrl: '' }, notice, null);
+		expect(notice.displayName).toMatch(/legacy ok_… API key.*rotate it/);
+		expect([
+			shownFor('ok_live_LegacyKey0000000000000001'),
+			shownFor('ok_test_LegacyKey000000000001'),
+		]).toEqual([true, true]);
+		expect([
+			shownFor('svc_live_CurrentKey00000000001'),
+			shownFor(''),
+			shownFor('my ok_ key'),
+		]).toEqual([false, false, false]);
 	});
 
 	it('a new trigger is placed above version 1, which costs an expression per delivery; workflows saved with 1 still load', () => {

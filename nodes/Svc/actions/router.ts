@@ -15,6 +15,7 @@ import {
 	idempotencyKeyFromContent,
 	idempotencyKeyFromText,
 	isUuid,
+	LEGACY_KEY_HINT,
 	RequestGate,
 	SvcClient,
 	userError,
@@ -42,9 +43,6 @@ import type { Operation, OperationContext, Resource } from './types';
 import { webhookSubscription } from './webhookSubscription';
 
 export const resources: Resource[] = [lead, conversation, campaign, account, webhookSubscription];
-
-const LEGACY_KEY_HINT =
-	"This credential uses a legacy ok_… API key. It still works, but rotate it: create a svc_… key in the service's dashboard (Settings > API keys), put it in the credential, then revoke the old one.";
 
 /** The option n8n adds to the resource and operation lists of a node whose credential can authenticate its HTTP Request node. */
 const CUSTOM_API_CALL = '__CUSTOM_API_CALL__';

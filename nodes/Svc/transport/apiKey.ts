@@ -53,6 +53,10 @@ export function checkCredentials(credentials: {
 	}
 }
 
+/** Said wherever a legacy key shows: under a Svc node's output, and in the credential's form. */
+export const LEGACY_KEY_HINT =
+	"This credential uses a legacy ok_… API key. It still works, but rotate it: create a svc_… key in the service's dashboard (Settings > API keys), put it in the credential, then revoke the old one.";
+
 export function isLegacyApiKey(key: string): boolean {
 	return KEY_PREFIXES.legacy.some((prefix) => key.startsWith(prefix));
 }

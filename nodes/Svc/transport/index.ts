@@ -5,6 +5,7 @@ export {
 	CredentialFormatError,
 	isLegacyApiKey,
 	isLoopbackHost,
+	LEGACY_KEY_HINT,
 } from './apiKey';
 export type { ClientOptions, RequestSpec, RetryPolicy, SvcContext, SvcResponse } from './client';
 export {
