@@ -211,7 +211,7 @@ describe('descriptions', () => {
 		const notice = credential.properties.find((property) => property.name === 'legacyKeyNotice');
 		if (notice === undefined) throw new Error('no legacyKeyNotice');
 		const shownFor = (apiKey: string): boolean =>
-			NodeHelpers.displayParameter({ apiKey, baseUrl: '' }, notice, null);
+			NodeHelpers.displayParameter({ apiKey, baseUrl: '' }, notice, null, null);
 		expect(notice.displayName).toMatch(/legacy ok_… API key.*rotate it/);
 		expect([
 			shownFor('ok_live_LegacyKey0000000000000001'),
