@@ -20,6 +20,14 @@ export const CRASH_BURST = REPRODUCING
 	: { events: 150, concurrency: 16, killAfterAcknowledged: 60 };
 
 /**
+ * Executions a queue-mode kill may start beyond one per event: copies of events that had run, whose
+ * answers were lost (and any answered 503 from inside). Issue 73's bound: a restarted webhook
+ * processor learns the claims from the workers' answers (claimsReport.ts), so about the service's
+ * first round of open deliveries (CRASH_BURST.concurrency) still start one.
+ */
+export const KILL_EXTRA_EXECUTIONS_MAX = 20;
+
+/**
  * Svc Trigger in batches of 50: a batch reads the events the service created, delivered yet or
  * not, so answers come about 50 at a time; killed once 200 were answered, batches are claimed and
  * under way (each holds its events WORK_AFTER_TRIGGER_SECONDS past its trigger). The operator's

@@ -1,5 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /** A delivery to a trigger's webhook as express would hand it to n8n, and the answer n8n writes back, recorded. */
+import { EventEmitter } from 'node:events';
+
 import type { Request, Response } from 'express';
 import type { IDataObject, IHttpRequestMethods, IWebhookData } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
@@ -62,7 +64,19 @@ export function recordingResponse(): {
 } {
 	const state: RecordedResponse = { statusCode: 200, headers: {}, body: undefined };
 	let ended = false;
+	// Node's response emits 'finish' once the answer has gone out.
+	const events = new EventEmitter();
+	const end = () => {
+		if (!ended) {
+			ended = true;
+			events.emit('finish');
+		}
+	};
 	const response = {
+		once(name: string, listener: () => void) {
+			events.once(name, listener);
+			return response;
+		},
 		get headersSent() {
 			return ended;
 		},
@@ -75,7 +89,7 @@ export function recordingResponse(): {
 		},
 		sendStatus(code: number) {
 			state.statusCode = code;
-			ended = true;
+			end();
 			return response;
 		},
 		setHeader(name: string, value: string | number | string[]) {
@@ -91,17 +105,17 @@ export function recordingResponse(): {
 		json(body: unknown) {
 			state.headers['content-type'] ??= 'application/json; charset=utf-8';
 			state.body = body;
-			ended = true;
+			end();
 			return response;
 		},
 		send(body?: unknown) {
 			state.body = body;
-			ended = true;
+			end();
 			return response;
 		},
 		end(body?: unknown) {
 			if (body !== undefined) state.body = body;
-			ended = true;
+			end();
 			return response;
 		},
 	};

@@ -29,6 +29,7 @@ import { processedData } from '../../harness/engine/processed-data';
 import { loadedAnew } from '../../harness/engine/loaded-anew';
 import { sleep, until } from '../../harness/wait';
 import { UNFINISHED_EXECUTIONS_MAX } from '../../nodes/Svc/trigger/exactlyOnce/executionSlots';
+import { CLAIMED_EVENTS_HEADER } from '../../nodes/Svc/trigger/webhook/claimsReport';
 
 let sandbox: Sandbox;
 let tls: LocalCa;
@@ -380,6 +381,26 @@ describe('acknowledged only once n8n stored the execution, and run once', () => 
 			statusCode: 200,
 			body: { received: true, duplicate: true },
 		});
+	});
+
+	it("queue mode: a worker's answer to a delivery received at a webhook processor names the events whose claims stood on that worker; an answer in one process names none", async () => {
+		const t = await trigger();
+		await t.activate();
+		const inOneProcess = await t.deliver(signed(stored(t).secret, 'evt_one_process'));
+		expect(inOneProcess.response?.headers).not.toHaveProperty(CLAIMED_EVENTS_HEADER);
+		// Received at the webhook processor, run by a worker: another process, with none of its memory.
+		const received = [];
+		for (const id of ['evt_queued_1', 'evt_queued_2', 'evt_queued_3'])
+			received.push((await t.receive(signed(stored(t).secret, id))).workflowData ?? []);
+		t.restart(await freshSvcTrigger());
+		const reported: unknown[] = [];
+		for (const workflowData of received)
+			await t.runAgain(workflowData, {
+				mode: 'webhook',
+				onAnswer: (answer) => reported.push(answer.headers[CLAIMED_EVENTS_HEADER]),
+			});
+		// Each answer goes out before its own claim: it names the claims made before it, newest first.
+		expect(reported).toEqual([undefined, 'evt_queued_1', 'evt_queued_2,evt_queued_1']);
 	});
 
 	it('the same execution started again after its process died (n8n 1.x queue mode) fails with the event kept, and runs nothing past the trigger', async () => {

@@ -171,3 +171,44 @@ describe('EventClaims', () => {
 		expect([fresh, retry]).toEqual(['first', 'repeat']);
 	});
 });
+
+describe('what one process tells another of its claims (a queue-mode worker to its webhook processor)', () => {
+	it('names the claims that stood here, newest first, not one still being decided or one whose record failed', async () => {
+		const row = new UnlockedRow();
+		const worker = process();
+		for (const id of ['evt_1', 'evt_2'])
+			await worker.claim('wf', id, execution(), row.record(), NOW);
+		// Another process ran evt_3: this one found its claim standing in the record, a repeat here.
+		await process().claim('wf', 'evt_3', execution(), row.record(), NOW);
+		expect(await worker.claim('wf', 'evt_3', execution(), row.record(), NOW)).toBe('repeat');
+		row.failures = 2;
+		await expect(worker.claim('wf', 'evt_4', execution(), row.record(), NOW)).rejects.toThrow();
+		let release = (): void => {};
+		const released = new Promise<void>((resolve) => (release = resolve));
+		const slow: ProcessedRecord = {
+			checkAndRecord: async (values) => {
+				await released;
+				return await row.record().checkAndRecord(values);
+			},
+		};
+		const undecided = worker.claim('wf', 'evt_5', execution(), slow, NOW);
+		expect(worker.stoodHere('wf', NOW, 10)).toEqual(['evt_3', 'evt_2', 'evt_1']);
+		expect(worker.stoodHere('wf', NOW, 2)).toEqual(['evt_3', 'evt_2']);
+		expect(worker.stoodHere('another workflow', NOW, 10)).toEqual([]);
+		release();
+		expect(await undecided).toBe('first');
+		expect(worker.stoodHere('wf', NOW, 1)).toEqual(['evt_5']);
+	});
+
+	it('claims learned from another process are taken here, for as long as its own claims are kept', () => {
+		const processor = process();
+		processor.learn('wf', ['evt_1', 'evt_2'], NOW);
+		expect(['evt_1', 'evt_2', 'evt_3'].map((id) => processor.has('wf', id, NOW))).toEqual([
+			true,
+			true,
+			false,
+		]);
+		expect(processor.has('another workflow', 'evt_1', NOW)).toBe(false);
+		expect(processor.has('wf', 'evt_1', NOW + 60_001)).toBe(false);
+	});
+});

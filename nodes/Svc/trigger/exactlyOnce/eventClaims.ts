@@ -124,6 +124,8 @@ const RECORD_RETRY_MS = 100;
 interface KnownClaim {
 	at: number;
 	stood: Promise<boolean>;
+	/** Set once a claim of the event stood in n8n's record (this one, or another found there). */
+	decided?: boolean;
 	/**
 	 * Whoever announced it keeps the event until a claim of it stands, also if this one fails or
 	 * never comes (a poll, which reads it again): a delivery may leave the event to it.
@@ -151,6 +153,30 @@ export class EventClaims {
 	/** Whether an execution of this process has taken `eventId`: it runs or ran it, or found that another did. */
 	has(scope: string, eventId: string, now: number): boolean {
 		return this.knownIn(scope, now).has(eventId);
+	}
+
+	/**
+	 * The events whose claims stood in n8n's record as executions of this process found them, newest
+	 * first, up to `limit`: what this process can tell others that never see those executions.
+	 */
+	stoodHere(scope: string, now: number, limit: number): string[] {
+		const stood: string[] = [];
+		const known = [...this.knownIn(scope, now)];
+		for (let index = known.length - 1; index >= 0 && stood.length < limit; index--)
+			if (known[index][1].decided === true) stood.push(known[index][0]);
+		return stood;
+	}
+
+	/**
+	 * Claims of `eventIds` that stood in n8n's record, as another process found them (stoodHere
+	 * there): this process then knows those events are taken, as if one of its executions had found
+	 * so.
+	 */
+	learn(scope: string, eventIds: string[], now: number): void {
+		const known = this.knownIn(scope, now);
+		for (const eventId of eventIds)
+			if (!known.has(eventId))
+				this.remember(known, eventId, { at: now, stood: Promise.resolve(true), decided: true });
 	}
 
 	/**
@@ -214,13 +240,9 @@ export class EventClaims {
 	): Promise<ClaimOutcome> {
 		const known = this.knownIn(scope, now);
 		if (known.has(eventId) && !askRecord) return 'repeat';
-		// Insertion order is claim order: the oldest are at the front.
-		for (const oldest of known.keys()) {
-			if (known.size < this.limits.maxCount) break;
-			known.delete(oldest);
-		}
 		let stood: (decided: boolean) => void = () => {};
-		known.set(eventId, { at: now, stood: new Promise((resolve) => (stood = resolve)) });
+		const claim: KnownClaim = { at: now, stood: new Promise((resolve) => (stood = resolve)) };
+		this.remember(known, eventId, claim);
 		let decided = false;
 		try {
 			const outcome = await this.settle(
@@ -233,6 +255,7 @@ export class EventClaims {
 			decided = true;
 			return outcome;
 		} finally {
+			claim.decided = decided;
 			stood(decided);
 			// Undecided (the record failed): a later delivery of the event may claim it again.
 			if (!decided) known.delete(eventId);
@@ -264,6 +287,17 @@ export class EventClaims {
 		throw new Error(
 			`Event ${eventId} could not be recorded as run: other n8n processes kept overwriting n8n's record of this trigger`,
 		);
+	}
+
+	/** Keeps `claim` as the newest, forgetting the oldest beyond the count kept. */
+	private remember(known: Map<string, KnownClaim>, eventId: string, claim: KnownClaim): void {
+		known.delete(eventId);
+		// Insertion order is claim order: the oldest are at the front.
+		for (const oldest of known.keys()) {
+			if (known.size < this.limits.maxCount) break;
+			known.delete(oldest);
+		}
+		known.set(eventId, claim);
 	}
 
 	private recorderFor(scope: string): SerialRecorder {

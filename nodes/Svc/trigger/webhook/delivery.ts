@@ -14,6 +14,7 @@ import type { EventEnvelope } from '../../contract';
 import { EVENT_SIGNATURE } from '../../contract';
 import { desiredEvents } from '../../shared/subscription';
 import { claimEvents, claimScope, passOnClaimed } from '../exactlyOnce/claimRecord';
+import { claimsReport, learnFromAnswer } from './claimsReport';
 import type { BatchStart } from './deliveredBatch';
 import { batchClaimed, batchStartOf, batchTurn, readBatch } from './deliveredBatch';
 import { eventsPerExecution, toItem } from '../eventList';
@@ -232,6 +233,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		},
 	};
 	if (options.includeHeaders === true) output.headers = headers;
+	if (claimed) learnFromAnswer(this, scope);
 	// Not answered here: n8n stores the execution first, then runDelivery answers from inside it.
 	return { workflowData: [[{ json: output }]] };
 }
@@ -280,8 +282,9 @@ async function answerWithRoom(
 	ctx: IExecuteFunctions,
 	takenSlot: (() => void) | undefined,
 	slots: number,
+	headers: Record<string, string>,
 ): Promise<boolean> {
-	const received = { statusCode: 200, headers: {}, body: { received: true } };
+	const received = { statusCode: 200, headers, body: { received: true } };
 	if (ctx.getMode() !== 'webhook' || ctx.onExecutionFinish === undefined) {
 		takenSlot?.();
 		await ctx.sendResponse(received);
@@ -296,7 +299,7 @@ async function answerWithRoom(
 		});
 		await ctx.sendResponse({
 			statusCode: 503,
-			headers: { 'retry-after': String(ANSWER_WAIT_MS / 1000) },
+			headers: { ...headers, 'retry-after': String(ANSWER_WAIT_MS / 1000) },
 			body: {
 				error: BUSY_ERROR,
 			},
@@ -323,7 +326,12 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 	const batch = batchStartOf(items[0]);
 	const receipt = receivedHere(receiptId);
 	const key = triggerKey(this);
-	if (!(await answerWithRoom(this, receipt?.slot, slotCount(batch)))) {
+	// Received in another process (a queue-mode webhook processor): the answer tells it what ran here.
+	const report =
+		receipt === undefined && this.getMode() === 'webhook'
+			? claimsReport(claimScope(this), Date.now())
+			: {};
+	if (!(await answerWithRoom(this, receipt?.slot, slotCount(batch), report))) {
 		settleReceipt(receiptId, false);
 		batchClaimed(key, receiptId);
 		return [[]];
