@@ -230,6 +230,17 @@ export function stoppedAtTrigger(executions: ExecutionRecord[]): ExecutionRecord
 	);
 }
 
+/**
+ * Of those that stopped at the trigger, the ones whose trigger answered the delivery 503 from
+ * inside the execution (its slots were full, delivery.ts): the event had not run, and the service
+ * sent it again. The rest stopped on a repeat.
+ */
+export function answeredBusy(execution: ExecutionRecord): boolean {
+	return Object.values(execution.data?.resultData.runData ?? {}).some((runs) =>
+		runs.some((run) => run.hints?.some((hint) => hint.message.startsWith('Answered 503'))),
+	);
+}
+
 /** n8n polls every minute at the most often, at a random second: two polls and some time for the runs. */
 export const TWO_POLLS_MS = 150_000;
 

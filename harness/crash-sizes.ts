@@ -20,12 +20,13 @@ export const CRASH_BURST = REPRODUCING
 	: { events: 150, concurrency: 16, killAfterAcknowledged: 60 };
 
 /**
- * Executions a queue-mode kill may start beyond one per event: copies of events that had run, whose
- * answers were lost (and any answered 503 from inside). Issue 73's bound: a restarted webhook
- * processor learns the claims from the workers' answers (claimsReport.ts), so about the service's
- * first round of open deliveries (CRASH_BURST.concurrency) still start one.
+ * Executions a queue-mode kill may spend on events that had already run (issue 73's bound): copies
+ * sent again because their answers were lost. A restarted webhook processor learns the claims from
+ * the workers' answers (claimsReport.ts), so about the service's first round of open deliveries
+ * (CRASH_BURST.concurrency) still start one. Executions that answered 503 from inside for want of
+ * room are counted apart (`answeredBusy`): their events had not run.
  */
-export const KILL_EXTRA_EXECUTIONS_MAX = 20;
+export const KILL_REPEAT_EXECUTIONS_MAX = 20;
 
 /**
  * Svc Trigger in batches of 50: a batch reads the events the service created, delivered yet or

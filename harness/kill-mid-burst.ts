@@ -8,7 +8,7 @@ import type { ExecutionReader, ExecutionRecord } from './n8n/executions';
 import { retryExecution } from './n8n/api';
 import { dataOnceEnded, isUnfinished, listExecutions } from './n8n/executions';
 import type { N8nInstance } from './n8n/instance';
-import { ranPastTrigger, runsPastTrigger } from './crash-receivers';
+import { answeredBusy, ranPastTrigger, runsPastTrigger, stoppedAtTrigger } from './crash-receivers';
 import { isCutShort, rerunsByRetry, runsToRetry, storedEvents, withEventIds } from './held-events';
 import type { SandboxState } from '../sandbox/state';
 import { answeredOf, attemptsOf, sendUntilAnswered } from './delivery-log';
@@ -125,6 +125,10 @@ export interface KillMidBurstResult {
 	failedWithDataReplaced: number;
 	/** The executions this burst started, the retries' not included. */
 	executions: number;
+	/** Of those, ended well at the trigger on an event that had run in another: the cost of repeats. */
+	stoppedOnRepeat: number;
+	/** Of those, ended at the trigger after answering 503 from inside (no room): the event came again. */
+	answeredBusy: number;
 	/** From the kill until every event was answered 2xx and every execution had ended. */
 	recoverySeconds: number;
 	/** Executions still not ended when the harness stopped waiting (`id status`): why recovery took its full wait. */
@@ -281,6 +285,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	const { executions } = settled;
 	const burstRuns = executions.filter(({ id }) => !fromEarlier.has(id));
 	const recoverySeconds = (Date.now() - killedAt) / 1000;
+	const stopped = stoppedAtTrigger(burstRuns);
 
 	const held = withEventIds(executions);
 	const { stored, dataReplaced } = storedEvents(held);
@@ -353,6 +358,8 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		failedExecutions: burstRuns.filter((execution) => execution.status === 'error').length,
 		failedWithDataReplaced: dataReplaced,
 		executions: burstRuns.length,
+		stoppedOnRepeat: stopped.filter((execution) => !answeredBusy(execution)).length,
+		answeredBusy: stopped.filter(answeredBusy).length,
 		recoverySeconds: Math.round(recoverySeconds * 10) / 10,
 		unfinished: settled.waiting.map((execution) => `${execution.id} ${execution.status}`),
 		orphaned: [...settled.orphans],

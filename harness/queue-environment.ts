@@ -48,7 +48,10 @@ export async function startQueueEnvironment(
 	const sandbox = await startSandbox({
 		allowLoopbackWebhooks: true,
 		trustedCa: tls.caPem,
-		delivery: { timeoutMs: 5000, retryDelaysMs: [200, 500] },
+		// The service's own 15 s for an answer, not a shorter one: in queue mode an answer waits for a
+		// worker to start the execution, which on a loaded machine takes seconds, and each copy sent
+		// after a timeout the service would not have had costs an execution.
+		delivery: { retryDelaysMs: [200, 500] },
 	});
 	const started = Date.now();
 	let topology: QueueTopology;

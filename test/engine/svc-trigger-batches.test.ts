@@ -14,6 +14,10 @@ import { signedDelivery } from '../../harness/engine/webhook-http';
 import { createSvcTrigger } from '../../harness/engine/svc';
 import { processedData } from '../../harness/engine/processed-data';
 import { loadedAnew } from '../../harness/engine/loaded-anew';
+import { until } from '../../harness/wait';
+import { claimScope } from '../../nodes/Svc/trigger/exactlyOnce/claimRecord';
+import { eventClaims } from '../../nodes/Svc/trigger/exactlyOnce/eventClaims';
+import { executionPlace } from '../../nodes/Svc/trigger/exactlyOnce/executionPlace';
 
 let sandbox: Sandbox;
 
@@ -130,6 +134,29 @@ describe('Svc Trigger in batches (Events per Execution: Many)', () => {
 			slice(events, 1, 4),
 		]);
 		expect(results.map((result) => result.response?.statusCode)).toEqual([200, 200, 200]);
+	});
+
+	it("queue mode, at a webhook processor: a delivery that waited to learn where executions run is answered 200 duplicate with no execution when a worker's answer named its claim meanwhile", async () => {
+		const t = await startedBatchTrigger(100);
+		const [probed, copied] = created(2);
+		const placeAsked = jest.spyOn(executionPlace, 'forBatch');
+		try {
+			// The first delivery probes; a worker elsewhere runs its execution, so none runs here.
+			expect((await t.receive(signedDelivery(secretOf(t), probed))).workflowData).toBeDefined();
+			const copy = t.receive(signedDelivery(secretOf(t), copied));
+			await until('the copy waits to learn the place', () => placeAsked.mock.calls.length === 2);
+			// What a worker's answer through this process teaches (claimsReport.ts).
+			const scope = claimScope({ getWorkflow: () => ({ id: t.workflowId, active: true }) });
+			eventClaims.learn(scope, [copied.id], Date.now());
+			const answered = await copy;
+			expect(answered.workflowData).toBeUndefined();
+			expect(answered.response).toMatchObject({
+				statusCode: 200,
+				body: { received: true, duplicate: true },
+			});
+		} finally {
+			placeAsked.mockRestore();
+		}
 	});
 
 	it('Batch Size bounds a batch; the next delivery leads the next batch, read on from where the last stopped', async () => {

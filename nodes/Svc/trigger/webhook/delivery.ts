@@ -193,6 +193,10 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	let batch: BatchStart | undefined;
 	const perExecution = claimed ? eventsPerExecution(this) : 1;
 	const place = perExecution > 1 ? await executionPlace.forBatch(scope, PLACE_WAIT_MS) : undefined;
+	// While it waited to learn the place, a worker's answer through this process may have named the
+	// event's claim (claimsReport.ts): then this copy needs no execution either.
+	if (place === undefined && perExecution > 1 && (await earlierCopy(scope, event.id)) === 'taken')
+		return answer(this, 200, { received: true, duplicate: true });
 	if (place === 'here') {
 		const turn = await batchTurn(trigger, scope, event.id, receiptId, perExecution, ANSWER_WAIT_MS);
 		if (turn.kind === 'taken') return answer(this, 200, { received: true });
