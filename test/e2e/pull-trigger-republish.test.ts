@@ -4,6 +4,9 @@
  * A file of its own (the rest of the pull trigger is in test/e2e/pull-trigger.test.ts): each case
  * waits on n8n's minute polls, and apart the suite's workers run them beside the other files.
  * Figures go to .tmp/pull-republish-figures.json.
+ *
+ * @waitsOnPolls: n8n's minute polls set its length, so jest starts it first
+ * (harness/jest/test-order.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 

@@ -5,6 +5,9 @@
  * Trigger is refused there. Publishing again is in test/e2e/pull-trigger-republish.test.ts, the
  * kill in the middle of a backlog in test/recovery/pull-trigger.test.ts, the catch-up beside Svc
  * Trigger in test/recovery/pull-catch-up.test.ts. Figures go to .tmp/pull-figures.json.
+ *
+ * @waitsOnPolls: n8n's minute polls set its length, so jest starts it first
+ * (harness/jest/test-order.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 
