@@ -58,6 +58,6 @@ export const RUN: Config = {
 	workerGracefulExitTimeout: 5_000,
 	// Where the time went (slowest files, n8n starts, runtime installs): .tmp/timing/<run>.md.
 	reporters: ['default', '<rootDir>/harness/jest/timing-reporter.cjs'],
-	// Files that wait on n8n's minute polls first, on a fresh clone too (harness/jest/test-order.ts).
+	// The files marked @startsFirst first, on a fresh clone too (harness/jest/test-order.ts).
 	testSequencer: '<rootDir>/harness/jest/test-sequencer.cjs',
 };

@@ -5,8 +5,8 @@
  * waits on n8n's minute polls, and apart the suite's workers run them beside the other files.
  * Figures go to .tmp/pull-republish-figures.json.
  *
- * @waitsOnPolls: n8n's minute polls set its length, so jest starts it first
- * (harness/jest/test-order.ts).
+ * @startsFirst: n8n's minute polls make it one of the suite's longest files, yet a small one, which
+ * jest on a fresh clone would start last (harness/jest/test-order.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 

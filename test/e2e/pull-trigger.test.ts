@@ -6,8 +6,8 @@
  * kill in the middle of a backlog in test/recovery/pull-trigger.test.ts, the catch-up beside Svc
  * Trigger in test/recovery/pull-catch-up.test.ts. Figures go to .tmp/pull-figures.json.
  *
- * @waitsOnPolls: n8n's minute polls set its length, so jest starts it first
- * (harness/jest/test-order.ts).
+ * @startsFirst: n8n's minute polls make it one of the suite's longest files, yet a small one, which
+ * jest on a fresh clone would start last (harness/jest/test-order.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 

@@ -2,9 +2,6 @@
  * Svc Pull Trigger in queue mode: the main polls, workers run the executions and relay each
  * execution's answer to the poll through n8n's queue. A backlog runs once per event across the
  * workers, also when the main (the poller) is killed in the middle of it.
- *
- * @waitsOnPolls: n8n's minute polls set its length, so jest starts it first
- * (harness/jest/test-order.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 

@@ -2,9 +2,6 @@
  * Svc Pull Trigger's catch-up beside Svc Trigger over https, in one workflow: events from while
  * the workflow was unpublished come by pull, events delivered during the catch-up by either way,
  * and each runs past the triggers once.
- *
- * @waitsOnPolls: n8n's minute polls set its length, so jest starts it first
- * (harness/jest/test-order.ts).
  */
 import {
 	importReceiverWorkflow,

@@ -3,9 +3,6 @@
  * URL, as on a laptop; on n8n 2.41 also with its durable poll cursors). Each event runs once.
  * The catch-up beside Svc Trigger is in pull-catch-up.test.ts, so that jest runs the two side by
  * side. Figures go to .tmp/pull-recovery-figures.json.
- *
- * @waitsOnPolls: n8n's minute polls set its length, so jest starts it first
- * (harness/jest/test-order.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 

@@ -1,11 +1,11 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { Test } from '@jest/test-result';
 
 import { PROJECT_DIR } from '../../harness/project';
-import PollsFirstSequencer, { waitsOnPolls } from '../../harness/jest/test-order';
+import MarkedFirstSequencer, { startsFirst } from '../../harness/jest/test-order';
 
 /** A test as jest hands it to the sequencer on a fresh clone: no timings cached, sizes from disk. */
 function freshCloneTest(file: string): Test {
@@ -20,14 +20,14 @@ function freshCloneTest(file: string): Test {
 }
 
 describe('the order jest runs files in', () => {
-	it('only the opening comment of a file marks it as waiting on polls', () => {
-		expect(waitsOnPolls(join(PROJECT_DIR, 'test/e2e/pull-trigger-republish.test.ts'))).toBe(true);
-		// This file names the pragma, but not in its opening comment.
-		expect(waitsOnPolls(__filename)).toBe(false);
-		expect(waitsOnPolls(join(PROJECT_DIR, 'test/e2e/n8n.test.ts'))).toBe(false);
+	it('only the opening comment of a file marks it to start first', () => {
+		expect(startsFirst(join(PROJECT_DIR, 'test/e2e/pull-trigger-republish.test.ts'))).toBe(true);
+		// This file names @startsFirst, but not in its opening comment.
+		expect(startsFirst(__filename)).toBe(false);
+		expect(startsFirst(join(PROJECT_DIR, 'test/e2e/n8n.test.ts'))).toBe(false);
 	});
 
-	it('with no timings, the files that wait on polls go first, the rest largest first', async () => {
+	it('with no timings, the marked files go first, the rest largest first', async () => {
 		const files = [
 			'test/unit/signature.test.ts',
 			'test/e2e/pull-trigger-republish.test.ts',
@@ -39,7 +39,7 @@ describe('the order jest runs files in', () => {
 		expect(Math.min(...sizes)).toBe(sizes[1]);
 		expect(sizes[2]).toBeGreaterThan(sizes[0]);
 
-		const sequencer = new PollsFirstSequencer({ contexts: [], globalConfig: {} } as never);
+		const sequencer = new MarkedFirstSequencer({ contexts: [], globalConfig: {} } as never);
 		const ordered = await sequencer.sort(files.map(freshCloneTest));
 		expect(ordered.map((test) => test.path.slice(PROJECT_DIR.length + 1))).toEqual([
 			'test/e2e/pull-trigger.test.ts',
