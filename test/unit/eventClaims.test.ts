@@ -200,6 +200,16 @@ describe('what one process tells another of its claims (a queue-mode worker to i
 		expect(worker.stoodHere('wf', NOW, 1)).toEqual(['evt_5']);
 	});
 
+	it('names the newest claims when more stood than the report has room for', () => {
+		const worker = process();
+		const ids = Array.from({ length: 23 }, (_, index) => `evt_${index}`);
+		worker.learn('wf', ids, NOW);
+		const newestFirst = [...ids].reverse();
+		for (const limit of [1, 5, 23, 40])
+			expect(worker.stoodHere('wf', NOW, limit)).toEqual(newestFirst.slice(0, limit));
+		expect(worker.stoodHere('wf', NOW, 0)).toEqual([]);
+	});
+
 	it('claims learned from another process are taken here, for as long as its own claims are kept', () => {
 		const processor = process();
 		processor.learn('wf', ['evt_1', 'evt_2'], NOW);

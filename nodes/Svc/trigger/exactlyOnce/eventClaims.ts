@@ -160,11 +160,17 @@ export class EventClaims {
 	 * first, up to `limit`: what this process can tell others that never see those executions.
 	 */
 	stoodHere(scope: string, now: number, limit: number): string[] {
-		const stood: string[] = [];
-		const known = [...this.knownIn(scope, now)];
-		for (let index = known.length - 1; index >= 0 && stood.length < limit; index--)
-			if (known[index][1].decided === true) stood.push(known[index][0]);
-		return stood;
+		if (limit <= 0) return [];
+		// One pass keeping the newest `limit` in a ring: every worker answer asks, and copying a map
+		// of up to maxCount claims each time would cost more than the answer.
+		const ring: string[] = [];
+		let next = 0;
+		for (const [eventId, claim] of this.knownIn(scope, now)) {
+			if (claim.decided !== true) continue;
+			ring[next] = eventId;
+			next = (next + 1) % limit;
+		}
+		return ring.map((_, age) => ring[(next - 1 - age + 2 * ring.length) % ring.length]);
 	}
 
 	/**
