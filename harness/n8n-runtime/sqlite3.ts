@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
-import { access, copyFile, mkdir, readFile, rename } from 'node:fs/promises';
+import { access, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { delimiter, dirname, join } from 'node:path';
 
 import { cacheRoot, lockInstall } from '../cached-install';
@@ -10,27 +10,40 @@ import { run } from './install-step';
 
 /** sqlite3 5.1.7 is released for Node-API 3 and 6; 6 loads on Node 20 and 24. */
 const SQLITE3_NAPI_VERSION = 6;
+const ADDON = join('build', 'Release', 'node_sqlite3.node');
+
+/** The packages sqlite3's build reads, at the versions the runtime's lockfile pins. */
+const BUILD_PACKAGES = ['sqlite3', 'node-addon-api', 'bindings'];
+
+async function pinnedVersions(lockFile: string): Promise<Record<string, string>> {
+	const { packages } = JSON.parse(await readFile(lockFile, 'utf8')) as {
+		packages: Record<string, { version?: string }>;
+	};
+	return Object.fromEntries(
+		BUILD_PACKAGES.map((name) => {
+			const version = packages[`node_modules/${name}`]?.version;
+			if (version === undefined) throw new Error(`${lockFile} pins no ${name}`);
+			return [name, version];
+		}),
+	);
+}
 
 /**
  * sqlite3 is n8n's default DB. Its addon uses Node-API, so one build serves every runtime: built
  * for Node-API 6 (the highest its release supports) it loads on Node 20 and Node 24 alike. The
- * first install compiles it from the runtime's local headers (no downloads) and keeps the addon
- * in the cache; another install, or one running beside it, takes that copy instead of compiling
- * again. The load check after this proves the copy loads on the runtime's Node.
+ * first install compiles it, from sqlite3's own package and local Node headers (`nodeDir`, no
+ * downloads), in a folder of its own, so that it can run beside npm's install of n8n: the compile
+ * keeps one core busy for about a minute, npm's install the other. The addon stays in the cache;
+ * another install, or one running beside it, takes that copy. Returns the cached addon's path.
  */
-export async function provideSqlite3(
-	tmp: string,
+export async function buildSqlite3(
+	lockFile: string,
+	nodeDir: Promise<string>,
 	step: Step,
-	nodeBin: string,
-	nodeDir: string,
 	waitMs: number,
-): Promise<void> {
-	const packageDir = join(tmp, 'node_modules', 'sqlite3');
-	const { version } = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as {
-		version: string;
-	};
-	const addon = join('build', 'Release', 'node_sqlite3.node');
-	const entry = join(cacheRoot(), `sqlite3-${version}-napi${SQLITE3_NAPI_VERSION}`);
+): Promise<string> {
+	const versions = await pinnedVersions(lockFile);
+	const entry = join(cacheRoot(), `sqlite3-${versions.sqlite3}-napi${SQLITE3_NAPI_VERSION}`);
 	const built = join(entry, 'node_sqlite3.node');
 	const done = async () =>
 		await access(built).then(
@@ -39,33 +52,57 @@ export async function provideSqlite3(
 		);
 	// No lock held: another install finished the build meanwhile.
 	const release = await lockInstall(entry, done, waitMs);
+	if (!release) return built;
+	const folder = `${entry}.build-${process.pid}`;
 	try {
-		if (!release) {
-			await mkdir(dirname(join(packageDir, addon)), { recursive: true });
-			await copyFile(built, join(packageDir, addon));
-			step.progress(`  sqlite3 ${version}: the build in ${entry}\n`);
-			return;
-		}
-		const buildEnv = childEnv({
-			PATH: `${dirname(nodeBin)}${delimiter}${process.env.PATH ?? ''}`,
-			npm_config_nodedir: nodeDir,
-			npm_config_build_from_source: 'true',
-			npm_config_napi_build_version: String(SQLITE3_NAPI_VERSION),
-			JOBS: 'max',
-		});
+		await rm(folder, { recursive: true, force: true });
+		await mkdir(folder, { recursive: true });
+		await writeFile(
+			join(folder, 'package.json'),
+			JSON.stringify({ private: true, dependencies: versions }),
+		);
+		const npmArgs = ['--no-audit', '--no-fund', '--no-package-lock', '--loglevel=warn'];
 		await run(
 			step,
-			'npm rebuild sqlite3 (compiles, ~1.5 min)',
+			'npm install sqlite3 (no scripts)',
+			NPM,
+			['install', '--ignore-scripts', '--omit=optional', ...npmArgs],
+			folder,
+			childEnv({}),
+		);
+		const headers = await nodeDir;
+		await run(
+			step,
+			'npm rebuild sqlite3 (compiles, ~1 min)',
 			NPM,
 			['rebuild', 'sqlite3', '--loglevel=warn'],
-			tmp,
-			buildEnv,
+			folder,
+			childEnv({
+				PATH: `${join(headers, 'bin')}${delimiter}${process.env.PATH ?? ''}`,
+				npm_config_nodedir: headers,
+				npm_config_build_from_source: 'true',
+				npm_config_napi_build_version: String(SQLITE3_NAPI_VERSION),
+				JOBS: 'max',
+			}),
 		);
 		const staged = `${entry}.tmp-${process.pid}`;
 		await mkdir(staged, { recursive: true });
-		await copyFile(join(packageDir, addon), join(staged, 'node_sqlite3.node'));
+		await copyFile(
+			join(folder, 'node_modules', 'sqlite3', ADDON),
+			join(staged, 'node_sqlite3.node'),
+		);
 		await rename(staged, entry);
+		step.progress(`  sqlite3 ${versions.sqlite3}: built into ${entry}\n`);
+		return built;
 	} finally {
-		await release?.();
+		await rm(folder, { recursive: true, force: true });
+		await release();
 	}
+}
+
+/** Puts the cached addon where the runtime's sqlite3 package loads it from. */
+export async function installSqlite3(runtimeDir: string, built: string): Promise<void> {
+	const target = join(runtimeDir, 'node_modules', 'sqlite3', ADDON);
+	await mkdir(dirname(target), { recursive: true });
+	await copyFile(built, target);
 }
