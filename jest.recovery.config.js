@@ -11,6 +11,9 @@ const { RUN, perMajorProjects } = require('tsx/cjs/api').require(
 /** @type {import('jest').Config} */
 module.exports = {
 	...RUN,
+	// Three workers, where the other suites keep two: its files wait on n8n's minute polls and
+	// restarts (CPU 561 s in 453 s with two, CI of 2026-12-05), and the third fills that wait.
+	maxWorkers: 3,
 	reporters: ['default', ['<rootDir>/harness/jest/timing-reporter.cjs', { run: 'recovery' }]],
 	projects: perMajorProjects('recovery'),
 };

@@ -3,6 +3,10 @@
  * URL, as on a laptop; on n8n 2.41 also with its durable poll cursors). Each event runs once.
  * The catch-up beside Svc Trigger is in pull-catch-up.test.ts, so that jest runs the two side by
  * side. Figures go to .tmp/pull-recovery-figures.json.
+ *
+ * @startsFirst: on n8n 2.41 the suite's longest file by far (about 340 s, half of it waiting on
+ * n8n's minute polls), yet not its largest: with three jest workers it sets the suite's end only
+ * when it starts first (harness/jest/test-order.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 
