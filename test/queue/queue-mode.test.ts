@@ -2,8 +2,9 @@
 /**
  * `npm run test:queue`: the package in n8n's queue mode on loopback (PostgreSQL and Redis from
  * Debian's packages, a main, two workers, two webhook processors), against the sandbox, on each
- * n8n runtime of SVC_QUEUE_N8N (as SVC_E2E_N8N; default all). Writes its measured figures to
- * .tmp/queue-figures.json for the README.
+ * n8n runtime of SVC_QUEUE_N8N (as SVC_E2E_N8N; default all): actions on the workers, the Svc
+ * tools for AI agents and MCP clients (./agents.ts), then Svc Trigger's deliveries and the kills.
+ * Writes its measured figures to .tmp/queue-figures.json for the README.
  */
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
@@ -36,6 +37,7 @@ import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
 import { loadExample, withCredential } from '../../harness/example-workflows';
 import { nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
+import { describeAgentsInQueue } from './agents';
 import { mergeFigures } from '../../harness/figures';
 import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
 import {
@@ -418,6 +420,8 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			expect(routes.size).toBeGreaterThanOrEqual(15);
 		});
 	});
+
+	describeAgentsInQueue(runtimeVersion, () => ({ queue, figures }));
 
 	describe('Svc Trigger: activation on the main, deliveries at the webhook processors', () => {
 		let workflow: WorkflowRecord;

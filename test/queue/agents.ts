@@ -1,7 +1,8 @@
 /**
  * The Svc node as an AI tool in n8n's queue mode: n8n's MCP Server Trigger called by the official
  * MCP client at a webhook processor, and an AI Agent (scripted model) whose workflow a worker runs.
- * On each n8n runtime of SVC_QUEUE_N8N; figures go to .tmp/queue-agents-figures.json.
+ * queue-mode.test.ts runs these on its topology before its kills, so that the suite starts one
+ * topology fewer per n8n runtime; each figure goes into that file's figures.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -13,10 +14,7 @@ import type { CredentialRef, WorkflowRecord } from '../../harness/n8n/api';
 import { activate, importCredential, importWorkflow } from '../../harness/n8n/api';
 import { listExecutions } from '../../harness/n8n/executions';
 import type { RuntimeVersion } from '../../harness/n8n-runtime/install';
-import { mergeFigures } from '../../harness/figures';
 import type { QueueEnvironment } from '../../harness/queue-environment';
-import { startQueueEnvironment } from '../../harness/queue-environment';
-import { runtimeVersions } from '../../harness/runtime-versions';
 import type { ScriptedModel } from '../../harness/scripted-model';
 import { answer, callTool, lastToolResult, startScriptedModel } from '../../harness/scripted-model';
 import {
@@ -33,24 +31,20 @@ import {
 import { until } from '../../harness/wait';
 import { touchCampaign, upsertLead } from '../../sandbox/operations';
 
-jest.setTimeout(180_000);
-
 const MCP_TOOLS = ['Get Lead', 'Save Lead', 'Dispatch Campaign'];
+/** Where an execution ran, as whereRan names it: one of the topology's workers. */
+const AT_A_WORKER: unknown = expect.stringMatching(/^worker-\d+$/);
 
-const allFigures: Record<string, IDataObject> = {};
-
-afterAll(async () => {
-	await mergeFigures('queue-agents-figures.json', allFigures);
-});
-
-describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
-	'n8n %s in queue mode: Svc tools for MCP clients and AI agents',
-	(version: RuntimeVersion) => {
+/** The describe block, inside queue-mode.test.ts's for `version`; `running` gives its topology and figures once started. */
+export function describeAgentsInQueue(
+	version: RuntimeVersion,
+	running: () => { queue: QueueEnvironment; figures: IDataObject },
+): void {
+	describe('Svc tools for MCP clients and AI agents', () => {
 		let queue: QueueEnvironment;
+		let figures: IDataObject;
 		let model: ScriptedModel;
 		let modelCredential: CredentialRef;
-		const figures: IDataObject = {};
-		allFigures[version] = figures;
 		const routes = () =>
 			queue.sandbox.state.requests
 				.all()
@@ -68,17 +62,14 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 		}
 
 		beforeAll(async () => {
+			({ queue, figures } = running());
 			model = await startScriptedModel();
-			// A topology of its own, though it neither kills nor reinstalls: it is the only queue file
-			// that does neither, so there is no other to share one with.
-			queue = await startQueueEnvironment(version, { workers: 1, webhookProcessors: 2 });
 			modelCredential = await importCredential(
 				queue.topology.main,
 				scriptedModelCredential(model.url),
 			);
-		}, 15 * 60_000);
+		});
 		afterAll(async () => {
-			await queue?.stop();
 			await model?.close();
 		});
 
@@ -126,7 +117,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 				const ranOn = await whereRan(workflow);
 				figures.mcpToolCallsRanOn = ranOn;
 				// 2.41 relays each MCP tool call to a worker; 1.123 runs some in the webhook processor.
-				if (version === 'v2') expect(ranOn).toEqual(['worker-1', 'worker-1']);
+				if (version === 'v2') expect(ranOn).toEqual([AT_A_WORKER, AT_A_WORKER]);
 			});
 
 			it('a 404 and a refused dispatch come back as error results (isError) with cause and fix; nothing is sent', async () => {
@@ -255,8 +246,8 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 				);
 				const ranOn = await whereRan(workflow);
 				figures.agentRanOn = ranOn;
-				expect(ranOn).toEqual(['worker-1']);
+				expect(ranOn).toEqual([AT_A_WORKER]);
 			});
 		});
-	},
-);
+	});
+}
