@@ -53,6 +53,14 @@ export const CRASH_BURST_IN_BATCHES = {
 export const CRASH_BACKLOG = {
 	onePerEvent: REPRODUCING ? { events: 600, killAfterRan: 200 } : { events: 250, killAfterRan: 20 },
 	inBatches: { events: 1_000, killAfterRan: 200 },
+	/**
+	 * A queue-mode worker killed with runs of its own under way, one per event: how long n8n takes
+	 * to end a dead worker's runs (its lock, its stalled check, then 30 s of rechecks on 2.41) sets
+	 * the test's length more than the backlog, so 100 in CI.
+	 */
+	workerKilled: REPRODUCING
+		? { events: 600, killAfterRan: 200 }
+		: { events: 100, killAfterRan: 20 },
 };
 
 /**

@@ -1,7 +1,14 @@
 import { PollContext } from 'n8n-core';
-import { deepCopy, sleep, Workflow } from 'n8n-workflow';
+import {
+	createRunExecutionData,
+	deepCopy,
+	sleep,
+	Workflow,
+	WorkflowOperationError,
+} from 'n8n-workflow';
 import type {
 	IPollFunctions,
+	IRun,
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	IDataObject,
@@ -47,6 +54,8 @@ export interface PollResult {
 	reported: Error[];
 	/** The most executions started and not ended at one time during the poll. */
 	peakUnfinished: number;
+	/** What each run that ended without its data (`lostRuns`) had passed on, in end order. */
+	lost: INodeExecutionData[][];
 }
 
 export interface PollHarness {
@@ -68,8 +77,13 @@ export interface PollHarness {
 	 * execution ends that long after its trigger step, as with nodes after the trigger.
 	 * `onWorkers`: each execution answers as one run by a queue-mode worker does (not in the
 	 * process that polled). `startsHeldUntil`: n8n starts the executions only then (a busy n8n).
+	 * `lostRuns`: the first that many executions end after their trigger step as n8n 2.x ends the
+	 * runs of a queue-mode worker that died, with an error of its own and none of their data; what
+	 * they passed on is in `lost`, not in `executions` (an Error there). The poll waits for the
+	 * executions started as each ends too.
 	 */
 	poll(options?: {
+		lostRuns?: number;
 		onWorkers?: boolean;
 		startsHeldUntil?: Promise<void>;
 		executions?: 'run' | 'notStored';
@@ -91,6 +105,27 @@ export interface PollHarness {
 	retry(items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
 	/** The editor's Fetch Test Event: the trigger run in manual mode, and what it outputs. */
 	fetchTestEvent(): Promise<INodeExecutionData[]>;
+}
+
+/**
+ * A run as n8n 2.41 ends one whose queue-mode worker died (workflow-runner.js, processError): an
+ * error of n8n's own, no run data, no last node.
+ */
+function runEndedWithoutData(executionId: string): IRun {
+	return {
+		data: createRunExecutionData({
+			resultData: {
+				runData: {},
+				error: new WorkflowOperationError(`Execution ${executionId} stalled: its worker stopped`),
+			},
+		}),
+		finished: false,
+		mode: 'trigger',
+		startedAt: new Date(),
+		stoppedAt: new Date(),
+		status: 'error',
+		storedAt: 'db',
+	};
 }
 
 /**
@@ -140,6 +175,8 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 	let workMs = 0;
 	let onWorkers = false;
 	let startsHeldUntil: Promise<void> = Promise.resolve();
+	let lostRuns = 0;
+	let lostPassed: INodeExecutionData[][] = [];
 	let reported: Error[] = [];
 	const emitError: IPollFunctions['__emitError'] = (error) => {
 		reported.push(error);
@@ -163,6 +200,8 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 		}
 		peakUnfinished = Math.max(peakUnfinished, ++unfinished);
 		const executionId = nextExecutionId();
+		const lost = lostRuns > 0;
+		if (lost) lostRuns--;
 		const relay = (response: unknown) => {
 			const relayed = response as IExecuteResponsePromiseData;
 			const body = relayed.body as IDataObject | undefined;
@@ -180,8 +219,13 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 				.then(async (outcome) => {
 					if (workMs > 0) await sleep(workMs);
 					unfinished--;
-					ended?.resolve(undefined);
-					return outcome;
+					if (!lost) {
+						ended?.resolve(undefined);
+						return outcome;
+					}
+					if (Array.isArray(outcome)) lostPassed.push(outcome);
+					ended?.resolve(runEndedWithoutData(executionId));
+					return new Error(`Execution ${executionId} ended without its data`);
 				}),
 		);
 	};
@@ -248,6 +292,8 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			workMs = pollOptions.workMs ?? 0;
 			onWorkers = pollOptions.onWorkers ?? false;
 			startsHeldUntil = pollOptions.startsHeldUntil ?? Promise.resolve();
+			lostRuns = pollOptions.lostRuns ?? 0;
+			lostPassed = [];
 			const pollContext = pollOptions.durableTick
 				? durableTickContext(pollOptions.durableTick.budgetMs)
 				: context;
@@ -257,7 +303,14 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			const returned = (await nodeType.poll?.call(pollContext)) ?? null;
 			if (pollOptions.durableTick && returned === null) storeCursor();
 			if (testPoll) storeStaticData();
-			return { returned, executions: await Promise.all(started), reported, peakUnfinished };
+			// An execution's end can start another (after one ended without its data): those are waited for too.
+			let executions: Array<INodeExecutionData[] | Error> = [];
+			while (executions.length < started.length) {
+				executions = await Promise.all(started);
+				// A turn of the event loop: a restart is emitted in the promise chain of the run's end.
+				await sleep(0);
+			}
+			return { returned, executions, reported, peakUnfinished, lost: lostPassed };
 		},
 		activate(activation = 'activate') {
 			activateFromStored(activation);

@@ -24,6 +24,8 @@ export interface QueueTopology {
 	webhookProcessors: N8nRoleProcess[];
 	/** The worker whose log says it started this execution. */
 	workerThatRan(executionId: string): Promise<N8nRoleProcess | undefined>;
+	/** The executions `worker` has started and not finished, by its log. */
+	runsUnderWayOn(worker: N8nRoleProcess): Promise<string[]>;
 	stop(): Promise<void>;
 }
 
@@ -128,6 +130,12 @@ export async function startQueueTopology(options: QueueTopologyOptions): Promise
 			const line = `Worker started execution ${executionId} (`;
 			for (const worker of workers) if ((await worker.log()).includes(line)) return worker;
 			return undefined;
+		},
+		async runsUnderWayOn(worker) {
+			const log = await worker.log();
+			return [...log.matchAll(/Worker started execution (\d+) \(/g)]
+				.map(([, id]) => id)
+				.filter((id) => !log.includes(`Worker finished execution ${id} (`));
 		},
 		// The main in use: a test may have replaced it with a restarted one.
 		async stop() {

@@ -234,6 +234,57 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 		expect(await trigger.retry([copy])).toEqual([]);
 	});
 
+	describe('on queue-mode workers, a run n8n 2.x ended without its data (its worker died)', () => {
+		it("starts again under its pull id, which holds the event for a person's Retry; the Retry runs it once, and the other events ran as usual", async () => {
+			clearCapturedLogs();
+			const trigger = await published();
+			const ids = emit(3);
+			const result = await trigger.poll({ onWorkers: true, lostRuns: 1 });
+			expect(result.lost.map((items) => items.map((item) => item.json.id))).toEqual([[ids[0]]]);
+			// Each execution's trigger output, or its error's message (n8n keeps an error as data).
+			const outcomes = result.executions.map((execution) =>
+				Array.isArray(execution) ? execution.map((item) => item.json.id) : execution.message,
+			);
+			expect(outcomes).toEqual([
+				expect.stringMatching(/ended without its data$/),
+				[ids[1]],
+				[ids[2]],
+				expect.stringMatching(
+					new RegExp(
+						`^n8n ended the execution that had this event \\(\\d+\\) without its data when the worker running it stopped, and this execution took it over, so event ${ids[0]} may already have run past the trigger$`,
+					),
+				),
+			]);
+			expect(capturedLogs().map((entry) => entry.message)).toContainEqual(
+				expect.stringMatching(
+					/ended execution \d+ without its data \(the worker running it stopped\); its 1 events start again/,
+				),
+			);
+			// A person's Retry of the restarted run carries the same pull id: it runs the event.
+			const restartedItems = result.lost[0].map((item) => ({
+				json: { ...item.json, meta: { ...(item.json.meta as IDataObject), lost_run: {} } },
+			}));
+			expect((await trigger.retry(restartedItems)).map((item) => item.json.id)).toEqual([ids[0]]);
+			// The position passed all three: the next poll starts nothing.
+			expect((await trigger.poll({ onWorkers: true })).executions).toEqual([]);
+		});
+
+		it('a run that keeps ending so starts again three times at most, then a warning in the log names its events', async () => {
+			clearCapturedLogs();
+			const trigger = await published();
+			const [id] = emit(1);
+			const result = await trigger.poll({ onWorkers: true, lostRuns: 10 });
+			// The first run passed the event on; the three restarts stopped at the trigger, holding it.
+			expect(result.lost.length).toBe(1);
+			expect(result.executions.length).toBe(4);
+			expect(capturedLogs().map((entry) => entry.message)).toContainEqual(
+				expect.stringContaining(
+					`n8n ended 4 executions of events ${id} without their data; they do not start again`,
+				),
+			);
+		});
+	});
+
 	it('an event delivered by Svc Trigger in the same workflow does not run again when pulled, and the other way round', async () => {
 		const { pull, webhook, deliveryOf } = await bothTriggers();
 		const [delivered] = emit(1);
@@ -516,6 +567,33 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			expect(passedOn(await trigger.poll({ workMs: 50 })).flat()).toEqual(ids);
 			trigger.restart(await freshPullTrigger());
 			expect(passedOn(await trigger.poll())).toEqual([[]]);
+		});
+
+		it("on queue-mode workers, a batch n8n 2.x ended without its data starts again whole under its pull id, held for a person's Retry, which runs it", async () => {
+			const trigger = await published({ parameters: batches(10) });
+			const ids = emit(15);
+			const result = await trigger.poll({ onWorkers: true, lostRuns: 1 });
+			expect(result.lost.map((items) => items.map((item) => item.json.id))).toEqual([
+				ids.slice(0, 10),
+			]);
+			const outcomes = result.executions.map((execution) =>
+				Array.isArray(execution) ? execution.map((item) => item.json.id) : execution.message,
+			);
+			expect(outcomes).toEqual([
+				expect.stringMatching(/ended without its data$/),
+				ids.slice(10),
+				expect.stringMatching(
+					new RegExp(
+						`^n8n ended the execution that had these events \\(\\d+\\) without its data when the worker running it stopped, and this execution took them over, so event ${ids.slice(0, 10).join(', ')} may already have run past the trigger$`,
+					),
+				),
+			]);
+			const restartedItems = result.lost[0].map((item) => ({
+				json: { ...item.json, meta: { ...(item.json.meta as IDataObject), lost_run: {} } },
+			}));
+			expect((await trigger.retry(restartedItems)).map((item) => item.json.id)).toEqual(
+				ids.slice(0, 10),
+			);
 		});
 
 		it('the position never passes a batch n8n did not store; a Retry of a batch runs the events it had claimed', async () => {

@@ -1,7 +1,7 @@
 /**
  * Svc Pull Trigger in queue mode: the main polls, workers run the executions and relay each
  * execution's answer to the poll through n8n's queue. A backlog runs once per event across the
- * workers, also when the main (the poller) is killed in the middle of it.
+ * workers, also when the main (the poller) or a worker is killed in the middle of it.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -13,9 +13,9 @@ import {
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import { mergeFigures } from '../../harness/figures';
-import { withEventIds } from '../../harness/held-events';
+import { isCutShort, withEventIds } from '../../harness/held-events';
 import { retryCutShortRuns } from '../../harness/kill-mid-burst';
-import { CRASH_BACKLOG } from '../../harness/crash-sizes';
+import { CRASH_BACKLOG, WORK_AFTER_TRIGGER_SECONDS } from '../../harness/crash-sizes';
 import { activate, deactivate } from '../../harness/n8n/api';
 import { listExecutions, settledExecutions } from '../../harness/n8n/executions';
 import type { QueueEnvironment } from '../../harness/queue-environment';
@@ -40,7 +40,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 		let queue: QueueEnvironment;
 		beforeAll(async () => {
 			// A pull needs no webhook processor: the main polls, the workers run.
-			// A topology of its own: its tests kill the polling main.
+			// A topology of its own: its tests kill the polling main and a worker.
 			queue = await startQueueEnvironment(version, { workers: 2, webhookProcessors: 0 });
 		}, 15 * 60_000);
 		afterAll(async () => {
@@ -48,21 +48,27 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 		});
 
 		/**
-		 * A backlog (CRASH_BACKLOG's for `figure`) created while `receiver`'s workflow was unpublished;
-		 * published; the main (the poller) killed once part of it ran, and started again; what the kill
-		 * cut short and did not run, retried as a person would. Returns how often each event ran, and
-		 * which had run before the kill.
+		 * A backlog (CRASH_BACKLOG's for `figure`, or for a worker killed) created while `receiver`'s workflow was unpublished;
+		 * published; `killed` (the main, which polls, or a worker, whose runs then have work after the
+		 * trigger under way) killed once part of it ran, and started again; what the kill cut short and
+		 * did not run, retried as a person would. Returns how often each event ran, and which had run
+		 * before the kill.
 		 */
 		const killMidBacklog = async (
 			figure: 'onePerEvent' | 'inBatches',
 			receiver: Parameters<typeof importReceiverWorkflow>[2],
+			killed: 'main' | 'worker' = 'main',
 		) => {
-			const size = CRASH_BACKLOG[figure];
+			const size = killed === 'worker' ? CRASH_BACKLOG.workerKilled : CRASH_BACKLOG[figure];
 			const { id } = await importReceiverWorkflow(
 				queue.topology.main,
-				`Svc: pull in queue mode (${figure})`,
+				`Svc: pull in queue mode (${figure}, ${killed} killed)`,
 				receiver,
-				{ sandboxUrl: queue.sandbox.url, credential: queue.credential },
+				{
+					sandboxUrl: queue.sandbox.url,
+					credential: queue.credential,
+					workSeconds: killed === 'worker' ? WORK_AFTER_TRIGGER_SECONDS : undefined,
+				},
 			);
 			await activate(queue.topology.main, id);
 			await deactivate(queue.topology.main, id);
@@ -80,13 +86,26 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 				timeoutMs: POLLS_MS,
 				everyMs: 100,
 			});
-			await queue.topology.main.kill();
+			const worker = queue.topology.workers[0];
+			const target = killed === 'main' ? queue.topology.main : worker;
+			// A worker is killed with runs of its own under way (each in its work after the trigger).
+			if (killed === 'worker')
+				await until(
+					`runs under way on ${worker.name}`,
+					async () => (await queue.topology.runsUnderWayOn(worker)).length > 0,
+					{ timeoutMs: POLLS_MS, everyMs: 100 },
+				);
+			await target.kill();
 			const ranBeforeKill = new Set(
 				[...ranPastTrigger(queue.sandbox.state).keys()].filter((event) => ids.includes(event)),
 			);
 			expect(ranBeforeKill.size).toBeLessThan(ids.length);
 			const restartedAt = Date.now();
-			queue.topology.main = await queue.topology.main.restart();
+			if (killed === 'main') queue.topology.main = await queue.topology.main.restart();
+			else await target.restart();
+			// A dead worker's runs end some time after the kill (n8n notices the stalled job): each event
+			// then runs, or is held by a failed run a person can Retry.
+			if (killed === 'worker') await untilRanOrHeld(id, ids);
 			const retried = await retryCutShortRuns(
 				queue.topology.main,
 				id,
@@ -113,7 +132,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			}
 			figures[version] = {
 				...figures[version],
-				[figure]: {
+				[killed === 'main' ? figure : `${figure}, worker killed`]: {
 					backlog: ids.length,
 					ranBeforeKill: ranBeforeKill.size,
 					retried,
@@ -134,13 +153,16 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			return { id, ids, ran, ranBeforeKill };
 		};
 
-		it('a backlog runs once per event on the workers, also when the main that polls is killed in the middle of it', async () => {
-			const { id, ids, ran } = await killMidBacklog('onePerEvent', SVC_PULL_TRIGGER_RECEIVER);
-			// Each event not run once, with the executions holding it: status, when, and its pull id.
+		/** Each event of `ids` not run once past the trigger, with the executions holding it: status, when, and its pull id. */
+		const notRunOnce = async (
+			id: string,
+			ids: string[],
+			ran: ReadonlyMap<string, number>,
+		): Promise<string[]> => {
 			const held = withEventIds(
 				await listExecutions(queue.topology.main, id, { includeData: true }),
 			);
-			const details = ids
+			return ids
 				.filter((event) => ran.get(event) !== 1)
 				.map((event) => {
 					const runs = held
@@ -151,7 +173,44 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 						);
 					return `${event} ran ${ran.get(event) ?? 0}: ${runs.join('; ')}`;
 				});
-			expect(details).toEqual([]);
+		};
+
+		/** Until each of `ids` ran past the trigger or is held by a failed run (its data kept), which a person can Retry. */
+		const untilRanOrHeld = async (id: string, ids: string[]): Promise<void> => {
+			let waiting: string[] = ids;
+			await until(
+				'each event to run or be held by a failed run',
+				async () => {
+					const ran = ranPastTrigger(queue.sandbox.state);
+					const held = new Set(
+						withEventIds(await listExecutions(queue.topology.main, id, { includeData: true }))
+							.filter(({ execution }) => isCutShort(execution))
+							.flatMap(({ eventIds }) => [...eventIds]),
+					);
+					waiting = ids.filter((event) => !ran.has(event) && !held.has(event));
+					return waiting.length === 0;
+				},
+				{ timeoutMs: POLLS_MS, everyMs: 1_000 },
+			).catch((error: Error) => {
+				throw new Error(
+					`${error.message}: ${waiting.length} neither, ${waiting.slice(0, 5).join(', ')}…`,
+				);
+			});
+		};
+
+		it('a backlog runs once per event on the workers, also when the main that polls is killed in the middle of it', async () => {
+			const { id, ids, ran } = await killMidBacklog('onePerEvent', SVC_PULL_TRIGGER_RECEIVER);
+			expect(await notRunOnce(id, ids, ran)).toEqual([]);
+			await deactivate(queue.topology.main, id);
+		});
+
+		it("a worker killed in the middle of the backlog, its runs' work under way: every event runs once, n8n 2.x's runs ended without their data included", async () => {
+			const { id, ids, ran } = await killMidBacklog(
+				'onePerEvent',
+				SVC_PULL_TRIGGER_RECEIVER,
+				'worker',
+			);
+			expect(await notRunOnce(id, ids, ran)).toEqual([]);
 			await deactivate(queue.topology.main, id);
 		});
 

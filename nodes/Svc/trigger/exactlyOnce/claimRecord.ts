@@ -36,19 +36,19 @@ function processedRecord(ctx: IExecuteFunctions): ProcessedRecord {
  * Claims every event at once (one record write for them all, then one settle, none for the
  * record's sole writer), in the order given. `claimant` names the claim: the receipt or pull id the items carry, which a Retry carries
  * too (an execution id for items from before those ids). A Retry
- * (`mode` 'retry') is decided by n8n's record alone (see EventClaims.claim). `soleWriter`: see
- * ClaimOptions.
+ * (`mode` 'retry') is decided by n8n's record alone (see EventClaims.claim), as is a run with
+ * `askRecord`. `soleWriter`: see ClaimOptions.
  */
 export async function claimEvents(
 	ctx: IExecuteFunctions,
 	eventIds: string[],
 	claimant: string,
-	{ soleWriter = false }: Pick<ClaimOptions, 'soleWriter'> = {},
+	{ soleWriter = false, askRecord = false }: ClaimOptions = {},
 ): Promise<ClaimOutcome[]> {
 	const scope = claimScope(ctx);
 	const record = processedRecord(ctx);
 	const now = Date.now();
-	const askRecord = ctx.getMode() === 'retry';
+	askRecord ||= ctx.getMode() === 'retry';
 	return await Promise.all(
 		eventIds.map(
 			async (eventId) =>
@@ -57,27 +57,38 @@ export async function claimEvents(
 	);
 }
 
+/** A run n8n ended without its data, whose events an execution took over: its execution id if known. */
+export interface LostRun {
+	execution?: string;
+}
+
 /**
  * What the trigger passes on after claiming `items` (each an event, in order): the events it
  * runs, with a hint (`repeatHint`, given how many were left out) when some already ran
  * elsewhere. A run n8n started again after its process died ('rerun' outside a Retry) fails
  * instead, keeping its events for a person's Retry, since they may already have run past the
- * trigger. A Retry runs what it had claimed.
+ * trigger; so does a run that `tookOver` the events of a run n8n ended without its data and finds
+ * that run's claim. A Retry runs what it had claimed.
  */
 export function passOnClaimed(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
 	outcomes: ClaimOutcome[],
 	repeatHint: (repeats: number) => string,
+	tookOver?: LostRun,
 ): INodeExecutionData[][] {
 	const retry = ctx.getMode() === 'retry';
 	const rerun = items
 		.filter((_, index) => outcomes[index] === 'rerun' && !retry)
 		.map((item) => item.json.id as string);
 	if (rerun.length > 0) {
+		const cause =
+			tookOver === undefined
+				? 'n8n started this execution again after the process running it stopped'
+				: `n8n ended the execution that had ${items.length === 1 ? 'this event' : 'these events'}${tookOver.execution === undefined ? '' : ` (${tookOver.execution})`} without its data when the worker running it stopped, and this execution took ${items.length === 1 ? 'it' : 'them'} over`;
 		throw new NodeOperationError(
 			ctx.getNode(),
-			`n8n started this execution again after the process running it stopped, so event ${rerun.join(', ')} may already have run past the trigger`,
+			`${cause}, so event ${rerun.join(', ')} may already have run past the trigger`,
 			{
 				description:
 					'Nothing after the trigger ran in this attempt. Check what the nodes after the trigger did for this event; if it did not finish, Retry this execution to run it.',

@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
 
-import type {
-	IDataObject,
-	IExecuteResponsePromiseData,
-	INodeExecutionData,
-	IPollFunctions,
-	IRun,
-} from 'n8n-workflow';
+import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../../contract';
 import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../../contract';
 import { desiredEvents } from '../../shared/subscription';
 import { SvcClient, userError } from '../../transport';
-import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from '../eventList';
+import { eventsPerExecution, POLL_CLIENT, readPage } from '../eventList';
 import type { ExecutionSlots } from '../exactlyOnce/executionSlots';
 import {
 	triggerExecutionSlots,
@@ -21,6 +15,7 @@ import {
 	UNFINISHED_EXECUTIONS_MAX,
 } from '../exactlyOnce/executionSlots';
 import { claimedInOrder, ClaimedPrefix } from './claimedPrefix';
+import { emitRun } from './emittedRun';
 import { claimScope } from '../exactlyOnce/claimRecord';
 import { eventClaims } from '../exactlyOnce/eventClaims';
 import type { PositionSource, PullPosition } from './pullPosition';
@@ -99,15 +94,6 @@ const startedHere = new Map<string, Map<string, StartedExecution>>();
 const STALE_START_MS = 2 * 60_000;
 
 /**
- * The pull ids of the executions this process started that have not answered yet. An execution
- * that finds its own here when it claims runs in the process that polled: n8n's regular mode,
- * where every execution of the workflow runs in this one process (in queue mode a worker runs it,
- * and finds none). Its answer is the claim's outcome, so the id is dropped then (or at its end).
- */
-const pullsAwaitingClaims = new Set<string>();
-export const startedInThisProcess = (pullId: string): boolean => pullsAwaitingClaims.has(pullId);
-
-/**
  * One execution with `events` as its items, named by one pull id: whether it claimed them. It
  * starts once one of `slots` is free and `allowed` says yes (false: it never starts), and holds
  * the slot until it ends.
@@ -123,32 +109,16 @@ async function startExecution(
 		free();
 		return false;
 	}
-	const confirmation = ctx.helpers.createDeferredPromise<IExecuteResponsePromiseData>();
-	const ended = ctx.helpers.createDeferredPromise<IRun | undefined>();
-	const pullId = randomUUID();
-	const answered = (): void => {
-		pullsAwaitingClaims.delete(pullId);
-	};
-	const end = (): void => {
-		answered();
+	const { answer, ended } = emitRun(ctx, events, randomUUID());
+	void ended.then(free);
+	const body = await answer;
+	if (body === undefined) {
+		// Not stored: it never runs.
 		free();
-	};
-	pullsAwaitingClaims.add(pullId);
-	ctx.__emit([events.map((event) => toItem(event, { pull_id: pullId }))], confirmation, ended);
-	void ended.promise.then(end, end);
-	return await confirmation.promise.then(
-		(response) => {
-			answered();
-			const body = response.body as IDataObject | undefined;
-			claimsHere.set(triggerKey(ctx), body?.here !== false);
-			return body?.claimed === true;
-		},
-		() => {
-			// Not stored: it never runs.
-			end();
-			return false;
-		},
-	);
+		return false;
+	}
+	claimsHere.set(triggerKey(ctx), body.here !== false);
+	return body.claimed === true;
 }
 
 /**

@@ -7,9 +7,10 @@ import { desiredEvents } from '../../shared/subscription';
 import { SvcClient, userError } from '../../transport';
 import { claimEvents, claimScope, passOnClaimed } from '../exactlyOnce/claimRecord';
 import type { ClaimOutcome } from '../exactlyOnce/eventClaims';
+import type { LostRun } from '../exactlyOnce/claimRecord';
 import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from '../eventList';
 import { executionPlace } from '../exactlyOnce/executionPlace';
-import { startedInThisProcess } from './poll';
+import { startedInThisProcess } from './emittedRun';
 
 /**
  * "Fetch Test Event": what a run would get, the newest `count` events of the chosen kinds (one,
@@ -49,6 +50,13 @@ async function newestEvents(ctx: IExecuteFunctions, count: number): Promise<INod
 	);
 }
 
+/** The lost run whose events the poll started again in this execution (`meta.lost_run`, see emitRun in emittedRun.ts). */
+function lostRunOf(meta: IDataObject | undefined): LostRun | undefined {
+	const lostRun = meta?.lost_run as IDataObject | undefined;
+	if (lostRun === undefined) return undefined;
+	return typeof lostRun.execution === 'string' ? { execution: lostRun.execution } : {};
+}
+
 /**
  * The trigger's step inside the execution: its events (one, or a batch), claimed in n8n's record
  * shared by the workflow's Svc triggers. A repeat (read again after a crash or a slow poll, or
@@ -61,7 +69,9 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 	if (mode === 'manual') return [await newestEvents(this, eventsPerExecution(this))];
 	const items = this.getInputData();
 	if (mode !== 'trigger' && mode !== 'retry') return [items];
-	const pullId = (items[0]?.json.meta as IDataObject | undefined)?.pull_id;
+	const meta = items[0]?.json.meta as IDataObject | undefined;
+	const pullId = meta?.pull_id;
+	const lostRun = lostRunOf(meta);
 	// Items are events this trigger emitted: each has a string id.
 	const eventIds = items.map((item) => item.json.id as string);
 	// Run where it was polled (n8n's regular mode): no other process writes the record.
@@ -74,7 +84,9 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 			this,
 			eventIds,
 			typeof pullId === 'string' ? pullId : this.getExecutionId(),
-			{ soleWriter: here },
+			// A run that took over a lost one's events (emittedRun.ts) asks n8n's record, as a Retry
+			// does: the claim there may be the lost run's, under this pull id.
+			{ soleWriter: here, askRecord: lostRun !== undefined },
 		);
 		claimed = true;
 	} catch (error) {
@@ -84,11 +96,21 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 		});
 	} finally {
 		if (mode === 'trigger')
-			await this.sendResponse({ statusCode: 200, headers: {}, body: { claimed, here } });
+			await this.sendResponse({
+				statusCode: 200,
+				headers: {},
+				// The execution names itself for the poll, should n8n end it without its data.
+				body: { claimed, here, execution: this.getExecutionId() },
+			});
 	}
-	return passOnClaimed(this, items, outcomes, (repeats) =>
-		items.length === 1
-			? 'This event already ran in another execution (read again, or delivered by webhook too), so this execution stops at the trigger'
-			: `${repeats} of these ${items.length} events already ran in other executions (read again, or delivered by webhook too), so they are left out of this one`,
+	return passOnClaimed(
+		this,
+		items,
+		outcomes,
+		(repeats) =>
+			items.length === 1
+				? 'This event already ran in another execution (read again, or delivered by webhook too), so this execution stops at the trigger'
+				: `${repeats} of these ${items.length} events already ran in other executions (read again, or delivered by webhook too), so they are left out of this one`,
+		lostRun,
 	);
 }
