@@ -1,11 +1,11 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- tooling that runs in Node.js beside n8n, never inside it */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- tooling that runs in Node.js beside n8n, never inside it */
 /**
- * Jest's global set-up and teardown of the end-to-end projects (harness/jest/projects.ts): the n8n
- * per major (SVC_E2E_N8N) that the files share (harness/n8n/shared.ts), its runtime installed
- * first if missing, started without waiting for either, and stopped at the run's end. The files
- * that need no n8n run meanwhile (harness/jest/test-order.ts); a file that starts an n8n of its
- * own waits for the install that this one holds the lock of.
+ * Jest's global set-up and teardown of the end-to-end projects (harness/jest/projects.ts): the
+ * runtimes installed, then the n8n per major (SVC_E2E_N8N) that the files share
+ * (harness/n8n/shared.ts) started without waiting for it, and stopped at the run's end.
  */
+import type { Config } from '@jest/reporters';
+
 import { startEnvironmentN8n } from '../environment';
 import type { N8nInstance } from '../n8n/instance';
 import { announceSharedN8n, removeAnnouncement } from '../n8n/shared';
@@ -13,6 +13,7 @@ import { ensureN8nRuntime } from '../n8n-runtime/install';
 import type { RuntimeVersion } from '../n8n-runtime/install';
 import { packageSource } from '../package-source';
 import { runtimeVersions } from '../runtime-versions';
+import installRuntimes from './install-runtimes';
 
 interface Started {
 	n8n: Promise<N8nInstance | undefined>;
@@ -28,7 +29,11 @@ const started = (registry.svcSharedN8n ??= new Map<RuntimeVersion, Started>());
  * Jest runs a global set-up module once for all the projects that name it, with the first one's
  * config (a run of both majors calls this once): it starts the shared n8n of every major.
  */
-export async function setUp(): Promise<void> {
+export async function setUp(
+	globalConfig: unknown,
+	projectConfig: Config.ProjectConfig,
+): Promise<void> {
+	await installRuntimes(globalConfig, projectConfig);
 	for (const version of runtimeVersions('SVC_E2E_N8N')) {
 		if (started.has(version)) continue;
 		const source = await packageSource();

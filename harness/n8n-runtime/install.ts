@@ -83,10 +83,11 @@ async function inputHash(version: RuntimeVersion): Promise<string> {
 	hash.update(INSTALL_RECIPE);
 	for (const file of ['package.json', 'package-lock.json']) {
 		const path = join(specDir, file);
-		if (!existsSync(path))
+		if (!existsSync(path)) {
 			throw new Error(
 				`${path} is missing: generate it with \`npm install --package-lock-only --ignore-scripts\` in ${specDir}`,
 			);
+		}
 		hash.update(`\0${file}\0`);
 		hash.update(await readFile(path));
 	}
@@ -128,8 +129,9 @@ async function describe(dir: string, marker: Marker): Promise<N8nRuntime> {
 	};
 }
 
-const readMarker = async (dir: string): Promise<Marker | undefined> =>
-	await readInstallMarker<Marker>(dir, MARKER);
+async function readMarker(dir: string): Promise<Marker | undefined> {
+	return await readInstallMarker<Marker>(dir, MARKER);
+}
 
 /**
  * npm's install of the runtime's packages, then (v2) the `node` package's own install script. Gives
@@ -286,10 +288,6 @@ export interface EnsureOptions {
 function runtimeDir(version: RuntimeVersion, hash: string): string {
 	return join(cacheRoot(), `n8n-${version}-${hash}`);
 }
-
-/** Whether the runtime for `version` is installed and complete, without installing it. */
-export const isRuntimeInstalled = async (version: RuntimeVersion): Promise<boolean> =>
-	(await readMarker(runtimeDir(version, await inputHash(version)))) !== undefined;
 
 /** Returns a complete runtime for `version`, installing it first if needed (5–6 min cold, well under a second warm). */
 export async function ensureN8nRuntime(

@@ -103,8 +103,7 @@ export async function attachSharedN8n(
 		throw new Error(
 			`No shared n8n ${version} in this run (${folderVariable(version)} is not set): run the file with jest's end-to-end projects (npm run test:e2e)`,
 		);
-	// Its runtime's install and its start have timeouts of their own (20 min for another process's
-	// install, 90 s to be ready): this one only bounds a lost announcement.
+	// Its start has a ready timeout of its own (90 s): this one only bounds a lost announcement.
 	const shared = await poll(
 		async () => {
 			const failed = await readFile(join(folder, FAILED_FILE), 'utf8').catch(() => undefined);
@@ -114,10 +113,10 @@ export async function attachSharedN8n(
 			return ready === undefined ? undefined : (JSON.parse(ready) as SharedN8n);
 		},
 		{
-			timeoutMs: 25 * 60_000,
+			timeoutMs: 5 * 60_000,
 			everyMs: 100,
 			timedOut: () => {
-				throw new Error(`The shared n8n ${version} was not reported started within 25 minutes`);
+				throw new Error(`The shared n8n ${version} was not reported started within 5 minutes`);
 			},
 		},
 	);
