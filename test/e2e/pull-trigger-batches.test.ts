@@ -60,8 +60,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		});
 
 		const emit = (count: number): string[] => emitLeadsCreated(env.sandbox.state, count);
-		const waitUntilRan = async (ids: string[], timeoutMs?: number): Promise<number[]> =>
-			await untilRanPastTrigger(env.sandbox.state, ids, timeoutMs);
+		const waitUntilRan = async (ids: string[]): Promise<number[]> =>
+			await untilRanPastTrigger(env.sandbox.state, ids);
 
 		/** The events each of the workflow's executions held, oldest execution first; every one must have succeeded. */
 		const batchesRun = async (): Promise<string[][]> => {

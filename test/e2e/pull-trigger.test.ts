@@ -59,8 +59,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		});
 
 		const emit = (count: number): string[] => emitLeadsCreated(env.sandbox.state, count);
-		const waitUntilRan = async (ids: string[], timeoutMs?: number): Promise<number[]> =>
-			await untilRanPastTrigger(env.sandbox.state, ids, timeoutMs);
+		const waitUntilRan = async (ids: string[]): Promise<number[]> =>
+			await untilRanPastTrigger(env.sandbox.state, ids);
 
 		it("publishes with no https URL; the events created while it was unpublished and after run once each, as the Svc Trigger's event marked pull", async () => {
 			await activate(env.n8n, workflowId);
