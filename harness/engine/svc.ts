@@ -165,6 +165,8 @@ export interface SvcTriggerOptions {
 	workflowId?: string;
 	/** 'manual' for a test listen from the editor. */
 	mode?: 'webhook' | 'manual';
+	/** Run Events From; the node's default (each delivery) when not given. */
+	runEventsFrom?: 'delivery' | 'eventList';
 }
 
 /** Svc Trigger driven through n8n's HookContext and WebhookContext, against the sandbox. */
@@ -186,6 +188,7 @@ export async function createSvcTrigger(
 				...(options.batchSize === undefined
 					? {}
 					: { eventsPerExecution: 'batch', batchSize: options.batchSize }),
+				...(options.runEventsFrom === undefined ? {} : { runEventsFrom: options.runEventsFrom }),
 			},
 			credentials: { svcApi: { id: '1', name: 'Svc account' } },
 			...(options.webhookId ? { webhookId: options.webhookId } : {}),

@@ -1,4 +1,4 @@
-import { HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
+import { HookContext, TriggerContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import {
 	createRunExecutionData,
 	deepCopy,
@@ -13,6 +13,8 @@ import type {
 	IDataObject,
 	IExecuteResponsePromiseData,
 	IHttpRequestMethods,
+	IRun,
+	ITriggerFunctions,
 	INode,
 	INodeExecutionData,
 	INodeType,
@@ -72,6 +74,18 @@ export interface DeliveryResult {
 	hints?: NodeExecutionHint[];
 }
 
+/** The trigger's trigger() as n8n's main calls it at publishing, with every execution it emitted. */
+export interface PublishedTrigger {
+	/** What the trigger node passed on in each execution that ended well, in end order. */
+	readonly runs: INodeExecutionData[][];
+	/** Errors of executions that failed, and those saved as failed executions (`saveFailedExecution`). */
+	readonly failed: Error[];
+	/** Unpublishing: n8n calls the closeFunction trigger() returned, if any. */
+	close(): Promise<void>;
+	/** Whether trigger() returned a closeFunction: something runs until unpublished. */
+	readonly listens: boolean;
+}
+
 export interface TriggerHarness {
 	/** The production URL n8n gives this webhook: `${webhookBaseUrl}/${webhookId}/${path}`. */
 	readonly webhookUrl: string;
@@ -85,6 +99,11 @@ export interface TriggerHarness {
 	/** n8n's activation: `create` only when `checkExists` says no. Returns whether it created. */
 	activate(activation?: WorkflowActivateMode): Promise<boolean>;
 	deliver(delivery: Delivery): Promise<DeliveryResult>;
+	/**
+	 * n8n's main publishing the workflow: trigger() in a TriggerContext (mode 'trigger'), whose
+	 * emit runs each execution here and resolves its answer and its end as n8n does.
+	 */
+	publish(): Promise<PublishedTrigger>;
 	/** The webhook step alone: the items n8n stores for an execution that a kill then cuts short. */
 	receive(delivery: Delivery): Promise<DeliveryResult>;
 	/**
@@ -246,6 +265,7 @@ export async function createTriggerHarness(
 				delivery,
 				{ execute: false },
 			),
+		publish: async () => await publish(workflow, node, nodeType, baseData),
 		restart: (freshType) => {
 			nodeTypes.reload(options.nodeType, freshType);
 			nodeType = nodeTypes.getByNameAndVersion(options.nodeType, typeVersion);
@@ -262,6 +282,54 @@ export async function createTriggerHarness(
 			),
 	};
 	return harness;
+}
+
+async function publish(
+	workflow: Workflow,
+	node: INode,
+	nodeType: INodeType,
+	baseData: IWorkflowExecuteAdditionalData,
+): Promise<PublishedTrigger> {
+	const runs: INodeExecutionData[][] = [];
+	const failed: Error[] = [];
+	// n8n resolves a run's end with the run; one that failed in a node names that node.
+	const endedAs = (status: IRun['status']) =>
+		({ status, data: { resultData: { runData: {}, lastNodeExecuted: node.name } } }) as IRun;
+	const emit: ITriggerFunctions['emit'] = (data, answer, ended) => {
+		const relay = (response: RecordedResponse) =>
+			answer?.resolve(response as IExecuteResponsePromiseData);
+		void runExecution(workflow, node, baseData, 'trigger', data, nextExecutionId(), relay).then(
+			(passedOn) => {
+				runs.push(passedOn);
+				ended?.resolve(endedAs('success'));
+			},
+			(error: unknown) => {
+				failed.push(error as Error);
+				answer?.reject(error as Error);
+				ended?.resolve(endedAs('error'));
+			},
+		);
+	};
+	const context = new TriggerContext(
+		workflow,
+		node,
+		baseData,
+		'trigger',
+		'activate',
+		emit,
+		(error) => void failed.push(error),
+		(error) => void failed.push(error),
+	);
+	const response = await workflow.expression.withIsolate(async () => {
+		if (nodeType.trigger === undefined) throw new UnexpectedError('The node has no trigger method');
+		return await nodeType.trigger.call(context);
+	});
+	return {
+		runs,
+		failed,
+		listens: response?.closeFunction !== undefined,
+		close: async () => await response?.closeFunction?.(),
+	};
 }
 
 interface DeliveryTarget {

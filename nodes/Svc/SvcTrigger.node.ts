@@ -1,9 +1,12 @@
 import type {
+	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
+	ITriggerFunctions,
+	ITriggerResponse,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
@@ -12,6 +15,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { svcApiTest } from './methods/credentialTest';
 import { eventsPerExecutionProperties } from './shared/batching';
 import { eventKindProperties, eventKindsSubtitle, WEBHOOK_ROUTE } from './shared/subscription';
+import { startEventListRunner } from './trigger/pull/eventListRunner';
+import { runPulledEvents } from './trigger/pull/pulledRun';
 import { receiveDelivery, runDelivery } from './trigger/webhook/delivery';
 import { checkExists, create, remove } from './trigger/webhook/lifecycle';
 
@@ -72,6 +77,30 @@ export class SvcTrigger implements INodeType {
 			),
 			...eventsPerExecutionProperties(),
 			{
+				displayName: 'Run Events From',
+				name: 'runEventsFrom',
+				type: 'options',
+				// Where events run is the workflow builder's choice, never an item's.
+				noDataExpression: true,
+				options: [
+					{
+						name: 'Each Delivery',
+						value: 'delivery',
+						description:
+							'The n8n process that receives a delivery starts its execution: for one n8n (regular mode)',
+					},
+					{
+						name: 'The Event List (Queue Mode)',
+						value: 'eventList',
+						description:
+							"Deliveries are only answered; the main reads the service's event list and starts the executions: for queue mode",
+					},
+				],
+				default: 'delivery',
+				description:
+					'In queue mode, The Event List runs a burst in batches (Many) and starts again an event whose worker died; a lone event starts within about a second',
+			},
+			{
 				displayName: 'Options',
 				name: 'options',
 				type: 'collection',
@@ -110,8 +139,16 @@ export class SvcTrigger implements INodeType {
 		return await receiveDelivery.call(this);
 	}
 
-	// n8n runs a webhook node's execute() inside the execution, with what webhook() returned.
+	// On the main, where n8n publishes the workflow: the event-list runner, when set to run from it.
+	trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		return Promise.resolve(startEventListRunner(this));
+	}
+
+	// n8n runs a trigger's execute() inside the execution, with what webhook() returned or the
+	// event-list runner emitted (its items name their pull).
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const meta = this.getInputData()[0]?.json.meta as IDataObject | undefined;
+		if (typeof meta?.pull_id === 'string') return await runPulledEvents.call(this);
 		return await runDelivery.call(this);
 	}
 }

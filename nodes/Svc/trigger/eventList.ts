@@ -1,12 +1,14 @@
 /**
- * The service's event list as Svc Pull Trigger reads it, in the poll and inside the execution:
- * one page at a time, each event as the trigger's item, and how many events one execution gets.
+ * The service's event list as both triggers read it (Svc Pull Trigger's poll, Svc Trigger's runner
+ * on the main) and inside the execution: one page at a time, each event as the trigger's item, how
+ * many events one execution gets, and where Svc Trigger runs its events from.
  */
 import type {
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	IPollFunctions,
+	ITriggerFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
@@ -28,7 +30,7 @@ export const POLL_CLIENT = { timeoutMs: 20_000, retry: { maxAttempts: 4, maxRetr
  * Batch Size.
  */
 export function eventsPerExecution(
-	ctx: IPollFunctions | IExecuteFunctions | IWebhookFunctions,
+	ctx: IPollFunctions | ITriggerFunctions | IExecuteFunctions | IWebhookFunctions,
 ): number {
 	if (ctx.getNodeParameter('eventsPerExecution', 'one') !== 'batch') return 1;
 	const size = ctx.getNodeParameter('batchSize', 100) as unknown;
@@ -104,3 +106,32 @@ function transientWaitMs(error: unknown): number | undefined {
 		return undefined;
 	return failure.retryAfterMs ?? 0;
 }
+
+/** What reads the event list and starts executions from it: a poll, or Svc Trigger's runner. */
+export type PullContext = IPollFunctions | ITriggerFunctions;
+
+/**
+ * Svc Trigger's Run Events From: 'eventList' answers each delivery at once, in whichever n8n
+ * process receives it, and the main runs the events from the service's event list.
+ */
+export const runsFromEventList = (ctx: Pick<IWebhookFunctions, 'getNodeParameter'>): boolean =>
+	ctx.getNodeParameter('runEventsFrom', 'delivery') === 'eventList';
+
+/**
+ * Per trigger, how to wake the event-list runner of this process (a Svc Trigger running from the
+ * event list, on the main): a delivery received here rings it, so that the event runs at once
+ * instead of at the runner's next tick.
+ */
+const runnersHere = new Map<string, () => void>();
+
+export const eventListRunners = {
+	add(key: string, wake: () => void): void {
+		runnersHere.set(key, wake);
+	},
+	remove(key: string, wake: () => void): void {
+		if (runnersHere.get(key) === wake) runnersHere.delete(key);
+	},
+	wake(key: string): void {
+		runnersHere.get(key)?.();
+	},
+};

@@ -2,9 +2,15 @@
  * One execution the poll starts: its answer, its end, and, when n8n ends it without its data (a
  * queue-mode worker died), the same events in a new execution under the same pull id.
  */
-import type { IDataObject, IExecuteResponsePromiseData, IPollFunctions, IRun } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteResponsePromiseData,
+	IRun,
+	ITriggerFunctions,
+} from 'n8n-workflow';
 
 import type { EventEnvelope } from '../../contract';
+import type { PullContext } from '../eventList';
 import { toItem } from '../eventList';
 
 /**
@@ -43,7 +49,7 @@ const LOST_RUN_RESTARTS_MAX = 3;
  * (and it runs them). So a worker that dies loses no event the position has passed.
  */
 export function emitRun(
-	ctx: IPollFunctions,
+	ctx: PullContext,
 	events: EventEnvelope[],
 	pullId: string,
 	restarts = 0,
@@ -54,7 +60,11 @@ export function emitRun(
 	const meta: IDataObject = { pull_id: pullId };
 	if (restarts > 0) meta.lost_run = lostExecution === undefined ? {} : { execution: lostExecution };
 	pullsAwaitingClaims.add(pullId);
-	ctx.__emit([events.map((event) => toItem(event, meta))], confirmation, ended);
+	const data = [events.map((event) => toItem(event, meta))];
+	// A poll emits through __emit, Svc Trigger's runner (a trigger) through emit.
+	if ('__emit' in ctx) ctx.__emit(data, confirmation, ended);
+	// A trigger's done promise is resolved with the run only (n8n's types say so; a poll's may be undefined).
+	else ctx.emit(data, confirmation, ended as Parameters<ITriggerFunctions['emit']>[2]);
 	let execution: string | undefined;
 	let settleAnswer: (body: IDataObject | undefined) => void = () => {};
 	const answer = new Promise<IDataObject | undefined>((resolve) => (settleAnswer = resolve));
@@ -73,7 +83,7 @@ export function emitRun(
 		.then((run) => {
 			pullsAwaitingClaims.delete(pullId);
 			if (!endedWithoutItsData(run)) return;
-			const where = `Svc Pull Trigger "${ctx.getNode().name}" in workflow ${ctx.getWorkflow().id ?? ''}`;
+			const where = `"${ctx.getNode().name}" in workflow ${ctx.getWorkflow().id ?? ''}`;
 			if (restarts >= LOST_RUN_RESTARTS_MAX) {
 				ctx.logger.warn(
 					`${where}: n8n ended ${restarts + 1} executions of events ${events.map((event) => event.id).join(', ')} without their data; they do not start again`,

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 
-import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../../contract';
 import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../../contract';
 import { desiredEvents } from '../../shared/subscription';
 import { SvcClient, userError } from '../../transport';
+import type { PullContext } from '../eventList';
 import { eventsPerExecution, POLL_CLIENT, readPage } from '../eventList';
 import type { ExecutionSlots } from '../exactlyOnce/executionSlots';
 import {
@@ -60,7 +61,9 @@ const contextsPolled = new WeakSet<object>();
  */
 const UNSCHEDULED_POLL_BUDGET_MS = 5 * 60_000;
 
-function isTestPoll(ctx: IPollFunctions): boolean {
+function isTestPoll(ctx: PullContext): boolean {
+	// Svc Trigger's runner: n8n does not wait on it when publishing.
+	if (!('__emit' in ctx)) return false;
 	const first = !contextsPolled.has(ctx);
 	contextsPolled.add(ctx);
 	// n8n 1.x has no getPollBudgetMs.
@@ -68,7 +71,7 @@ function isTestPoll(ctx: IPollFunctions): boolean {
 	return first && (budget === undefined || budget === UNSCHEDULED_POLL_BUDGET_MS);
 }
 
-function startSetting(ctx: IPollFunctions): string {
+function startSetting(ctx: PullContext): string {
 	if (ctx.getNodeParameter('startFrom', 'now') !== 'time') return 'now';
 	const time = ctx.getNodeParameter('startTime', '') as string;
 	if (Number.isNaN(Date.parse(time)))
@@ -99,7 +102,7 @@ const STALE_START_MS = 2 * 60_000;
  * the slot until it ends.
  */
 async function startExecution(
-	ctx: IPollFunctions,
+	ctx: PullContext,
 	events: EventEnvelope[],
 	slots: ExecutionSlots,
 	allowed: Promise<boolean>,
@@ -129,7 +132,7 @@ async function startExecution(
  * what already ran. Always returns null: the executions are started here, not by n8n from the
  * return value.
  */
-export async function pollEvents(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+export async function pollEvents(this: PullContext): Promise<INodeExecutionData[][] | null> {
 	const key = triggerKey(this);
 	const testPoll = isTestPoll(this);
 	if (pollsUnderWay.has(key) || Date.now() < (quietUntil.get(key) ?? 0)) return null;
@@ -173,12 +176,15 @@ interface StartedRun {
 	claimed: Array<boolean | undefined>;
 }
 
-async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promise<void> {
+async function drain(ctx: PullContext, key: string, testPoll: boolean): Promise<void> {
 	const now = Date.now();
 	const budget = testPoll
 		? FIRST_POLL_DRAIN_MS
 		: // n8n 1.x has no getPollBudgetMs.
-			Math.min(MAX_DRAIN_MS, ctx.getPollBudgetMs?.() ?? MAX_DRAIN_MS);
+			Math.min(
+				MAX_DRAIN_MS,
+				('__emit' in ctx ? ctx.getPollBudgetMs?.() : undefined) ?? MAX_DRAIN_MS,
+			);
 	const deadline = now + budget;
 	const client = await SvcClient.connect(ctx, POLL_CLIENT);
 	const staticData = ctx.getWorkflowStaticData('node');
@@ -296,7 +302,7 @@ async function drain(ctx: IPollFunctions, key: string, testPoll: boolean): Promi
  * has heard from within STALE_START_MS. A failed claim is started again at the next read.
  */
 function startRun(
-	ctx: IPollFunctions,
+	ctx: PullContext,
 	started: Map<string, StartedExecution>,
 	events: EventEnvelope[],
 	perExecution: number,
@@ -344,14 +350,15 @@ function startRun(
  * in the workflow's Executions list (which runs its Error Workflow), with the span that may be
  * missing; the poll reads on.
  */
-function reportGap(ctx: IPollFunctions, position: PullPosition): void {
+function reportGap(ctx: PullContext, position: PullPosition): void {
 	const workflow = ctx.getWorkflow();
 	const node = ctx.getNode();
 	const span = `Events created from ${position.afterCreatedAt ?? 'an unknown time'} (after event ${position.after ?? 'none'}) until ${EVENT_RETENTION_DAYS} days ago may be missing`;
 	ctx.logger.warn(
 		`Svc Pull Trigger "${node.name}" in workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}): the service no longer keeps event ${position.after ?? ''}, the last one this trigger ran (created ${position.afterCreatedAt ?? 'at an unknown time'}). ${span}; reading on from ${position.afterCreatedAt ?? 'the oldest event kept'}.`,
 	);
-	ctx.__emitError(
+	emitGap(
+		ctx,
 		new NodeOperationError(
 			node,
 			`The service no longer keeps the events "${node.name}" of workflow "${workflow.name ?? workflow.id ?? ''}" had not read yet. ${span}.`,
@@ -360,4 +367,14 @@ function reportGap(ctx: IPollFunctions, position: PullPosition): void {
 			},
 		),
 	);
+}
+
+/**
+ * A poll's error becomes a failed execution; a trigger's emitError would unpublish the workflow, so
+ * Svc Trigger's runner saves it as a failed execution where n8n can (2.x), and leaves it to the log
+ * line above on n8n 1.x.
+ */
+function emitGap(ctx: PullContext, error: NodeOperationError): void {
+	if ('__emit' in ctx) ctx.__emitError(error);
+	else (ctx as Partial<Pick<typeof ctx, 'saveFailedExecution'>>).saveFailedExecution?.(error);
 }

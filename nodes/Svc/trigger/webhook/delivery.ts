@@ -13,11 +13,12 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { EventEnvelope } from '../../contract';
 import { EVENT_SIGNATURE } from '../../contract';
 import { desiredEvents } from '../../shared/subscription';
+import { warnAtMostEveryMinute } from '../../shared/warnings';
 import { claimEvents, claimScope, passOnClaimed } from '../exactlyOnce/claimRecord';
 import { claimsReport, learnFromAnswer } from './claimsReport';
 import type { BatchStart } from './deliveredBatch';
 import { batchClaimed, batchStartOf, batchTurn, readBatch } from './deliveredBatch';
-import { eventsPerExecution, toItem } from '../eventList';
+import { eventListRunners, eventsPerExecution, runsFromEventList, toItem } from '../eventList';
 import { executionPlace } from '../exactlyOnce/executionPlace';
 import type { ClaimOutcome } from '../exactlyOnce/eventClaims';
 import {
@@ -62,31 +63,6 @@ function isEnvelope(value: unknown): value is EventEnvelope {
 function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
 	ctx.getResponseObject().status(status).json(body);
 	return { noWebhookResponse: true };
-}
-
-/** Lets something happen once per interval per key: the first call after the interval says yes. */
-class PerKeyInterval {
-	private readonly last = new Map<string, number>();
-
-	constructor(private readonly intervalMs: number) {}
-
-	due(key: string, now: number): boolean {
-		if (now - (this.last.get(key) ?? 0) < this.intervalMs) return false;
-		this.last.set(key, now);
-		return true;
-	}
-}
-
-/** Warnings are logged once a minute per cause, not once per delivery. */
-const warnings = new PerKeyInterval(60_000);
-
-function warnAtMostEveryMinute(
-	ctx: IWebhookFunctions,
-	key: string,
-	now: number,
-	message: () => string,
-): void {
-	if (warnings.due(key, now)) ctx.logger.warn(message());
 }
 
 /**
@@ -173,6 +149,11 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// A repeat this process has seen taken by an execution is answered without one. Test listens
 	// are never claimed (see runDelivery).
 	const claimed = this.getMode() !== 'manual';
+	// Run from the event list: the main runs each listed event (eventListRunner.ts), not this process.
+	if (claimed && runsFromEventList(this)) {
+		eventListRunners.wake(triggerKey(this));
+		return answer(this, 200, { received: true });
+	}
 	const scope = claimScope(this);
 	const earlier = claimed ? await earlierCopy(scope, event.id) : 'none';
 	if (earlier === 'taken') return answer(this, 200, { received: true, duplicate: true });
