@@ -8,14 +8,10 @@ export type { RunWorkflowOptions } from './run-workflow';
 export { runCredentialTest } from './credential-test';
 export type { CredentialTestOptions } from './credential-test';
 export { createTriggerHarness } from './trigger';
+export type { PublishedTrigger } from './published-trigger';
 export { createPollHarness } from './poller';
 export type { PollHarness, PollHarnessOptions, PollResult } from './poller';
-export type {
-	DeliveryResult,
-	PublishedTrigger,
-	TriggerHarness,
-	TriggerHarnessOptions,
-} from './trigger';
+export type { DeliveryResult, TriggerHarness, TriggerHarnessOptions } from './trigger';
 export type { Delivery, RecordedResponse } from './webhook-http';
 export { START_NODE_TYPE, aiToolNodeType, startNode, chain } from './node-types';
 export type { NodeTypeMap } from './node-types';

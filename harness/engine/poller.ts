@@ -24,9 +24,8 @@ import { createAdditionalData } from './additional-data';
 import { HarnessCredentialsHelper } from './credentials';
 import { HarnessNodeTypes } from './node-types';
 import type { NodeTypeMap } from './node-types';
-import { nextExecutionId } from './run-workflow';
+import { nextExecutionId, runExecution } from './run-workflow';
 import { ensureEngine } from './runtime';
-import { runExecution } from './trigger';
 
 export interface PollHarnessOptions {
 	nodeType: string;

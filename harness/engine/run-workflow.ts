@@ -1,17 +1,20 @@
 import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
-import { deepCopy, UnexpectedError, Workflow } from 'n8n-workflow';
+import { createRunExecutionData, deepCopy, UnexpectedError, Workflow } from 'n8n-workflow';
 import type {
 	ExecutionError,
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	IConnections,
 	IDataObject,
+	IExecuteResponsePromiseData,
 	INode,
 	INodeExecutionData,
 	IPinData,
 	IRun,
 	ITaskData,
+	IWorkflowExecuteAdditionalData,
 	IWorkflowSettings,
+	NodeExecutionHint,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 
@@ -20,6 +23,7 @@ import { HarnessCredentialsHelper } from './credentials';
 import { HarnessNodeTypes, START_NODE_TYPE, startNodeType } from './node-types';
 import type { NodeTypeMap } from './node-types';
 import { ensureEngine } from './runtime';
+import type { RecordedResponse } from './webhook-http';
 
 export interface RunWorkflowOptions {
 	nodes: INode[];
@@ -139,4 +143,44 @@ export function outputOf(run: IRun, nodeName: string, outputIndex = 0): INodeExe
 /** The error a node stopped with in its last run, if any (not set when it continued on fail). */
 export function errorOf(run: IRun, nodeName: string): ExecutionError | undefined {
 	return lastTask(run, nodeName).error;
+}
+
+/**
+ * What n8n does with a delivery that returned items: an execution whose first step is the trigger
+ * node with those items (n8n-core calls a webhook node's execute() when it has one), and whose
+ * `sendResponse` hook answers the waiting request. It ends once `ends` (when given) settles.
+ */
+export async function runExecution(
+	workflow: Workflow,
+	node: INode,
+	baseData: IWorkflowExecuteAdditionalData,
+	mode: WorkflowExecuteMode,
+	workflowData: INodeExecutionData[][],
+	executionId: string,
+	onAnswer: (response: RecordedResponse) => void,
+	ends?: Promise<unknown>,
+	/** Where the trigger node's hints go, when given. */
+	hints?: NodeExecutionHint[],
+): Promise<INodeExecutionData[]> {
+	const hooks = lifecycleHooks(mode, executionId, workflow);
+	// Added first, so the nodes' own end handlers run after it.
+	if (ends) hooks.addHandler('workflowExecuteAfter', async () => void (await ends));
+	hooks.addHandler('sendResponse', (sent: IExecuteResponsePromiseData) => {
+		const full = sent as { statusCode?: number; headers?: Record<string, string>; body?: unknown };
+		onAnswer({ statusCode: full.statusCode ?? 200, headers: full.headers ?? {}, body: full.body });
+	});
+	const runExecutionData = createRunExecutionData({
+		executionData: { nodeExecutionStack: [{ node, data: { main: workflowData }, source: null }] },
+	});
+	const run = await new WorkflowExecute(
+		{ ...baseData, executionId, hooks },
+		mode,
+		runExecutionData,
+	).processRunExecutionData(workflow);
+	hints?.push(
+		...(run.data.resultData.runData[node.name] ?? []).flatMap((task) => task.hints ?? []),
+	);
+	const error = errorOf(run, node.name);
+	if (error) throw error;
+	return outputOf(run, node.name);
 }

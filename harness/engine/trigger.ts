@@ -1,6 +1,5 @@
-import { HookContext, TriggerContext, WebhookContext, WorkflowExecute } from 'n8n-core';
+import { HookContext, WebhookContext } from 'n8n-core';
 import {
-	createRunExecutionData,
 	deepCopy,
 	isNodeClassInstance,
 	NodeHelpers,
@@ -11,10 +10,7 @@ import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	IDataObject,
-	IExecuteResponsePromiseData,
 	IHttpRequestMethods,
-	IRun,
-	ITriggerFunctions,
 	INode,
 	INodeExecutionData,
 	INodeType,
@@ -30,7 +26,9 @@ import type {
 import { randomUUID } from 'node:crypto';
 
 import { createAdditionalData } from './additional-data';
-import { errorOf, lifecycleHooks, nextExecutionId, outputOf } from './run-workflow';
+import { nextExecutionId, runExecution } from './run-workflow';
+import type { PublishedTrigger } from './published-trigger';
+import { publishTrigger } from './published-trigger';
 import { HarnessCredentialsHelper } from './credentials';
 import { HarnessNodeTypes, placedVersion } from './node-types';
 import type { NodeTypeMap } from './node-types';
@@ -72,18 +70,6 @@ export interface DeliveryResult {
 	passedOn?: INodeExecutionData[];
 	/** The hints the trigger node gave in that execution. */
 	hints?: NodeExecutionHint[];
-}
-
-/** The trigger's trigger() as n8n's main calls it at publishing, with every execution it emitted. */
-export interface PublishedTrigger {
-	/** What the trigger node passed on in each execution that ended well, in end order. */
-	readonly runs: INodeExecutionData[][];
-	/** Errors of executions that failed, and those saved as failed executions (`saveFailedExecution`). */
-	readonly failed: Error[];
-	/** Unpublishing: n8n calls the closeFunction trigger() returned, if any. */
-	close(): Promise<void>;
-	/** Whether trigger() returned a closeFunction: something runs until unpublished. */
-	readonly listens: boolean;
 }
 
 export interface TriggerHarness {
@@ -265,7 +251,7 @@ export async function createTriggerHarness(
 				delivery,
 				{ execute: false },
 			),
-		publish: async () => await publish(workflow, node, nodeType, baseData),
+		publish: async () => await publishTrigger(workflow, node, nodeType, baseData),
 		restart: (freshType) => {
 			nodeTypes.reload(options.nodeType, freshType);
 			nodeType = nodeTypes.getByNameAndVersion(options.nodeType, typeVersion);
@@ -282,54 +268,6 @@ export async function createTriggerHarness(
 			),
 	};
 	return harness;
-}
-
-async function publish(
-	workflow: Workflow,
-	node: INode,
-	nodeType: INodeType,
-	baseData: IWorkflowExecuteAdditionalData,
-): Promise<PublishedTrigger> {
-	const runs: INodeExecutionData[][] = [];
-	const failed: Error[] = [];
-	// n8n resolves a run's end with the run; one that failed in a node names that node.
-	const endedAs = (status: IRun['status']) =>
-		({ status, data: { resultData: { runData: {}, lastNodeExecuted: node.name } } }) as IRun;
-	const emit: ITriggerFunctions['emit'] = (data, answer, ended) => {
-		const relay = (response: RecordedResponse) =>
-			answer?.resolve(response as IExecuteResponsePromiseData);
-		void runExecution(workflow, node, baseData, 'trigger', data, nextExecutionId(), relay).then(
-			(passedOn) => {
-				runs.push(passedOn);
-				ended?.resolve(endedAs('success'));
-			},
-			(error: unknown) => {
-				failed.push(error as Error);
-				answer?.reject(error as Error);
-				ended?.resolve(endedAs('error'));
-			},
-		);
-	};
-	const context = new TriggerContext(
-		workflow,
-		node,
-		baseData,
-		'trigger',
-		'activate',
-		emit,
-		(error) => void failed.push(error),
-		(error) => void failed.push(error),
-	);
-	const response = await workflow.expression.withIsolate(async () => {
-		if (nodeType.trigger === undefined) throw new UnexpectedError('The node has no trigger method');
-		return await nodeType.trigger.call(context);
-	});
-	return {
-		runs,
-		failed,
-		listens: response?.closeFunction !== undefined,
-		close: async () => await response?.closeFunction?.(),
-	};
 }
 
 interface DeliveryTarget {
@@ -387,44 +325,4 @@ async function deliver(
 		result.passedOn = execution;
 	}
 	return result;
-}
-
-/**
- * What n8n does with a delivery that returned items: an execution whose first step is the trigger
- * node with those items (n8n-core calls a webhook node's execute() when it has one), and whose
- * `sendResponse` hook answers the waiting request. It ends once `ends` (when given) settles.
- */
-export async function runExecution(
-	workflow: Workflow,
-	node: INode,
-	baseData: IWorkflowExecuteAdditionalData,
-	mode: WorkflowExecuteMode,
-	workflowData: INodeExecutionData[][],
-	executionId: string,
-	onAnswer: (response: RecordedResponse) => void,
-	ends?: Promise<unknown>,
-	/** Where the trigger node's hints go, when given. */
-	hints?: NodeExecutionHint[],
-): Promise<INodeExecutionData[]> {
-	const hooks = lifecycleHooks(mode, executionId, workflow);
-	// Added first, so the nodes' own end handlers run after it.
-	if (ends) hooks.addHandler('workflowExecuteAfter', async () => void (await ends));
-	hooks.addHandler('sendResponse', (sent: IExecuteResponsePromiseData) => {
-		const full = sent as { statusCode?: number; headers?: Record<string, string>; body?: unknown };
-		onAnswer({ statusCode: full.statusCode ?? 200, headers: full.headers ?? {}, body: full.body });
-	});
-	const runExecutionData = createRunExecutionData({
-		executionData: { nodeExecutionStack: [{ node, data: { main: workflowData }, source: null }] },
-	});
-	const run = await new WorkflowExecute(
-		{ ...baseData, executionId, hooks },
-		mode,
-		runExecutionData,
-	).processRunExecutionData(workflow);
-	hints?.push(
-		...(run.data.resultData.runData[node.name] ?? []).flatMap((task) => task.hints ?? []),
-	);
-	const error = errorOf(run, node.name);
-	if (error) throw error;
-	return outputOf(run, node.name);
 }
