@@ -113,6 +113,19 @@ export function svcTriggerInBatches(batchSize: number): WorkflowInput['nodes'][n
 	};
 }
 
+/**
+ * Svc Trigger running from the event list (queue mode): deliveries only answered, the main runs
+ * the events, one per execution or, with `batchSize`, in batches.
+ */
+export function svcTriggerFromEventList(batchSize?: number): WorkflowInput['nodes'][number] {
+	const receiver = batchSize === undefined ? SVC_TRIGGER_RECEIVER : svcTriggerInBatches(batchSize);
+	return {
+		...receiver,
+		name: `${receiver.name} from the event list`,
+		parameters: { ...receiver.parameters, runEventsFrom: 'eventList' },
+	};
+}
+
 /** Svc Pull Trigger on lead.created, polling every minute, with the sandbox credential of the examples. */
 export const SVC_PULL_TRIGGER_RECEIVER: WorkflowInput['nodes'][number] = {
 	name: 'On Lead Created (pull)',

@@ -3,7 +3,10 @@
  * person retries, and what ran again through n8n's Retry.
  */
 import type { ExecutionRecord } from './n8n/executions';
-import { EVENT_ID } from './crash-receivers';
+import { listExecutions } from './n8n/executions';
+import type { N8nInstance } from './n8n/instance';
+import type { SandboxState } from '../sandbox/state';
+import { EVENT_ID, ranPastTrigger } from './crash-receivers';
 
 /** A run n8n marked crashed or failed: one a person may retry. */
 export const isCutShort = (execution: ExecutionRecord | undefined): boolean =>
@@ -69,4 +72,25 @@ export function storedEvents(
 			({ execution, eventIds }) => execution.status === 'error' && eventIds.size === 0,
 		).length,
 	};
+}
+
+/**
+ * Whether a run of `workflowId` under way holds events of `ids` none of which ran past the
+ * trigger yet: a run (one event, or a batch) claimed and not finished, which a kill now cuts short.
+ */
+export async function aClaimedRunIsUnderWay(
+	n8n: N8nInstance,
+	state: SandboxState,
+	workflowId: string,
+	ids: ReadonlySet<string>,
+): Promise<boolean> {
+	const running = await listExecutions(n8n, workflowId, {
+		status: 'running',
+		includeData: true,
+	});
+	const ran = ranPastTrigger(state);
+	return withEventIds(running).some(
+		({ eventIds }) =>
+			eventIds.size > 0 && [...eventIds].every((event) => ids.has(event) && !ran.has(event)),
+	);
 }

@@ -13,7 +13,7 @@ import {
 import type { Environment } from './environment';
 import { activate, deactivate } from './n8n/api';
 import { listExecutions, settledExecutions } from './n8n/executions';
-import { withEventIds } from './held-events';
+import { aClaimedRunIsUnderWay } from './held-events';
 import { retryCutShortRuns } from './kill-mid-burst';
 import { until } from './wait';
 
@@ -30,26 +30,6 @@ export interface KillMidBacklogResult {
 	retried: number;
 	/** Executions started after the restart that stopped at the trigger: events read again that had run. */
 	repeats: number;
-}
-
-/**
- * Whether a run of `workflowId` under way holds events of `ids` none of which ran past the
- * trigger yet: a run (one event, or a batch) claimed and not finished, which a kill now cuts short.
- */
-async function aClaimedRunIsUnderWay(
-	env: Environment,
-	workflowId: string,
-	ids: ReadonlySet<string>,
-): Promise<boolean> {
-	const running = await listExecutions(env.n8n, workflowId, {
-		status: 'running',
-		includeData: true,
-	});
-	const ran = ranPastTrigger(env.sandbox.state);
-	return withEventIds(running).some(
-		({ eventIds }) =>
-			eventIds.size > 0 && [...eventIds].every((event) => ids.has(event) && !ran.has(event)),
-	);
 }
 
 /**
@@ -78,7 +58,7 @@ export async function killMidBacklog(
 	const backlog = new Set(ids);
 	await until(
 		'a run to be under way holding none of the events that ran',
-		async () => await aClaimedRunIsUnderWay(env, workflowId, backlog),
+		async () => await aClaimedRunIsUnderWay(env.n8n, env.sandbox.state, workflowId, backlog),
 		{ timeoutMs: TWO_POLLS_MS, everyMs: 100 },
 	);
 	await env.n8n.kill();

@@ -59,6 +59,12 @@ export interface KillMidBurstOptions {
 	 * trigger, retries included.
 	 */
 	runsReadRanges?: boolean;
+	/**
+	 * For a receiver whose runs do not follow its answers (Svc Trigger running from the event list):
+	 * the kill waits for this (a run under way on `burst`'s events) instead of
+	 * `killAfterAcknowledged` answers, so that it lands on runs.
+	 */
+	killWhen?: (burst: ReadonlySet<string>) => Promise<boolean>;
 }
 
 /**
@@ -97,6 +103,8 @@ export function countsOf(result: KillMidBurstResult): Record<string, number | st
 export interface KillMidBurstResult {
 	events: number;
 	acknowledgedBeforeKill: number;
+	/** Events of the burst that had run past the trigger when the kill went out. */
+	ranBeforeKill: number;
 	/** Events answered 2xx whose id is in no stored execution at all: lost. */
 	acknowledgedWithoutExecution: string[];
 	/** Events whose run reached the node after the trigger more than once (counted at the sandbox), retries included, except `rerunByRetry`. */
@@ -218,6 +226,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	let resendRounds = 0;
 	let killedAt: number;
 	let acknowledgedBeforeKill: number;
+	let ranBeforeKill: number;
 	try {
 		for (let number = 1; number <= options.events; number++) {
 			const { id } = state.deliveries.emit('lead.created', {
@@ -227,16 +236,25 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 			ids.push(id);
 			inBurst.add(id);
 		}
-		await until(
-			`${options.killAfterAcknowledged} events answered 2xx`,
-			() => acknowledged().size >= options.killAfterAcknowledged,
-			{ everyMs: 5, timeoutMs: ACKNOWLEDGED_WAIT_MS },
-		);
+		const { killWhen } = options;
+		if (killWhen)
+			await until('a run under way to kill', async () => await killWhen(inBurst), {
+				everyMs: 50,
+				timeoutMs: ACKNOWLEDGED_WAIT_MS,
+			});
+		else
+			await until(
+				`${options.killAfterAcknowledged} events answered 2xx`,
+				() => acknowledged().size >= options.killAfterAcknowledged,
+				{ everyMs: 5, timeoutMs: ACKNOWLEDGED_WAIT_MS },
+			);
 		// Counted as the SIGKILL goes out (kill() sends it at once, then waits for the processes to
 		// end): a killed worker leaves the webhook processor answering, and n8n's Webhook node answers
 		// the rest of the burst while the worker's processes end.
 		killedAt = Date.now();
 		acknowledgedBeforeKill = acknowledged().size;
+		const ranThen = ranPastTrigger(state);
+		ranBeforeKill = ids.filter((id) => ranThen.has(id)).length;
 		await options.kill();
 		// Against a process that is gone, the service's attempts fail at once and it stops retrying.
 		await state.waitForDeliveries();
@@ -347,6 +365,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	return {
 		events: ids.length,
 		acknowledgedBeforeKill,
+		ranBeforeKill,
 		acknowledgedWithoutExecution: lost,
 		ranTwice,
 		rerunByRetry: ids.filter((id) => rerunByRetry.has(id)),

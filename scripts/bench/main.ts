@@ -5,7 +5,7 @@
  * Prints every table with its targets (met or not) and writes it as markdown to
  * .tmp/bench-latest.md, every run to .tmp/bench-latest.json.
  *
- *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,t,f,f-settings,f-queue,p] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…] [--memory-limit-mb=N] [--receivers=svc,svc-batch,floor,floor-when-done,peer]
+ *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,t,f,f-settings,f-queue,p] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…] [--memory-limit-mb=N] [--receivers=svc,svc-batch,svc-list,svc-list-batch,floor,floor-when-done,peer]
  *
  *   (a) 10,000 upserts, no server latency: per-item cost of the Svc node against a floor fixture
  *       (n8n's request helper and nothing else), the HTTP Request node and a raw client
@@ -21,7 +21,8 @@
  *   (f-settings) the same burst into the Svc Trigger under each expression-engine setting an
  *       operator can choose (defaults, pool size 2 and 4, lazy isolates, the legacy engine)
  *   (f-queue) the same kind of burst (2,000 deliveries unless --queue-deliveries) in queue mode,
- *       1 then 2 webhook processors behind nginx
+ *       1 then 2 webhook processors behind nginx, into Svc Trigger run from each delivery and from
+ *       the event list (one per event and in batches of 100), and the peer
  *   (p) Svc Pull Trigger: a backlog of 5,000 events drained after a publish (beside (f)'s
  *       accepted rate when both run), requests per idle poll, event-to-run latency
  *

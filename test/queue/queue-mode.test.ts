@@ -39,12 +39,13 @@ import { nodeOutput } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { describeAgentsInQueue } from './agents';
 import { mergeFigures } from '../../harness/figures';
-import type { KillMidBurstResult } from '../../harness/kill-mid-burst';
+import type { KillMidBurstOptions, KillMidBurstResult } from '../../harness/kill-mid-burst';
 import {
 	CRASH_BURST,
 	KILL_REPEAT_EXECUTIONS_MAX,
 	killMissedTheBurst,
 	REPRODUCING,
+	WORK_AFTER_TRIGGER_SECONDS,
 } from '../../harness/crash-sizes';
 import {
 	countsOf,
@@ -55,11 +56,16 @@ import {
 	NO_LOSSES,
 } from '../../harness/kill-mid-burst';
 import {
+	emitLeadsCreated,
 	importReceiverWorkflow,
 	SVC_TRIGGER_RECEIVER,
+	svcTriggerFromEventList,
 	svcTriggerInBatches,
+	untilRanPastTrigger,
 	withWebhookNodeReceiver,
 } from '../../harness/crash-receivers';
+import { answeredOf } from '../../harness/delivery-log';
+import { aClaimedRunIsUnderWay } from '../../harness/held-events';
 import { logTail } from '../../harness/log-tail';
 import { sleep, until } from '../../harness/wait';
 
@@ -589,12 +595,18 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 		async function burstAndKill(
 			target: N8nRoleProcess,
 			workflowId: string,
-			options: { retry?: boolean; settleTimeoutMs?: number; figuresName?: string } = {},
+			options: {
+				retry?: boolean;
+				settleTimeoutMs?: number;
+				figuresName?: string;
+				killWhen?: KillMidBurstOptions['killWhen'];
+			} = {},
 		): Promise<KillMidBurstResult> {
 			const result = await killMidBurst({
 				state: sandbox.state,
 				...CRASH_BURST,
 				settleTimeoutMs: options.settleTimeoutMs,
+				killWhen: options.killWhen,
 				kill: async () => await target.kill(),
 				restart: async () => await target.restart(),
 				executions: async (includeData) => await storedExecutions(workflowId, { includeData }),
@@ -679,66 +691,177 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))('n8n %s in queue mode', (runtime
 			KILL_MID_BURST_TEST_TIMEOUT_MS,
 		);
 
-		// In queue mode Many runs each delivery alone (docs/trigger.md, "Batch or one per
-		// delivery"): the same kills hold as for One, and no execution holds more than its event.
-		describe('Svc Trigger in batches of 50, which runs each delivery alone in queue mode', () => {
-			const receiver = svcTriggerInBatches(50);
-			let inBatches: WorkflowRecord;
+		// With Each Delivery, Many runs each delivery alone in queue mode (docs/trigger.md, "Batch or
+		// one per delivery"): the same kills hold as for One, and no execution holds more than its
+		// event. The operator's run only: One proves the same path in CI (docs/testing.md).
+		(REPRODUCING ? describe : describe.skip)(
+			'Svc Trigger in batches of 50, which runs each delivery alone in queue mode',
+			() => {
+				const receiver = svcTriggerInBatches(50);
+				let inBatches: WorkflowRecord;
 
-			beforeAll(async () => {
-				// The burst must reach this workflow alone: the one-per-delivery workflow stops (in the
-				// operator's run the Webhook node's test has stopped it already).
-				await deactivate(topology.main, workflow.id);
-				await until('Svc Trigger subscription deleted', () => subscriptions().length === 0);
-				inBatches = await importReceiverWorkflow(
-					topology.main,
-					'queue crash: Svc Trigger in batches',
-					receiver,
-					{ sandboxUrl: sandbox.url, credential },
+				beforeAll(async () => {
+					// The burst must reach this workflow alone: the one-per-delivery workflow stops (in the
+					// operator's run the Webhook node's test has stopped it already).
+					await deactivate(topology.main, workflow.id);
+					await until('Svc Trigger subscription deleted', () => subscriptions().length === 0);
+					inBatches = await importReceiverWorkflow(
+						topology.main,
+						'queue crash: Svc Trigger in batches',
+						receiver,
+						{ sandboxUrl: sandbox.url, credential },
+					);
+					await activate(topology.main, inBatches.id);
+				});
+				afterAll(async () => {
+					await deactivate(topology.main, inBatches.id);
+				});
+
+				/** Executions whose trigger passed on more than the one event delivered. */
+				async function batchesRead(): Promise<string[]> {
+					const executions = await storedExecutions(inBatches.id, { includeData: true });
+					return executions
+						.filter((execution) => nodeOutput(execution, receiver.name).length > 1)
+						.map((execution) => execution.id);
+				}
+
+				it(
+					'the webhook processor killed mid-burst: every event answered 2xx has an execution, none runs twice past the trigger',
+					async () => {
+						const target = topology.webhookProcessors[0];
+						expectWebhookProcessorKillHeld(
+							await burstAndKill(target, inBatches.id, {
+								retry: true,
+								figuresName: `in batches, ${target.name}`,
+							}),
+						);
+						expect(await batchesRead()).toEqual([]);
+					},
+					KILL_MID_BURST_TEST_TIMEOUT_MS,
 				);
-				await activate(topology.main, inBatches.id);
-			});
+
+				it(
+					"a worker killed mid-burst: none runs twice past the trigger, n8n's Retry runs each stopped event once",
+					async () => {
+						const target = topology.workers[0];
+						expectWorkerKillHeld(
+							await burstAndKill(target, inBatches.id, {
+								retry: true,
+								figuresName: `in batches, ${target.name}`,
+							}),
+						);
+						expect(await batchesRead()).toEqual([]);
+					},
+					KILL_MID_BURST_TEST_TIMEOUT_MS,
+				);
+			},
+		);
+		// Run Events From: The Event List, the setting for queue mode (docs/queue-mode.md): the
+		// processors only verify and answer, the main runs the listed events on the workers.
+		describe('Svc Trigger running from the event list', () => {
+			let published: WorkflowRecord | undefined;
+
+			/** Publishes `receiver` in a workflow of its own, alone: the burst reaches it only. */
+			async function publishAlone(
+				name: string,
+				receiver: Parameters<typeof importReceiverWorkflow>[2],
+				workSeconds?: number,
+			): Promise<WorkflowRecord> {
+				for (const other of [workflow, published])
+					if (other) await deactivate(topology.main, other.id);
+				await until('no subscription left', () => subscriptions().length === 0);
+				published = await importReceiverWorkflow(topology.main, name, receiver, {
+					sandboxUrl: sandbox.url,
+					credential,
+					workSeconds,
+				});
+				await activate(topology.main, published.id);
+				return published;
+			}
 			afterAll(async () => {
-				await deactivate(topology.main, inBatches.id);
+				if (published) await deactivate(topology.main, published.id);
 			});
 
-			/** Executions whose trigger passed on more than the one event delivered. */
-			async function batchesRead(): Promise<string[]> {
-				const executions = await storedExecutions(inBatches.id, { includeData: true });
-				return executions
-					.filter((execution) => nodeOutput(execution, receiver.name).length > 1)
-					.map((execution) => execution.id);
+			it('Many (batches of 100): a burst of 1,000 runs in about ⌈1,000 / 100⌉ executions, each event once, every delivery answered without an execution', async () => {
+				const { id } = await publishAlone(
+					'queue: Svc Trigger from the event list, batches of 100',
+					svcTriggerFromEventList(100),
+				);
+				const startedAt = Date.now();
+				const ids = emitLeadsCreated(sandbox.state, 1_000);
+				const runs = await untilRanPastTrigger(sandbox.state, ids);
+				figures.eventListBurst = {
+					events: ids.length,
+					executions: (await storedExecutions(id)).length,
+					seconds: (Date.now() - startedAt) / 1000,
+				};
+				expect(runs.filter((count) => count !== 1)).toEqual([]);
+				// The deliveries go on after the runs: the processors answer them at their own pace.
+				await sandbox.state.waitForDeliveries();
+				expect(answeredOf(sandbox.state, new Set(ids)).size).toBe(ids.length);
+				const executions = await storedExecutions(id);
+				expect(executions.length).toBeLessThanOrEqual(Math.ceil(ids.length / 100) + 1);
+
+				// A lone event after the burst: from its creation until it ran past the trigger.
+				const loneAt = Date.now();
+				const [lone] = emitLeadsCreated(sandbox.state, 1);
+				await untilRanPastTrigger(sandbox.state, [lone]);
+				figures.eventListLoneEventSeconds = (Date.now() - loneAt) / 1000;
+			});
+
+			/** The kill, with the event list's receiver: nothing answered lost, nothing twice, few repeats. */
+			function expectEventListKillHeld(result: KillMidBurstResult): void {
+				expect(result.ranBeforeKill).toBeLessThan(result.events);
+				expect(lossesOf(result)).toEqual(NO_LOSSES);
+				expect(result.stoppedOnRepeat).toBeLessThanOrEqual(KILL_REPEAT_EXECUTIONS_MAX);
 			}
 
-			it(
-				'the webhook processor killed mid-burst: every event answered 2xx has an execution, none runs twice past the trigger',
-				async () => {
-					const target = topology.webhookProcessors[0];
-					expectWebhookProcessorKillHeld(
-						await burstAndKill(target, inBatches.id, {
-							retry: true,
-							figuresName: `in batches, ${target.name}`,
-						}),
-					);
-					expect(await batchesRead()).toEqual([]);
-				},
-				KILL_MID_BURST_TEST_TIMEOUT_MS,
-			);
+			/** A run under way on the burst's events that none of them ran past yet: the worker's kill lands on it. */
+			const runUnderWay = (workflowId: string) => async (burst: ReadonlySet<string>) =>
+				await aClaimedRunIsUnderWay(topology.main, sandbox.state, workflowId, burst);
 
-			it(
-				"a worker killed mid-burst: none runs twice past the trigger, n8n's Retry runs each stopped event once",
-				async () => {
-					const target = topology.workers[0];
-					expectWorkerKillHeld(
-						await burstAndKill(target, inBatches.id, {
+			describe.each([
+				['One', svcTriggerFromEventList()],
+				['Many (batches of 10)', svcTriggerFromEventList(10)],
+			])('%s', (label, receiver) => {
+				let workflowId: string;
+				beforeAll(async () => {
+					// Work after the trigger, as a real workflow has: a worker's kill finds runs under way.
+					({ id: workflowId } = await publishAlone(
+						`queue crash: Svc Trigger from the event list, ${label}`,
+						receiver,
+						WORK_AFTER_TRIGGER_SECONDS,
+					));
+				});
+
+				it(
+					'the webhook processor killed mid-burst: every event answered 2xx runs once, no execution spent on repeats beyond the bound',
+					async () => {
+						const target = topology.webhookProcessors[0];
+						const result = await burstAndKill(target, workflowId, {
 							retry: true,
-							figuresName: `in batches, ${target.name}`,
-						}),
-					);
-					expect(await batchesRead()).toEqual([]);
-				},
-				KILL_MID_BURST_TEST_TIMEOUT_MS,
-			);
+							figuresName: `from the event list, ${label}, ${target.name}`,
+						});
+						expect(killMissedTheBurst(result)).toEqual([]);
+						expectEventListKillHeld(result);
+					},
+					KILL_MID_BURST_TEST_TIMEOUT_MS,
+				);
+
+				it(
+					"a worker killed mid-burst with runs under way: every answered event runs once, n8n 2.x's runs ended without their data included, none lost",
+					async () => {
+						const target = topology.workers[0];
+						const result = await burstAndKill(target, workflowId, {
+							retry: true,
+							figuresName: `from the event list, ${label}, ${target.name}`,
+							killWhen: runUnderWay(workflowId),
+						});
+						expectEventListKillHeld(result);
+					},
+					KILL_MID_BURST_TEST_TIMEOUT_MS,
+				);
+			});
 		});
 	});
 

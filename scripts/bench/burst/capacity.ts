@@ -78,7 +78,7 @@ export function tableCapacity(runs: BurstRun[], cores: number): Table {
 			(run) => run.receiver === receiver && run.setting.startsWith(`queue, ${processors} `),
 		);
 	const rows: string[][] = [];
-	for (const receiver of ['svc', 'peer'] as const) {
+	for (const receiver of ['svc', 'svc-list', 'svc-list-batch', 'peer'] as const) {
 		const one = pick(receiver, 1);
 		if (!one) continue;
 		const cpu = cpuPerDelivery(one);

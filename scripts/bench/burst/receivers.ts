@@ -19,7 +19,15 @@ import { SVC_TRIGGER_TYPE } from '../../../harness/project';
 import { SvcTrigger } from '../../../nodes/Svc/SvcTrigger.node.ts';
 import { FLOOR_TRIGGER_TYPE, FLOOR_TRIGGER_WHEN_DONE_TYPE } from '../floor/build';
 
-export const RECEIVER_KINDS = ['svc', 'svc-batch', 'floor', 'floor-when-done', 'peer'] as const;
+export const RECEIVER_KINDS = [
+	'svc',
+	'svc-batch',
+	'svc-list',
+	'svc-list-batch',
+	'floor',
+	'floor-when-done',
+	'peer',
+] as const;
 export type ReceiverKind = (typeof RECEIVER_KINDS)[number];
 /** (f)'s side-by-side table: Svc Trigger one per delivery against the floors and the peer. */
 export const DEFAULT_RECEIVERS: ReceiverKind[] = ['svc', 'floor', 'floor-when-done', 'peer'];
@@ -27,6 +35,8 @@ export const DEFAULT_RECEIVERS: ReceiverKind[] = ['svc', 'floor', 'floor-when-do
 export const RECEIVER_LABEL: Record<ReceiverKind, string> = {
 	svc: 'Svc Trigger → NoOp',
 	'svc-batch': 'Svc Trigger in batches of 100 → NoOp',
+	'svc-list': 'Svc Trigger from the event list → NoOp',
+	'svc-list-batch': 'Svc Trigger from the event list, in batches of 100 → NoOp',
 	floor: 'floor: bare community trigger → NoOp',
 	'floor-when-done': 'floor answered when its execution ends → NoOp',
 	peer: 'peer: Webhook → Code → Remove Duplicates → NoOp',
@@ -59,18 +69,38 @@ export interface Receiver {
 	stop(n8n: N8nInstance): Promise<void>;
 }
 
-/** Svc Trigger one per delivery, or (`batchSize`) in batches. */
-function svcWorkflow(setup: ReceiverSetup, batchSize?: number): WorkflowInput {
+/** The Svc Trigger receivers: Run Events From, and Batch Size when in batches. */
+const SVC_RECEIVERS: Partial<
+	Record<ReceiverKind, { runEventsFrom: 'delivery' | 'eventList'; batchSize?: number }>
+> = {
+	svc: { runEventsFrom: 'delivery' },
+	'svc-batch': { runEventsFrom: 'delivery', batchSize: 100 },
+	'svc-list': { runEventsFrom: 'eventList' },
+	'svc-list-batch': { runEventsFrom: 'eventList', batchSize: 100 },
+};
+
+/** Svc Trigger one per delivery or (`batchSize`) in batches, run from each delivery or the event list. */
+function svcWorkflow(
+	setup: ReceiverSetup,
+	kind: ReceiverKind,
+	{ runEventsFrom, batchSize }: { runEventsFrom: 'delivery' | 'eventList'; batchSize?: number },
+): WorkflowInput {
 	const batches =
 		batchSize === undefined ? {} : { eventsPerExecution: 'batch', batchSize: batchSize };
 	return {
-		name: `bench burst ${setup.run}: Svc Trigger${batchSize === undefined ? '' : ' in batches'}`,
+		name: `bench burst ${setup.run}: ${RECEIVER_LABEL[kind]}`,
 		nodes: [
 			{
 				name: 'On Lead Created',
 				type: SVC_TRIGGER_TYPE,
 				typeVersion: SVC_TRIGGER_VERSION,
-				parameters: { events: ['lead.created'], otherEvents: '', ...batches, options: {} },
+				parameters: {
+					events: ['lead.created'],
+					otherEvents: '',
+					...batches,
+					runEventsFrom,
+					options: {},
+				},
 				webhookId: randomUUID(),
 				credentials: { svcApi: { id: setup.credential.id, name: setup.credential.name } },
 			},
@@ -128,12 +158,10 @@ export async function setUpReceiver(kind: ReceiverKind, setup: ReceiverSetup): P
 		throw new Error(
 			'A burst receiver needs the sandbox without other subscriptions: each would get the burst',
 		);
-	if (kind === 'svc' || kind === 'svc-batch') {
+	const svc = SVC_RECEIVERS[kind];
+	if (svc) {
 		// Publishing calls the trigger's create(), which subscribes at n8n's webhook URL.
-		const stored = await importWorkflow(
-			n8n,
-			svcWorkflow(setup, kind === 'svc-batch' ? 100 : undefined),
-		);
+		const stored = await importWorkflow(n8n, svcWorkflow(setup, kind, svc));
 		await activate(n8n, stored.id);
 		if (subscriptions.size !== 1)
 			throw new Error(`Publishing the Svc Trigger left ${subscriptions.size} subscriptions`);

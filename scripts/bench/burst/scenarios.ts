@@ -36,7 +36,8 @@ export interface BurstContext {
 	apiKey: string;
 }
 
-const QUEUE_RECEIVERS: ReceiverKind[] = ['svc', 'peer'];
+/** Svc Trigger as in regular mode, then run from the event list (the queue-mode setting) one per event and in batches, and the peer. */
+const QUEUE_RECEIVERS: ReceiverKind[] = ['svc', 'svc-list', 'svc-list-batch', 'peer'];
 const SQLITE_FILES = ['database.sqlite', 'database.sqlite-wal'];
 
 /** n8n's logs of the bursts, kept past the user folders they are removed with (warnings and errors only). */
