@@ -18,7 +18,7 @@ import { eventKindProperties, eventKindsSubtitle, WEBHOOK_ROUTE } from './shared
 import { startEventListRunner } from './trigger/pull/eventListRunner';
 import { runPulledEvents } from './trigger/pull/pulledRun';
 import { receiveDelivery, runDelivery } from './trigger/webhook/delivery';
-import { checkExists, create, remove } from './trigger/webhook/lifecycle';
+import { checkExists, create, remove, storedSubscription } from './trigger/webhook/lifecycle';
 
 export class SvcTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -87,18 +87,18 @@ export class SvcTrigger implements INodeType {
 						name: 'Each Delivery',
 						value: 'delivery',
 						description:
-							'The n8n process that receives a delivery starts its execution: for one n8n (regular mode)',
+							'The n8n process that receives a delivery runs it, answering from its execution: for one n8n',
 					},
 					{
 						name: 'The Event List (Queue Mode)',
 						value: 'eventList',
 						description:
-							"Deliveries are only answered; the main reads the service's event list and starts the executions: for queue mode",
+							"Deliveries are only answered; the main runs the events from the service's event list: for queue mode",
 					},
 				],
 				default: 'delivery',
 				description:
-					'In queue mode, The Event List runs a burst in batches (Many) and starts again an event whose worker died; a lone event starts within about a second',
+					'Where executions start. In queue mode pick The Event List: bursts in batches, no event lost with a worker.',
 			},
 			{
 				displayName: 'Options',
@@ -141,7 +141,8 @@ export class SvcTrigger implements INodeType {
 
 	// On the main, where n8n publishes the workflow: the event-list runner, when set to run from it.
 	trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
-		return Promise.resolve(startEventListRunner(this));
+		const subscription = storedSubscription(this.getWorkflowStaticData('node'));
+		return Promise.resolve(startEventListRunner(this, subscription?.createdAt));
 	}
 
 	// n8n runs a trigger's execute() inside the execution, with what webhook() returned or the

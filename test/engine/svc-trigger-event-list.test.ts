@@ -95,6 +95,14 @@ describe('Svc Trigger running from the event list', () => {
 		expect(new Set(ranIds(trigger)).size).toBe(2);
 	});
 
+	it("an event the service created between the subscription and the runner's start runs: the first read starts where the subscription began delivering", async () => {
+		const t = await eventListTrigger();
+		const [between] = created(1);
+		const trigger = await publish(t);
+		await until('the event ran', () => ranIds(trigger).length === 1);
+		expect(ranIds(trigger)).toEqual([between.id]);
+	});
+
 	it('a forged delivery is refused as before: only a verified one is answered 200', async () => {
 		const t = await eventListTrigger();
 		await publish(t);

@@ -7,6 +7,7 @@ import {
 	positionQuery,
 	RESUME_OVERLAP_MS,
 	resumeFromTime,
+	startPositionAt,
 } from '../../nodes/Svc/trigger/pull/pullPosition';
 
 const NOW = Date.parse('2026-11-26T12:00:00.000Z');
@@ -18,6 +19,26 @@ const event: EventEnvelope = {
 };
 
 describe('Svc Pull Trigger position', () => {
+	it('Svc Trigger from the event list starts where its subscription began delivering, a minute back at most, and never moves a stored position', () => {
+		const fresh: IDataObject = {};
+		startPositionAt(fresh, '2026-11-26T11:59:58.000Z', NOW);
+		expect(positionQuery(currentPosition(fresh, 'now', NOW).position)).toEqual({
+			created_after: '2026-11-26T11:59:57.999Z',
+		});
+		// A subscription kept from an earlier publish: its old events ran from their deliveries.
+		const kept: IDataObject = {};
+		startPositionAt(kept, '2026-11-20T08:00:00.000Z', NOW);
+		expect(positionQuery(currentPosition(kept, 'now', NOW).position)).toEqual({
+			created_after: '2026-11-26T11:59:00.000Z',
+		});
+		const stored: IDataObject = {};
+		advancePast(stored, currentPosition(stored, 'now', NOW).position, event);
+		startPositionAt(stored, '2026-11-26T11:59:58.000Z', NOW);
+		expect(positionQuery(currentPosition(stored, 'now', NOW).position)).toMatchObject({
+			after: event.id,
+		});
+	});
+
 	it('starts from now on first publish, or from the chosen time', () => {
 		const staticData: IDataObject = {};
 		expect(positionQuery(currentPosition(staticData, 'now', NOW).position)).toEqual({

@@ -13,6 +13,7 @@ import { warnAtMostEveryMinute } from '../../shared/warnings';
 import { eventListRunners, runsFromEventList } from '../eventList';
 import { triggerKey } from '../exactlyOnce/executionSlots';
 import { pollEvents } from './poll';
+import { startPositionAt } from './pullPosition';
 
 /**
  * How often the runner reads the event list when no delivery rings it: the latest a delivery
@@ -22,10 +23,17 @@ export const RUNNER_TICK_MS = 1_000;
 
 /**
  * Starts the runner where n8n publishes the workflow (mode 'trigger', on the main), when Run Events
- * From is the event list; elsewhere it does nothing. Unpublishing stops it after the read under way.
+ * From is the event list; elsewhere it does nothing. A first start reads from `deliveredSince`
+ * (when the subscription was created, which n8n does before it calls trigger()). Unpublishing
+ * stops it after the read under way.
  */
-export function startEventListRunner(ctx: ITriggerFunctions): ITriggerResponse {
+export function startEventListRunner(
+	ctx: ITriggerFunctions,
+	deliveredSince: string | undefined,
+): ITriggerResponse {
 	if (ctx.getMode() !== 'trigger' || !runsFromEventList(ctx)) return {};
+	if (deliveredSince !== undefined)
+		startPositionAt(ctx.getWorkflowStaticData('node'), deliveredSince, Date.now());
 	const key = triggerKey(ctx);
 	let open = true;
 	let ring = (): void => {};

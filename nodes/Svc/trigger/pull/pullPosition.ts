@@ -45,6 +45,31 @@ export function readsPast(a: PullPosition, b: PullPosition): boolean {
 }
 
 /**
+ * The furthest back a first read starts from the subscription's creation: n8n creates it moments
+ * before the runner starts, while one kept from an earlier publish (Run Events From changed) may be
+ * days old, and its events ran from their deliveries then.
+ */
+const START_LOOKBACK_MAX_MS = 60_000;
+
+/**
+ * Where a trigger that has read nothing yet starts, when it knows better than 'now': Svc Trigger
+ * run from the event list starts where its subscription began delivering (n8n creates it before it
+ * starts the runner), so that no event answered in between is left unread. A stored position stays.
+ */
+export function startPositionAt(
+	staticData: IDataObject,
+	deliveredSince: string,
+	now: number,
+): void {
+	const since = Date.parse(deliveredSince);
+	if (staticData[KEY] !== undefined || !Number.isFinite(since)) return;
+	// An event created in the same millisecond as the subscription is read too.
+	const from = Math.max(since - 1, now - START_LOOKBACK_MAX_MS);
+	const position: PullPosition = { createdAfter: new Date(from).toISOString(), start: 'now' };
+	staticData[KEY] = position;
+}
+
+/**
  * The position a poll reads on from, for the person's start (`start`: 'now' or an ISO time): the
  * stored one, unless `here` (where this process last moved it, which n8n may not have stored yet)
  * reads past it; with neither, a new one from the start. A position made from another start is

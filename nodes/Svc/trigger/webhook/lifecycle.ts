@@ -15,6 +15,8 @@ export interface StoredSubscription {
 	events: string[];
 	/** Made for the editor's "Listen for test event", not for the published workflow. */
 	test: boolean;
+	/** When the service created it (its clock): the first events it delivers come after. */
+	createdAt?: string;
 }
 
 const KEY = 'subscription';
@@ -173,6 +175,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		url,
 		events,
 		test: isTestListen(this),
+		createdAt: body.created_at,
 	});
 	return true;
 }
