@@ -597,7 +597,7 @@ describe('n8n editor in a real browser', () => {
 
 	step(
 		'05-trigger-batches',
-		'Svc Trigger set to Many (Batches) and to run from the event list in the panel: each option says what it is for; Listen for test event shows the delivered event, and the output pane says what a published run would get',
+		'Svc Trigger set to Many (Batches) in the panel, Run Events From shown: each option says what it is for; Listen for test event shows the delivered event, and the output pane says what a published run would get',
 		async () => {
 			const workflow = example('react-to-lead-created.json');
 			const webhookId = webhookIdOf(workflow, 'On Lead Created');
@@ -621,8 +621,7 @@ describe('n8n editor in a real browser', () => {
 				await editor.screenshot(`05-trigger-batches-tooltip-${name}`);
 				await editor.dismissTooltip();
 			}
-			// Run Events From, for queue mode: each option in a line, and a test listen below still
-			// runs the delivered event.
+			// Run Events From, for queue mode: each option in a line, whole.
 			const runEventsFrom = propertyOf(new SvcTrigger(), 'runEventsFrom').options ?? [];
 			expect(await editor.chooseOption('runEventsFrom', 'The Event List (Queue Mode)')).toEqual(
 				runEventsFrom.map((option) => ({
@@ -636,6 +635,9 @@ describe('n8n editor in a real browser', () => {
 			expect(tooltip.lines).toBeLessThanOrEqual(2);
 			await editor.screenshot('05-trigger-run-events-from');
 			await editor.dismissTooltip();
+			// Back to the default before the listen saves the workflow: the steps after this one
+			// publish it from each delivery.
+			await editor.chooseOption('runEventsFrom', 'Each Delivery');
 			expect(await editor.parameterText('batchSize')).toBe('100');
 			await editor.replaceText(`${byTestId('parameter-input-batchSize')} input`, '20');
 			await editor.executeStep();
