@@ -14,6 +14,7 @@ import { SvcApi } from '../../credentials/SvcApi.credentials';
 import { Svc } from '../../nodes/Svc/Svc.node.ts';
 import { SvcPullTrigger } from '../../nodes/Svc/SvcPullTrigger.node.ts';
 import { SvcTrigger } from '../../nodes/Svc/SvcTrigger.node.ts';
+import type { EventEnvelope } from '../../nodes/Svc/contract';
 import type { Sandbox } from '../../sandbox';
 import { DEMO_KEYS, startSandbox } from '../../sandbox';
 import { SVC_NODE_TYPE, SVC_PULL_TRIGGER_TYPE, SVC_TRIGGER_TYPE } from '../project';
@@ -228,5 +229,37 @@ export async function createSvcPullTrigger(
 			credentials: { svcApi: { id: '1', name: 'Svc account' } },
 		},
 		workflowId: options.workflowId,
+	});
+}
+
+/** The signing secret of the subscription a Svc Trigger harness made, as the service keeps it. */
+export function subscriptionSecret(sandbox: Sandbox, t: TriggerHarness): string {
+	const { id } = t.staticData.subscription as { id: string };
+	return sandbox.state.store.subscriptions.get(id)?.secret ?? '';
+}
+
+const listedCounts = new Map<string, number>();
+
+/**
+ * `count` lead.created events the service created `ageMs` ago, in its event list and delivered to
+ * no one (the tests deliver each when they choose): ids `evt_<label>_<n>`, numbered on per label.
+ */
+export function listedLeadsCreated(
+	sandbox: Sandbox,
+	label: string,
+	count: number,
+	ageMs = 0,
+): EventEnvelope[] {
+	return Array.from({ length: count }, () => {
+		const number = (listedCounts.get(label) ?? 0) + 1;
+		listedCounts.set(label, number);
+		const event: EventEnvelope = {
+			id: `evt_${label}_${number}`,
+			type: 'lead.created',
+			created_at: new Date(Date.now() - ageMs).toISOString(),
+			data: { id: `lead_${label}_${number}` },
+		};
+		sandbox.state.eventLog.add(event);
+		return event;
 	});
 }

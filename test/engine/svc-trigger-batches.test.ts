@@ -11,7 +11,7 @@ import type { EventEnvelope } from '../../nodes/Svc/contract';
 import type { DeliveryResult, TriggerHarness } from '../../harness/engine';
 import { shutdownEngine } from '../../harness/engine';
 import { signedDelivery } from '../../harness/engine/webhook-http';
-import { createSvcTrigger } from '../../harness/engine/svc';
+import { createSvcTrigger, listedLeadsCreated, subscriptionSecret } from '../../harness/engine/svc';
 import { processedData } from '../../harness/engine/processed-data';
 import { loadedAnew } from '../../harness/engine/loaded-anew';
 import { until } from '../../harness/wait';
@@ -32,22 +32,8 @@ afterAll(async () => {
 	await shutdownEngine();
 });
 
-let eventNumber = 0;
-
 /** `count` lead.created events the service created, in its event list, none delivered yet. */
-function created(count: number): EventEnvelope[] {
-	return Array.from({ length: count }, () => {
-		eventNumber++;
-		const event: EventEnvelope = {
-			id: `evt_batch_${eventNumber}`,
-			type: 'lead.created',
-			created_at: new Date().toISOString(),
-			data: { id: `lead_batch_${eventNumber}` },
-		};
-		sandbox.state.eventLog.add(event);
-		return event;
-	});
-}
+const created = (count: number): EventEnvelope[] => listedLeadsCreated(sandbox, 'batch', count);
 
 /** A published Svc Trigger in batches of `batchSize`, before any execution of its workflow ran here. */
 async function startedBatchTrigger(batchSize: number): Promise<TriggerHarness> {
@@ -66,22 +52,12 @@ async function startedBatchTrigger(batchSize: number): Promise<TriggerHarness> {
  */
 async function batchTrigger(batchSize: number): Promise<TriggerHarness> {
 	const t = await startedBatchTrigger(batchSize);
-	eventNumber++;
-	const earlier: EventEnvelope = {
-		id: `evt_batch_${eventNumber}`,
-		type: 'lead.created',
-		created_at: new Date(Date.now() - 60_000).toISOString(),
-		data: { id: `lead_batch_${eventNumber}` },
-	};
-	sandbox.state.eventLog.add(earlier);
+	const [earlier] = listedLeadsCreated(sandbox, 'batch', 1, 60_000);
 	expect(ids((await deliver(t, earlier)).passedOn)).toEqual([earlier.id]);
 	return t;
 }
 
-function secretOf(t: TriggerHarness): string {
-	const { id } = t.staticData.subscription as { id: string };
-	return sandbox.state.store.subscriptions.get(id)?.secret ?? '';
-}
+const secretOf = (t: TriggerHarness): string => subscriptionSecret(sandbox, t);
 
 const deliver = async (t: TriggerHarness, event: EventEnvelope): Promise<DeliveryResult> =>
 	await t.deliver(signedDelivery(secretOf(t), event));

@@ -12,7 +12,7 @@ import type { PublishedTrigger, TriggerHarness } from '../../harness/engine';
 import { shutdownEngine } from '../../harness/engine';
 import { signedDelivery } from '../../harness/engine/webhook-http';
 import type { SvcTriggerOptions } from '../../harness/engine/svc';
-import { createSvcTrigger } from '../../harness/engine/svc';
+import { createSvcTrigger, listedLeadsCreated, subscriptionSecret } from '../../harness/engine/svc';
 import { until } from '../../harness/wait';
 
 let sandbox: Sandbox;
@@ -33,22 +33,8 @@ afterAll(async () => {
 	await shutdownEngine();
 });
 
-let eventNumber = 0;
-
 /** `count` lead.created events the service created, in its event list, none delivered yet. */
-function created(count: number): EventEnvelope[] {
-	return Array.from({ length: count }, () => {
-		eventNumber++;
-		const event: EventEnvelope = {
-			id: `evt_list_${eventNumber}`,
-			type: 'lead.created',
-			created_at: new Date().toISOString(),
-			data: { id: `lead_list_${eventNumber}` },
-		};
-		sandbox.state.eventLog.add(event);
-		return event;
-	});
-}
+const created = (count: number): EventEnvelope[] => listedLeadsCreated(sandbox, 'list', count);
 
 async function eventListTrigger(options: SvcTriggerOptions = {}): Promise<TriggerHarness> {
 	const t = await createSvcTrigger(sandbox, { runEventsFrom: 'eventList', ...options });
@@ -62,10 +48,7 @@ async function publish(t: TriggerHarness): Promise<PublishedTrigger> {
 	return trigger;
 }
 
-function secretOf(t: TriggerHarness): string {
-	const { id } = t.staticData.subscription as { id: string };
-	return sandbox.state.store.subscriptions.get(id)?.secret ?? '';
-}
+const secretOf = (t: TriggerHarness): string => subscriptionSecret(sandbox, t);
 
 const ids = (items: INodeExecutionData[]): unknown[] => items.map((item) => item.json.id);
 const ranIds = (trigger: PublishedTrigger): unknown[] => trigger.runs.flatMap(ids);
