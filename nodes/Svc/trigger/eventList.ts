@@ -110,6 +110,9 @@ function transientWaitMs(error: unknown): number | undefined {
 /** What reads the event list and starts executions from it: a poll, or Svc Trigger's runner. */
 export type PullContext = IPollFunctions | ITriggerFunctions;
 
+/** A poll (it emits through `__emit`), not Svc Trigger's runner (a trigger, which emits through `emit`). */
+export const isPoll = (ctx: PullContext): ctx is IPollFunctions => '__emit' in ctx;
+
 /**
  * Svc Trigger's Run Events From: 'eventList' answers each delivery at once, in whichever n8n
  * process receives it, and the main runs the events from the service's event list.

@@ -11,7 +11,7 @@ import type {
 
 import type { EventEnvelope } from '../../contract';
 import type { PullContext } from '../eventList';
-import { toItem } from '../eventList';
+import { isPoll, toItem } from '../eventList';
 
 /**
  * The pull ids of the executions this process started that have not answered yet. An execution
@@ -62,7 +62,7 @@ export function emitRun(
 	pullsAwaitingClaims.add(pullId);
 	const data = [events.map((event) => toItem(event, meta))];
 	// A poll emits through __emit, Svc Trigger's runner (a trigger) through emit.
-	if ('__emit' in ctx) ctx.__emit(data, confirmation, ended);
+	if (isPoll(ctx)) ctx.__emit(data, confirmation, ended);
 	// A trigger's done promise is resolved with the run only (n8n's types say so; a poll's may be undefined).
 	else ctx.emit(data, confirmation, ended as Parameters<ITriggerFunctions['emit']>[2]);
 	let execution: string | undefined;

@@ -8,7 +8,7 @@ import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../../contract';
 import { desiredEvents } from '../../shared/subscription';
 import { SvcClient, userError } from '../../transport';
 import type { PullContext } from '../eventList';
-import { eventsPerExecution, POLL_CLIENT, readPage } from '../eventList';
+import { eventsPerExecution, isPoll, POLL_CLIENT, readPage } from '../eventList';
 import type { ExecutionSlots } from '../exactlyOnce/executionSlots';
 import {
 	triggerExecutionSlots,
@@ -63,7 +63,7 @@ const UNSCHEDULED_POLL_BUDGET_MS = 5 * 60_000;
 
 function isTestPoll(ctx: PullContext): boolean {
 	// Svc Trigger's runner: n8n does not wait on it when publishing.
-	if (!('__emit' in ctx)) return false;
+	if (!isPoll(ctx)) return false;
 	const first = !contextsPolled.has(ctx);
 	contextsPolled.add(ctx);
 	// n8n 1.x has no getPollBudgetMs.
@@ -181,10 +181,7 @@ async function drain(ctx: PullContext, key: string, testPoll: boolean): Promise<
 	const budget = testPoll
 		? FIRST_POLL_DRAIN_MS
 		: // n8n 1.x has no getPollBudgetMs.
-			Math.min(
-				MAX_DRAIN_MS,
-				('__emit' in ctx ? ctx.getPollBudgetMs?.() : undefined) ?? MAX_DRAIN_MS,
-			);
+			Math.min(MAX_DRAIN_MS, (isPoll(ctx) ? ctx.getPollBudgetMs?.() : undefined) ?? MAX_DRAIN_MS);
 	const deadline = now + budget;
 	const client = await SvcClient.connect(ctx, POLL_CLIENT);
 	const staticData = ctx.getWorkflowStaticData('node');
@@ -375,6 +372,6 @@ function reportGap(ctx: PullContext, position: PullPosition): void {
  * line above on n8n 1.x.
  */
 function emitGap(ctx: PullContext, error: NodeOperationError): void {
-	if ('__emit' in ctx) ctx.__emitError(error);
+	if (isPoll(ctx)) ctx.__emitError(error);
 	else (ctx as Partial<Pick<typeof ctx, 'saveFailedExecution'>>).saveFailedExecution?.(error);
 }
