@@ -63,7 +63,7 @@ const SPECS: Record<RuntimeVersion, VersionSpec> = {
 
 /** Bump when the install steps below change, so old cache entries are not reused. */
 const INSTALL_RECIPE =
-	'recipe-1: npm install --ignore-scripts --omit=optional; node preinstall; rebuild sqlite3';
+	'recipe-2: npm install --ignore-scripts --omit=optional; node preinstall; sqlite3 on the system SQLite';
 const MARKER = '.n8n-runtime-complete.json';
 /** How long an install waits for the same install under way in another process. */
 const INSTALL_WAIT_MS = 20 * 60_000;
