@@ -3,7 +3,12 @@
 import { totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 
-import { DEFAULT_RECEIVERS, RECEIVER_KINDS, type ReceiverKind } from './burst/receivers';
+import {
+	DEFAULT_RECEIVERS,
+	QUEUE_RECEIVERS,
+	RECEIVER_KINDS,
+	type ReceiverKind,
+} from './burst/receivers';
 
 /** Every scenario, in the order they run and print. */
 export const SCENARIOS = [
@@ -50,6 +55,8 @@ export interface Settings {
 	burst: BurstSettings;
 	/** The receivers (f) bursts into, in this order; all of them unless `--receivers`. */
 	receivers: ReceiverKind[];
+	/** The receivers (f-queue) bursts into: all of its own unless `--receivers` names some of them. */
+	queueReceivers: ReceiverKind[];
 	/**
 	 * How many times (f) bursts into each receiver, a round at a time: one run of a receiver differs
 	 * from the next by up to 15 % on this kind of machine, so a ratio against a floor is judged on
@@ -152,6 +159,12 @@ export function settingsFrom(argv: string[]): Settings {
 		cHttpReps: 1,
 		burst: burstOf(quick ? 300 : 5_000),
 		receivers: choiceList('receivers', values.receivers, RECEIVER_KINDS, DEFAULT_RECEIVERS),
+		queueReceivers: choiceList(
+			'receivers',
+			values.receivers,
+			RECEIVER_KINDS,
+			QUEUE_RECEIVERS,
+		).filter((kind) => QUEUE_RECEIVERS.includes(kind)),
 		burstRounds: wholeNumber('burst-rounds', values['burst-rounds'], 1),
 		queueBurst: burstOf(
 			wholeNumber('queue-deliveries', values['queue-deliveries'], quick ? 300 : 2_000),

@@ -31,6 +31,8 @@ export const RECEIVER_KINDS = [
 export type ReceiverKind = (typeof RECEIVER_KINDS)[number];
 /** (f)'s side-by-side table: Svc Trigger one per delivery against the floors and the peer. */
 export const DEFAULT_RECEIVERS: ReceiverKind[] = ['svc', 'floor', 'floor-when-done', 'peer'];
+/** (f-queue)'s: Svc Trigger as in regular mode, then run from the event list (the queue-mode setting) one per event and in batches, and the peer. */
+export const QUEUE_RECEIVERS: ReceiverKind[] = ['svc', 'svc-list', 'svc-list-batch', 'peer'];
 
 export const RECEIVER_LABEL: Record<ReceiverKind, string> = {
 	svc: 'Svc Trigger → NoOp',

@@ -36,8 +36,6 @@ export interface BurstContext {
 	apiKey: string;
 }
 
-/** Svc Trigger as in regular mode, then run from the event list (the queue-mode setting) one per event and in batches, and the peer. */
-const QUEUE_RECEIVERS: ReceiverKind[] = ['svc', 'svc-list', 'svc-list-batch', 'peer'];
 const SQLITE_FILES = ['database.sqlite', 'database.sqlite-wal'];
 
 /** n8n's logs of the bursts, kept past the user folders they are removed with (warnings and errors only). */
@@ -215,7 +213,7 @@ export async function scenarioFQueue(context: BurstContext): Promise<BurstRun[]>
 			});
 			try {
 				const setting = `queue, ${processors} webhook processor${processors > 1 ? 's' : ''}`;
-				for (const kind of QUEUE_RECEIVERS) {
+				for (const kind of context.settings.queueReceivers) {
 					// The balancer's log holds the earlier runs' requests too: each run takes its own.
 					const earlier = (await balancer.requests()).length;
 					const target: BurstTarget = {
