@@ -143,8 +143,18 @@ export function settingsFrom(argv: string[]): Settings {
 	const quick = values.quick ?? false;
 	const reps = (fallback: number, quickFallback: number): number =>
 		wholeNumber('reps', values.reps, quick ? quickFallback : fallback);
+	const only = new Set(choiceList('only', values.only, SCENARIOS));
+	const receivers = choiceList('receivers', values.receivers, RECEIVER_KINDS, DEFAULT_RECEIVERS);
+	const queueReceivers =
+		values.receivers === undefined
+			? [...QUEUE_RECEIVERS]
+			: receivers.filter((kind) => QUEUE_RECEIVERS.includes(kind));
+	if (only.has('f-queue') && queueReceivers.length === 0)
+		throw new Error(
+			`--receivers names none of (f-queue)'s receivers (${QUEUE_RECEIVERS.join(', ')}); got ${values.receivers}`,
+		);
 	return {
-		only: new Set(choiceList('only', values.only, SCENARIOS)),
+		only,
 		repsA: reps(3, 1),
 		repsB: reps(5, 2),
 		repsC: reps(3, 1),
@@ -158,13 +168,8 @@ export function settingsFrom(argv: string[]): Settings {
 		ratePerSecond: 50,
 		cHttpReps: 1,
 		burst: burstOf(quick ? 300 : 5_000),
-		receivers: choiceList('receivers', values.receivers, RECEIVER_KINDS, DEFAULT_RECEIVERS),
-		queueReceivers: choiceList(
-			'receivers',
-			values.receivers,
-			RECEIVER_KINDS,
-			QUEUE_RECEIVERS,
-		).filter((kind) => QUEUE_RECEIVERS.includes(kind)),
+		receivers,
+		queueReceivers,
 		burstRounds: wholeNumber('burst-rounds', values['burst-rounds'], 1),
 		queueBurst: burstOf(
 			wholeNumber('queue-deliveries', values['queue-deliveries'], quick ? 300 : 2_000),
