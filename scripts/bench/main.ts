@@ -5,7 +5,7 @@
  * Prints every table with its targets (met or not) and writes it as markdown to
  * .tmp/bench-latest.md, every run to .tmp/bench-latest.json.
  *
- *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,t,f,f-settings,f-queue,p] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…] [--memory-limit-mb=N] [--receivers=svc,svc-batch,svc-list,svc-list-batch,floor,floor-when-done,peer]
+ *   tsx scripts/bench/main.ts [--only=a,b,c,d,e,k,t,f,f-settings,f-queue,p] [--reps=N] [--quick] [--no-build] [--tarball=path.tgz] [--queue-deliveries=N] [--burst-env=NAME=value,…] [--memory-limit-mb=N] [--receivers=svc,svc-batch,svc-list,svc-list-batch,floor,floor-when-done,peer] [--n8n=v2|v1]
  *
  *   (a) 10,000 upserts, no server latency: per-item cost of the Svc node against a floor fixture
  *       (n8n's request helper and nothing else), the HTTP Request node and a raw client
@@ -109,7 +109,7 @@ async function main(argv: string[]): Promise<void> {
 			'package: build and npm pack',
 			async () => await buildAndPack(settings.build),
 		));
-	const runtime = await ensureN8nRuntime('v2', { verbose: false });
+	const runtime = await ensureN8nRuntime(settings.n8n, { verbose: false });
 	const host = await describeMachine(runtime);
 	const tables: Table[] = [];
 	const signature = chosen.has('d')

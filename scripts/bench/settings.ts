@@ -79,6 +79,8 @@ export interface Settings {
 	 */
 	memoryLimitKb: number;
 	quick: boolean;
+	/** The n8n runtime measured (`--n8n=v1` for n8n 1.x; v2 by default). */
+	n8n: 'v2' | 'v1';
 }
 
 /** A burst of `deliveries` at concurrency 16, a tenth of them repeats, as issue (f) describes. */
@@ -138,6 +140,7 @@ export function settingsFrom(argv: string[]): Settings {
 			'memory-limit-mb': { type: 'string' },
 			receivers: { type: 'string' },
 			'burst-rounds': { type: 'string' },
+			n8n: { type: 'string' },
 		},
 	});
 	const quick = values.quick ?? false;
@@ -184,6 +187,7 @@ export function settingsFrom(argv: string[]): Settings {
 				values['memory-limit-mb'],
 				Math.round(totalmem() / 1024 / 1024 / 2),
 			),
+		n8n: choiceList('n8n', values.n8n, ['v2', 'v1'] as const, ['v2'])[0],
 		quick,
 	};
 }

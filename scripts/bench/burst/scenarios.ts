@@ -11,6 +11,7 @@ import type { Sandbox } from '../../../sandbox';
 import { startBalancer } from '../../../harness/balancer';
 import type { LocalCa } from '../../../harness/local-ca';
 import { importCredential } from '../../../harness/n8n/api';
+import { credentialData } from '../../../harness/environment';
 import type { N8nInstance } from '../../../harness/n8n/instance';
 import { startN8n } from '../../../harness/n8n/process';
 import { startQueueTopology } from '../../../harness/n8n/queue';
@@ -52,7 +53,10 @@ async function credentialFor(context: BurstContext, n8n: N8nInstance) {
 	return await importCredential(n8n, {
 		name: 'Svc bench',
 		type: 'svcApi',
-		data: { apiKey: context.apiKey, baseUrl: context.sandbox.url },
+		data: credentialData(n8n.runtime.version, {
+			apiKey: context.apiKey,
+			baseUrl: context.sandbox.url,
+		}),
 	});
 }
 
@@ -185,7 +189,9 @@ export async function scenarioFQueue(context: BurstContext): Promise<BurstRun[]>
 		webhookProcessors: 2,
 		webhookUrl: balancerUrl,
 		env: { ...RECEIVER_ENV, ...context.settings.burstEnv },
-		logLevel: 'warn',
+		// 1.x answers ready before its REST routes exist; at info the harness also waits for the
+		// line that says the editor is up (the quieter warn is kept where n8n answers ready late).
+		logLevel: context.runtime.version === 'v1' ? 'info' : 'warn',
 		expectNodeTypes: PACKAGE_NODE_TYPES,
 	});
 	const runs: BurstRun[] = [];
