@@ -2,6 +2,7 @@ import { PollContext } from 'n8n-core';
 import {
 	createRunExecutionData,
 	deepCopy,
+	NodeOperationError,
 	sleep,
 	Workflow,
 	WorkflowOperationError,
@@ -79,10 +80,14 @@ export interface PollHarness {
 	 * `lostRuns`: the first that many executions end after their trigger step as n8n 2.x ends the
 	 * runs of a queue-mode worker that died, with an error of its own and none of their data; what
 	 * they passed on is in `lost`, not in `executions` (an Error there). The poll waits for the
-	 * executions started as each ends too.
+	 * executions started as each ends too. `unansweredRuns`: the first that many executions never
+	 * answer the poll, as n8n 1.x settles no answer for a queue job a worker ran again that then
+	 * ended marked crashed; each ends with its stored run, whose trigger step holds what it passed
+	 * on or its error.
 	 */
 	poll(options?: {
 		lostRuns?: number;
+		unansweredRuns?: number;
 		onWorkers?: boolean;
 		startsHeldUntil?: Promise<void>;
 		executions?: 'run' | 'notStored';
@@ -110,6 +115,29 @@ export interface PollHarness {
  * A run as n8n 2.41 ends one whose queue-mode worker died (workflow-runner.js, processError): an
  * error of n8n's own, no run data, no last node.
  */
+/** A run as n8n stores it once ended marked crashed after its trigger step (`outcome`: that step's output or error). */
+function runCrashedAfterTrigger(node: INode, outcome: INodeExecutionData[] | Error): IRun {
+	const step = Array.isArray(outcome)
+		? { data: { main: [outcome] } }
+		: { error: new NodeOperationError(node, outcome) };
+	return {
+		data: createRunExecutionData({
+			resultData: {
+				runData: {
+					[node.name]: [{ startTime: 0, executionTime: 0, executionIndex: 0, source: [], ...step }],
+				},
+				lastNodeExecuted: node.name,
+			},
+		}),
+		finished: false,
+		mode: 'trigger',
+		startedAt: new Date(),
+		stoppedAt: new Date(),
+		status: 'crashed',
+		storedAt: 'db',
+	};
+}
+
 function runEndedWithoutData(executionId: string): IRun {
 	return {
 		data: createRunExecutionData({
@@ -175,6 +203,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 	let onWorkers = false;
 	let startsHeldUntil: Promise<void> = Promise.resolve();
 	let lostRuns = 0;
+	let unansweredRuns = 0;
 	let lostPassed: INodeExecutionData[][] = [];
 	let reported: Error[] = [];
 	const emitError: IPollFunctions['__emitError'] = (error) => {
@@ -201,7 +230,10 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 		const executionId = nextExecutionId();
 		const lost = lostRuns > 0;
 		if (lost) lostRuns--;
+		const unanswered = !lost && unansweredRuns > 0;
+		if (unanswered) unansweredRuns--;
 		const relay = (response: unknown) => {
+			if (unanswered) return;
 			const relayed = response as IExecuteResponsePromiseData;
 			const body = relayed.body as IDataObject | undefined;
 			void answersHeldUntil.then(() =>
@@ -219,7 +251,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 					if (workMs > 0) await sleep(workMs);
 					unfinished--;
 					if (!lost) {
-						ended?.resolve(undefined);
+						ended?.resolve(unanswered ? runCrashedAfterTrigger(node, outcome) : undefined);
 						return outcome;
 					}
 					if (Array.isArray(outcome)) lostPassed.push(outcome);
@@ -292,6 +324,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 			onWorkers = pollOptions.onWorkers ?? false;
 			startsHeldUntil = pollOptions.startsHeldUntil ?? Promise.resolve();
 			lostRuns = pollOptions.lostRuns ?? 0;
+			unansweredRuns = pollOptions.unansweredRuns ?? 0;
 			lostPassed = [];
 			const pollContext = pollOptions.durableTick
 				? durableTickContext(pollOptions.durableTick.budgetMs)

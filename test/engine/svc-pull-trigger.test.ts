@@ -269,6 +269,15 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			expect((await trigger.poll({ onWorkers: true })).executions).toEqual([]);
 		});
 
+		it("a run whose answer never reaches the poll (n8n 1.x, a job run again that ended marked crashed) and whose trigger step passed: the position passes its event from the run's data, with no execution more", async () => {
+			const trigger = await published();
+			const ids = emit(3);
+			const result = await trigger.poll({ onWorkers: true, unansweredRuns: 1 });
+			expect(passedOn(result)).toEqual(ids.map((id) => [id]));
+			expect(trigger.staticData.position).toMatchObject({ after: ids[2] });
+			expect((await trigger.poll({ onWorkers: true })).executions).toEqual([]);
+		});
+
 		it('a run that keeps ending so starts again three times at most, then a warning in the log names its events', async () => {
 			clearCapturedLogs();
 			const trigger = await published();

@@ -36,6 +36,20 @@ export function endedWithoutItsData(run: IRun | undefined): boolean {
 }
 
 /**
+ * The answer of a run that ended before its answer reached this process, as its data tells it. Only
+ * a run in another process can (n8n 1.x settles no answer for a queue job that a worker ran again
+ * and that ended marked crashed or failed): a trigger step that ended without an error had its
+ * claims stand; otherwise none is given, so the poll reads the events again and a new execution's
+ * claim decides, at once instead of after poll.ts's STALE_START_MS.
+ */
+export function answerFromRunData(run: IRun, triggerNode: string): IDataObject | undefined {
+	const step = run.data?.resultData?.runData?.[triggerNode]?.[0];
+	return step !== undefined && step.error === undefined
+		? { claimed: true, here: false }
+		: undefined;
+}
+
+/**
  * How often the events of a run n8n ended without its data start again: a workflow that fails so
  * for another reason (n8n cannot start it) is left after these, with a warning in n8n's log.
  */
@@ -82,7 +96,11 @@ export function emitRun(
 		.catch(() => undefined)
 		.then((run) => {
 			pullsAwaitingClaims.delete(pullId);
-			if (!endedWithoutItsData(run)) return;
+			if (!endedWithoutItsData(run)) {
+				// A no-op once the run has answered. n8n 1.x may end a poll's run with no run at all.
+				if (run !== undefined) settleAnswer(answerFromRunData(run, ctx.getNode().name));
+				return;
+			}
 			const where = `"${ctx.getNode().name}" in workflow ${ctx.getWorkflow().id ?? ''}`;
 			if (restarts >= LOST_RUN_RESTARTS_MAX) {
 				ctx.logger.warn(

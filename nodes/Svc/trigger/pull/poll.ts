@@ -116,7 +116,7 @@ async function startExecution(
 	void ended.then(free);
 	const body = await answer;
 	if (body === undefined) {
-		// Not stored: it never runs.
+		// Not stored (it never runs), or ended with no claim known (answerFromRunData): read again.
 		free();
 		return false;
 	}
