@@ -111,10 +111,6 @@ export interface PollHarness {
 	fetchTestEvent(): Promise<INodeExecutionData[]>;
 }
 
-/**
- * A run as n8n 2.41 ends one whose queue-mode worker died (workflow-runner.js, processError): an
- * error of n8n's own, no run data, no last node.
- */
 /** A run as n8n stores it once ended marked crashed after its trigger step (`outcome`: that step's output or error). */
 function runCrashedAfterTrigger(node: INode, outcome: INodeExecutionData[] | Error): IRun {
 	const step = Array.isArray(outcome)
@@ -138,6 +134,10 @@ function runCrashedAfterTrigger(node: INode, outcome: INodeExecutionData[] | Err
 	};
 }
 
+/**
+ * A run as n8n 2.41 ends one whose queue-mode worker died (workflow-runner.js, processError): an
+ * error of n8n's own, no run data, no last node.
+ */
 function runEndedWithoutData(executionId: string): IRun {
 	return {
 		data: createRunExecutionData({
