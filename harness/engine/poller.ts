@@ -2,12 +2,12 @@ import { PollContext } from 'n8n-core';
 import {
 	createRunExecutionData,
 	deepCopy,
-	NodeOperationError,
 	sleep,
 	Workflow,
 	WorkflowOperationError,
 } from 'n8n-workflow';
 import type {
+	ExecutionError,
 	IPollFunctions,
 	IRun,
 	ICredentialDataDecryptedObject,
@@ -113,9 +113,10 @@ export interface PollHarness {
 
 /** A run as n8n stores it once ended marked crashed after its trigger step (`outcome`: that step's output or error). */
 function runCrashedAfterTrigger(node: INode, outcome: INodeExecutionData[] | Error): IRun {
+	// n8n stores the step's error as the step ended with it, its context included.
 	const step = Array.isArray(outcome)
 		? { data: { main: [outcome] } }
-		: { error: new NodeOperationError(node, outcome) };
+		: { error: outcome as ExecutionError };
 	return {
 		data: createRunExecutionData({
 			resultData: {
@@ -230,7 +231,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 		const executionId = nextExecutionId();
 		const lost = lostRuns > 0;
 		if (lost) lostRuns--;
-		const unanswered = !lost && unansweredRuns > 0;
+		const unanswered = unansweredRuns > 0;
 		if (unanswered) unansweredRuns--;
 		const relay = (response: unknown) => {
 			if (unanswered) return;

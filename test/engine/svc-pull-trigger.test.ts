@@ -278,6 +278,24 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			expect((await trigger.poll({ onWorkers: true })).executions).toEqual([]);
 		});
 
+		it("a run that took over a lost run's claimed event, holding it for a person's Retry, and whose answer never reaches the poll: that claim stood, so the position passes the event with no execution more", async () => {
+			const trigger = await published();
+			const [id] = emit(1);
+			// Neither the lost run nor the one that took its event over answers the poll.
+			const result = await trigger.poll({ onWorkers: true, lostRuns: 1, unansweredRuns: 2 });
+			const messages = result.executions.map((execution) =>
+				Array.isArray(execution) ? execution : execution.message,
+			);
+			expect(messages).toEqual([
+				expect.stringMatching(/ended without its data$/),
+				expect.stringMatching(
+					new RegExp(`took it over, so event ${id} may already have run past the trigger$`),
+				),
+			]);
+			expect(trigger.staticData.position).toMatchObject({ after: id });
+			expect((await trigger.poll({ onWorkers: true })).executions).toEqual([]);
+		});
+
 		it('a run that keeps ending so starts again three times at most, then a warning in the log names its events', async () => {
 			clearCapturedLogs();
 			const trigger = await published();

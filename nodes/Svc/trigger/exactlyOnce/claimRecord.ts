@@ -1,4 +1,5 @@
 import type {
+	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	IPollFunctions,
@@ -57,6 +58,19 @@ export async function claimEvents(
 	);
 }
 
+/**
+ * Marks the error of a trigger step whose claims all stood and that holds its events for a
+ * person's Retry (passOnClaimed): n8n keeps an error's context in the stored run, so the process
+ * that started the run can tell it from a claim that failed when no answer reached it.
+ */
+const HELD_FOR_RETRY = 'svcEventsHeldForRetry';
+
+/** Whether a stored trigger step's error is passOnClaimed's hold: its claims stood. */
+export function heldForRetry(error: unknown): boolean {
+	const context = (error as { context?: IDataObject } | undefined)?.context;
+	return context?.[HELD_FOR_RETRY] === true;
+}
+
 /** A run n8n ended without its data, whose events an execution took over: its execution id if known. */
 export interface LostRun {
 	execution?: string;
@@ -86,7 +100,7 @@ export function passOnClaimed(
 			tookOver === undefined
 				? 'n8n started this execution again after the process running it stopped'
 				: `n8n ended the execution that had ${items.length === 1 ? 'this event' : 'these events'}${tookOver.execution === undefined ? '' : ` (${tookOver.execution})`} without its data when the worker running it stopped, and this execution took ${items.length === 1 ? 'it' : 'them'} over`;
-		throw new NodeOperationError(
+		const held = new NodeOperationError(
 			ctx.getNode(),
 			`${cause}, so event ${rerun.join(', ')} may already have run past the trigger`,
 			{
@@ -94,6 +108,8 @@ export function passOnClaimed(
 					'Nothing after the trigger ran in this attempt. Check what the nodes after the trigger did for this event; if it did not finish, Retry this execution to run it.',
 			},
 		);
+		held.context[HELD_FOR_RETRY] = true;
+		throw held;
 	}
 	const passed = items.filter(
 		(_, index) => outcomes[index] === 'first' || (retry && outcomes[index] === 'rerun'),

@@ -10,6 +10,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../../contract';
+import { heldForRetry } from '../exactlyOnce/claimRecord';
 import type { PullContext } from '../eventList';
 import { isPoll, toItem } from '../eventList';
 
@@ -38,13 +39,14 @@ export function endedWithoutItsData(run: IRun | undefined): boolean {
 /**
  * The answer of a run that ended before its answer reached this process, as its data tells it. Only
  * a run in another process can (n8n 1.x settles no answer for a queue job that a worker ran again
- * and that ended marked crashed or failed): a trigger step that ended without an error had its
- * claims stand; otherwise none is given, so the poll reads the events again and a new execution's
- * claim decides, at once instead of after poll.ts's STALE_START_MS.
+ * and that then failed or was marked crashed): a trigger step that ended without an error, or
+ * that holds its events for a person's Retry, had its claims stand; otherwise none is given, so
+ * the poll reads the events again and a new execution's claim decides, at once instead of after
+ * poll.ts's STALE_START_MS.
  */
 export function answerFromRunData(run: IRun, triggerNode: string): IDataObject | undefined {
 	const step = run.data?.resultData?.runData?.[triggerNode]?.[0];
-	return step !== undefined && step.error === undefined
+	return step !== undefined && (step.error === undefined || heldForRetry(step.error))
 		? { claimed: true, here: false }
 		: undefined;
 }
