@@ -2,15 +2,41 @@
  * What a receiver workflow's stored executions hold: the events each names, the cut-short runs a
  * person retries, and what ran again through n8n's Retry.
  */
+import { stopExecution } from './n8n/api';
 import type { ExecutionRecord } from './n8n/executions';
-import { listExecutions } from './n8n/executions';
+import { isUnfinished, listExecutions } from './n8n/executions';
 import type { N8nInstance } from './n8n/instance';
 import type { SandboxState } from '../sandbox/state';
 import { EVENT_ID, ranPastTrigger } from './crash-receivers';
 
-/** A run n8n marked crashed or failed: one a person may retry. */
+/** A run n8n marked crashed or failed, or one a person stopped (stopRunsLeftRunning): one a person may retry. */
 export const isCutShort = (execution: ExecutionRecord | undefined): boolean =>
-	execution?.status === 'crashed' || execution?.status === 'error';
+	execution?.status === 'crashed' ||
+	execution?.status === 'error' ||
+	execution?.status === 'canceled';
+
+/**
+ * After a restart in n8n's regular mode, where the killed process ran every run: stops, as a person
+ * does from the executions list, each run started before the kill (`killedAt`) that n8n has not
+ * ended once it is up again, and returns their ids. n8n marks the rest at start-up, before it
+ * says it has started, but n8n 2.41 leaves a run `running` for good when its event log holds the
+ * run's start and no node's message yet (docs/reliability.md). Stopped, it is `canceled`, and its
+ * Retry runs its events.
+ */
+export async function stopRunsLeftRunning(
+	n8n: N8nInstance,
+	workflowId: string,
+	killedAt: number,
+): Promise<string[]> {
+	// n8n's list leaves out only the runs its process is running: one left running shows in both reads.
+	const leftRunning = new Set(
+		(await listExecutions(n8n, workflowId, { withRunning: true }))
+			.filter((execution) => isUnfinished(execution) && Date.parse(execution.startedAt) < killedAt)
+			.map(({ id }) => id),
+	);
+	for (const id of leftRunning) await stopExecution(n8n, id);
+	return [...leftRunning];
+}
 
 /** Each execution with the event ids its data holds. */
 export function withEventIds(

@@ -30,6 +30,8 @@ export interface KillMidBacklogResult {
 	retried: number;
 	/** Executions started after the restart that stopped at the trigger: events read again that had run. */
 	repeats: number;
+	/** Runs n8n left `running` after the restart, which were stopped before the retries (stopRunsLeftRunning). */
+	stoppedLeftRunning: number;
 }
 
 /**
@@ -61,14 +63,21 @@ export async function killMidBacklog(
 		async () => await aClaimedRunIsUnderWay(env.n8n, env.sandbox.state, workflowId, backlog),
 		{ timeoutMs: TWO_POLLS_MS, everyMs: 100 },
 	);
+	const killedAt = Date.now();
 	await env.n8n.kill();
 	const ran = ranPastTrigger(env.sandbox.state);
 	const ranBeforeKill = new Set(ids.filter((event) => ran.has(event)));
 	const restartedAt = Date.now();
 	env.n8n = await env.n8n.restart();
-	// A run the kill cut short holds its events: n8n marks it crashed, and a person retries it
-	// when its events did not run past the trigger.
-	const retried = await retryCutShortRuns(env.n8n, workflowId, backlog, env.sandbox.state);
+	// A run the kill cut short holds its events: n8n marks it crashed (or leaves it running, and a
+	// person stops it), and a person retries it when its events did not run past the trigger.
+	const { retried, stoppedLeftRunning } = await retryCutShortRuns(
+		env.n8n,
+		workflowId,
+		backlog,
+		env.sandbox.state,
+		killedAt,
+	);
 	const runs = await untilRanPastTrigger(env.sandbox.state, ids, 2 * TWO_POLLS_MS);
 	const crashed = (await listExecutions(env.n8n, workflowId)).filter(
 		({ status }) => status === 'crashed',
@@ -83,6 +92,7 @@ export async function killMidBacklog(
 		ranBeforeKill,
 		crashed,
 		retried,
+		stoppedLeftRunning,
 		repeats: stoppedAtTrigger(afterRestart).length,
 	};
 }

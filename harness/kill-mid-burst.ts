@@ -9,7 +9,14 @@ import { retryExecution } from './n8n/api';
 import { dataOnceEnded, isUnfinished, listExecutions } from './n8n/executions';
 import type { N8nInstance } from './n8n/instance';
 import { answeredBusy, ranPastTrigger, runsPastTrigger, stoppedAtTrigger } from './crash-receivers';
-import { isCutShort, rerunsByRetry, runsToRetry, storedEvents, withEventIds } from './held-events';
+import {
+	isCutShort,
+	rerunsByRetry,
+	runsToRetry,
+	stopRunsLeftRunning,
+	storedEvents,
+	withEventIds,
+} from './held-events';
 import type { SandboxState } from '../sandbox/state';
 import { answeredOf, attemptsOf, sendUntilAnswered } from './delivery-log';
 import { until } from './wait';
@@ -43,6 +50,12 @@ export interface KillMidBurstOptions {
 	 * retried once, and the counts of what ran include those retries.
 	 */
 	retry?: (executionId: string) => Promise<void>;
+	/**
+	 * n8n's regular mode, where the killed process ran every run: after the restart, stops the runs
+	 * it started before the kill (`killedAt`) that n8n left running (stopRunsLeftRunning), so that
+	 * they count as cut short; returns their ids.
+	 */
+	stopLeftRunning?: (killedAt: number) => Promise<string[]>;
 	/**
 	 * Queue mode: the ids of the executions that have a job in n8n's queue. Give it only when the
 	 * killed process is one that stores and queues runs (a webhook processor): an execution still
@@ -125,6 +138,8 @@ export interface KillMidBurstResult {
 	stranded: string[];
 	/** This burst's executions (not an earlier burst's against the same workflow) that crashed or failed. */
 	crashedExecutions: number;
+	/** Runs n8n left `running` after the restart, stopped as a person does (`stopLeftRunning`). */
+	stoppedLeftRunning: number;
 	failedExecutions: number;
 	/**
 	 * `error` executions that hold no event at all: n8n 2.x in queue mode replaces the data of a
@@ -179,17 +194,24 @@ export function detailsOf(result: KillMidBurstResult, eventIds: string[]): strin
 /**
  * After n8n was killed and started again: waits until n8n has ended or marked `crashed` every
  * run of the workflow (it marks them once it has started), then retries, as a person would, each
- * cut-short run holding one of `events` that did not run past the trigger. Returns how many.
+ * cut-short run holding one of `events` that did not run past the trigger. In n8n's regular mode
+ * (`regularModeKilledAt`: when the process that ran every run was killed), the runs n8n left
+ * running are stopped first (stopRunsLeftRunning). Returns how many were retried, and stopped.
  */
 export async function retryCutShortRuns(
 	n8n: N8nInstance,
 	workflowId: string,
 	events: ReadonlySet<string>,
 	state: SandboxState,
-): Promise<number> {
+	regularModeKilledAt?: number,
+): Promise<{ retried: number; stoppedLeftRunning: number }> {
 	let executions: ExecutionRecord[] = [];
 	const list = async (includeData: boolean) =>
 		await listExecutions(n8n, workflowId, { includeData });
+	const stopped =
+		regularModeKilledAt === undefined
+			? []
+			: await stopRunsLeftRunning(n8n, workflowId, regularModeKilledAt);
 	// Runs under way after the restart (a poll draining a backlog) are left out: waiting for them
 	// could take the whole backlog, and the claim stops a Retry whose event they run. n8n's list
 	// leaves out the runs its process is running, but not one it is just starting, so under load a
@@ -208,7 +230,7 @@ export async function retryCutShortRuns(
 	);
 	const toRetry = runsToRetry(withEventIds(executions), ranPastTrigger(state), events);
 	for (const { execution } of toRetry) await retryExecution(n8n, execution.id);
-	return toRetry.length;
+	return { retried: toRetry.length, stoppedLeftRunning: stopped.length };
 }
 
 export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMidBurstResult> {
@@ -227,6 +249,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 	let killedAt: number;
 	let acknowledgedBeforeKill: number;
 	let ranBeforeKill: number;
+	let stoppedLeftRunning: string[] = [];
 	try {
 		for (let number = 1; number <= options.events; number++) {
 			const { id } = state.deliveries.emit('lead.created', {
@@ -259,6 +282,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		// Against a process that is gone, the service's attempts fail at once and it stops retrying.
 		await state.waitForDeliveries();
 		await options.restart();
+		stoppedLeftRunning = (await options.stopLeftRunning?.(killedAt)) ?? [];
 		resendRounds = await sendUntilAnswered(state, ids);
 	} finally {
 		state.deliveries.limitConcurrency(undefined);
@@ -374,6 +398,7 @@ export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMi
 		notRunPastTrigger: ids.filter((id) => !runsBeforeRetry.has(id)),
 		stranded,
 		crashedExecutions: burstRuns.filter((execution) => execution.status === 'crashed').length,
+		stoppedLeftRunning: stoppedLeftRunning.length,
 		failedExecutions: burstRuns.filter((execution) => execution.status === 'error').length,
 		failedWithDataReplaced: dataReplaced,
 		executions: burstRuns.length,

@@ -250,6 +250,11 @@ export async function retryExecution(n8n: N8nInstance, executionId: string): Pro
 	await Promise.race([answer, seenEnded]);
 }
 
+/** n8n's Stop of an execution, as a person does it from the executions list: a run no process runs ends `canceled`. */
+export async function stopExecution(n8n: N8nInstance, executionId: string): Promise<void> {
+	await restData(n8n, 'POST', `/executions/${executionId}/stop`);
+}
+
 /** The editor's "Stop listening": n8n removes the workflow's test webhooks. */
 export async function stopTestListen(n8n: N8nInstance, workflowId: string): Promise<void> {
 	const result = await n8n.rest('DELETE', `/test-webhook/${workflowId}`);

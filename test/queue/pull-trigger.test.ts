@@ -106,7 +106,7 @@ describe.each(runtimeVersions('SVC_QUEUE_N8N'))(
 			// A dead worker's runs end some time after the kill (n8n notices the stalled job): each event
 			// then runs, or is held by a failed run a person can Retry.
 			if (killed === 'worker') await untilRanOrHeld(id, ids);
-			const retried = await retryCutShortRuns(
+			const { retried } = await retryCutShortRuns(
 				queue.topology.main,
 				id,
 				new Set(ids),

@@ -100,25 +100,23 @@ describe.each(POLL_SETUPS)(
 			});
 
 		it('SIGKILL in the middle of a backlog: after a restart every event runs, and none twice', async () => {
-			const { ids, runs, ranBeforeKill, crashed, retried, repeats } = await killMidBacklog(
-				env,
-				workflowId,
-				CRASH_BACKLOG.onePerEvent,
-			);
+			const { ids, runs, ranBeforeKill, crashed, retried, repeats, stoppedLeftRunning } =
+				await killMidBacklog(env, workflowId, CRASH_BACKLOG.onePerEvent);
 			expect(ranBeforeKill.size).toBeLessThan(ids.length);
 			figures[figure].crash = {
 				backlog: ids.length,
 				ranBeforeKill: ranBeforeKill.size,
 				crashed,
 				crashedRetried: retried,
+				stoppedLeftRunning,
 				repeatsAfterRestart: repeats,
 				lost: runs.filter((count) => count === 0).length,
 				twice: runs.filter((count) => count > 1).length,
 			};
 			expect(runs.filter((count) => count !== 1)).toEqual([]);
-			// The kill cut a run short (n8n marked it crashed), and its event still ran once: by the
+			// The kill cut a run short (n8n marked it crashed, or left it running to be stopped), and its event still ran once: by the
 			// Retry when the run had claimed it, by the next poll when the kill came before its claim.
-			expect(crashed).toBeGreaterThan(0);
+			expect(crashed + stoppedLeftRunning).toBeGreaterThan(0);
 			// n8n stored the position with each execution started, at most 20 unfinished: the events
 			// read again that had run are those 20, each an execution stopped at the trigger, and what
 			// a save n8n did not wait for left behind (docs/reliability.md).
@@ -140,11 +138,8 @@ describe.each(POLL_SETUPS)(
 			// Up to about 800 events in runs at once (16 batches of 50, each claiming once the one before
 			// has), each run at least its 2 s of work: once the first of them ran, the kill waits for a
 			// later batch claimed and not yet run.
-			const { ids, runs, ranBeforeKill, crashed, retried, repeats } = await killMidBacklog(
-				env,
-				batchWorkflowId,
-				CRASH_BACKLOG.inBatches,
-			);
+			const { ids, runs, ranBeforeKill, crashed, retried, repeats, stoppedLeftRunning } =
+				await killMidBacklog(env, batchWorkflowId, CRASH_BACKLOG.inBatches);
 			expect(ranBeforeKill.size).toBeLessThan(ids.length);
 			const twice = ids.filter((_, index) => runs[index] > 1);
 			figures[figure].crashInBatches = {
@@ -153,13 +148,14 @@ describe.each(POLL_SETUPS)(
 				ranBeforeKill: ranBeforeKill.size,
 				crashed,
 				crashedRetried: retried,
+				stoppedLeftRunning,
 				repeatsAfterRestart: repeats,
 				lost: runs.filter((count) => count === 0).length,
 				twice: twice.length,
 			};
 			expect(runs.filter((count) => count === 0)).toEqual([]);
 			// The kill cut a batch short (n8n marked its run crashed); a Retry ran it when it had claimed.
-			expect(crashed).toBeGreaterThan(0);
+			expect(crashed + stoppedLeftRunning).toBeGreaterThan(0);
 			// Exactly once holds at the trigger. The one repeat a Retry allows is n8n's own: a run the
 			// kill cut in the middle of the node after the trigger is retried whole, so the events that
 			// node had handled before the kill run again (at most the 16 batches in flight).

@@ -11,7 +11,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { WorkflowInput } from '../../harness/n8n/api';
 import { activate, deactivate, retryExecution } from '../../harness/n8n/api';
-import { listExecutions } from '../../harness/n8n/executions';
+import { getExecution, listExecutions, settledExecutions } from '../../harness/n8n/executions';
+import { dropNodeMessages } from '../../harness/n8n/event-log';
 import type { Environment } from '../../harness/environment';
 import { startEnvironment } from '../../harness/environment';
 import { runtimeVersions } from '../../harness/runtime-versions';
@@ -33,11 +34,15 @@ import {
 } from '../../harness/kill-mid-burst';
 import {
 	importReceiverWorkflow,
+	ranPastTrigger,
 	SVC_TRIGGER_RECEIVER,
 	svcTriggerInBatches,
+	untilRanPastTrigger,
 	withWebhookNodeReceiver,
 } from '../../harness/crash-receivers';
+import { answeredOf } from '../../harness/delivery-log';
 import { mergeFigures } from '../../harness/figures';
+import { aClaimedRunIsUnderWay, stopRunsLeftRunning } from '../../harness/held-events';
 import { until } from '../../harness/wait';
 import { UNFINISHED_EXECUTIONS_MAX } from '../../nodes/Svc/trigger/exactlyOnce/executionSlots';
 
@@ -95,6 +100,8 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 				restart: async () => {
 					env.n8n = await env.n8n.restart();
 				},
+				stopLeftRunning: async (killedAt) =>
+					await stopRunsLeftRunning(env.n8n, workflowId, killedAt),
 				executions: async (includeData) =>
 					await listExecutions(env.n8n, workflowId, { includeData, withRunning: true }),
 			});
@@ -110,11 +117,12 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			name: string,
 			receiver: WorkflowInput['nodes'][number],
 			test: (workflowId: string) => Promise<void>,
+			workSeconds = WORK_AFTER_TRIGGER_SECONDS,
 		): Promise<void> {
 			const workflow = await importReceiverWorkflow(env.n8n, name, receiver, {
 				sandboxUrl: env.sandbox.url,
 				credential: env.credential,
-				workSeconds: WORK_AFTER_TRIGGER_SECONDS,
+				workSeconds,
 			});
 			await activate(env.n8n, workflow.id);
 			try {
@@ -168,6 +176,41 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 					// runs the items that node had handled again. Nothing else repeats (in ranTwice above).
 					expect(result.rerunByRetry.length).toBeLessThanOrEqual(result.retried * 50);
 				},
+			);
+		});
+
+		it('a run n8n leaves running after the kill (its event log holds its start and no node): stopped and retried as a person would, its answered event runs once', async () => {
+			await whilePublished(
+				'crash: left running',
+				SVC_TRIGGER_RECEIVER,
+				async (workflowId) => {
+					const { state } = env.sandbox;
+					const { id: eventId } = state.deliveries.emit('lead.created', {
+						email: `left-running-${version}@example.com`,
+					}).event;
+					await until(
+						'the run of the answered event under way, in its work after the trigger',
+						async () =>
+							answeredOf(state, new Set([eventId])).size === 1 &&
+							(await aClaimedRunIsUnderWay(env.n8n, state, workflowId, new Set([eventId]))),
+						{ timeoutMs: 60_000, everyMs: 100 },
+					);
+					const [run] = await listExecutions(env.n8n, workflowId, { status: 'running' });
+					const killedAt = Date.now();
+					await env.n8n.kill();
+					// The kill's window made certain: n8n's thread had written the run's start, no node yet.
+					await dropNodeMessages(env.n8n.userFolder, run.id);
+					env.n8n = await env.n8n.restart();
+					// n8n is up, its start-up recovery done, and the run is still running, with no Retry.
+					expect((await getExecution(env.n8n, run.id, false)).status).toBe('running');
+					expect(await stopRunsLeftRunning(env.n8n, workflowId, killedAt)).toEqual([run.id]);
+					await retryExecution(env.n8n, run.id);
+					expect(await untilRanPastTrigger(state, [eventId], 60_000)).toEqual([1]);
+					await settledExecutions(env.n8n, workflowId);
+					expect(ranPastTrigger(state).get(eventId)).toBe(1);
+				},
+				// Long enough that the kill lands in it however slow the machine.
+				20,
 			);
 		});
 
