@@ -13,8 +13,7 @@ import {
 import type { Environment } from './environment';
 import { activate, deactivate } from './n8n/api';
 import { listExecutions, settledExecutions } from './n8n/executions';
-import { aClaimedRunIsUnderWay } from './held-events';
-import { retryCutShortRuns } from './kill-mid-burst';
+import { aClaimedRunIsUnderWay, retryCutShortRuns } from './held-events';
 import { until } from './wait';
 
 export interface KillMidBacklogResult {

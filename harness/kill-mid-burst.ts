@@ -5,18 +5,9 @@
  * The sandbox's delivery log is the service's side of the count; the workflow's executions are n8n's.
  */
 import type { ExecutionReader, ExecutionRecord } from './n8n/executions';
-import { retryExecution } from './n8n/api';
-import { dataOnceEnded, isUnfinished, listExecutions } from './n8n/executions';
-import type { N8nInstance } from './n8n/instance';
+import { dataOnceEnded, isUnfinished } from './n8n/executions';
 import { answeredBusy, ranPastTrigger, runsPastTrigger, stoppedAtTrigger } from './crash-receivers';
-import {
-	isCutShort,
-	rerunsByRetry,
-	runsToRetry,
-	stopRunsLeftRunning,
-	storedEvents,
-	withEventIds,
-} from './held-events';
+import { isCutShort, rerunsByRetry, runsToRetry, storedEvents, withEventIds } from './held-events';
 import type { SandboxState } from '../sandbox/state';
 import { answeredOf, attemptsOf, sendUntilAnswered } from './delivery-log';
 import { until } from './wait';
@@ -189,48 +180,6 @@ function describeExecution(execution: ExecutionRecord): string {
 /** The details line of each of these events, so that a failed assertion on them says why. */
 export function detailsOf(result: KillMidBurstResult, eventIds: string[]): string[] {
 	return result.details.filter((line) => eventIds.some((id) => line.startsWith(`${id}:`)));
-}
-
-/**
- * After n8n was killed and started again: waits until n8n has ended or marked `crashed` every
- * run of the workflow (it marks them once it has started), then retries, as a person would, each
- * cut-short run holding one of `events` that did not run past the trigger. In n8n's regular mode
- * (`regularModeKilledAt`: when the process that ran every run was killed), the runs n8n left
- * running are stopped first (stopRunsLeftRunning). Returns how many were retried, and stopped.
- */
-export async function retryCutShortRuns(
-	n8n: N8nInstance,
-	workflowId: string,
-	events: ReadonlySet<string>,
-	state: SandboxState,
-	regularModeKilledAt?: number,
-): Promise<{ retried: number; stoppedLeftRunning: number }> {
-	let executions: ExecutionRecord[] = [];
-	const list = async (includeData: boolean) =>
-		await listExecutions(n8n, workflowId, { includeData });
-	const stopped =
-		regularModeKilledAt === undefined
-			? []
-			: await stopRunsLeftRunning(n8n, workflowId, regularModeKilledAt);
-	// Runs under way after the restart (a poll draining a backlog) are left out: waiting for them
-	// could take the whole backlog, and the claim stops a Retry whose event they run. n8n's list
-	// leaves out the runs its process is running, but not one it is just starting, so under load a
-	// drain shows one at almost every read: only the runs unfinished at the first read are awaited.
-	const leftByKilled = new Set((await list(false)).filter(isUnfinished).map(({ id }) => id));
-	const isLeftByKilled = (execution: ExecutionRecord) =>
-		isUnfinished(execution) && leftByKilled.has(execution.id);
-	const read = dataOnceEnded(list);
-	await until(
-		"n8n to mark the killed process's runs",
-		async () => {
-			executions = await read(isLeftByKilled);
-			return !executions.some(isLeftByKilled);
-		},
-		{ timeoutMs: 120_000, everyMs: 250 },
-	);
-	const toRetry = runsToRetry(withEventIds(executions), ranPastTrigger(state), events);
-	for (const { execution } of toRetry) await retryExecution(n8n, execution.id);
-	return { retried: toRetry.length, stoppedLeftRunning: stopped.length };
 }
 
 export async function killMidBurst(options: KillMidBurstOptions): Promise<KillMidBurstResult> {

@@ -81,9 +81,10 @@ export interface PollHarness {
 	 * runs of a queue-mode worker that died, with an error of its own and none of their data; what
 	 * they passed on is in `lost`, not in `executions` (an Error there). The poll waits for the
 	 * executions started as each ends too. `unansweredRuns`: the first that many executions never
-	 * answer the poll, as n8n 1.x settles no answer for a queue job a worker ran again that then
-	 * ended marked crashed; each ends with its stored run, whose trigger step holds what it passed
-	 * on or its error.
+	 * give the poll their trigger step's answer, as n8n 1.x relays none for a queue job a worker ran
+	 * again: the poll gets n8n's own answer as the job finishes (`{}`, or a 500 "Workflow execution
+	 * failed" when the step failed), and then the stored run, marked crashed, whose trigger step
+	 * holds what it passed on or its error.
 	 */
 	poll(options?: {
 		lostRuns?: number;
@@ -109,6 +110,13 @@ export interface PollHarness {
 	retry(items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
 	/** The editor's Fetch Test Event: the trigger run in manual mode, and what it outputs. */
 	fetchTestEvent(): Promise<INodeExecutionData[]>;
+}
+
+/** What n8n's main answers for a queue job as it finishes, with no answer of the trigger step relayed (scaling.service, 'job-finished'). */
+function jobFinishedAnswer(outcome: INodeExecutionData[] | Error): IExecuteResponsePromiseData {
+	return Array.isArray(outcome)
+		? {}
+		: { body: { message: 'Workflow execution failed' }, statusCode: 500 };
 }
 
 /** A run as n8n stores it once ended marked crashed after its trigger step (`outcome`: that step's output or error). */
@@ -252,6 +260,7 @@ export async function createPollHarness(options: PollHarnessOptions): Promise<Po
 					if (workMs > 0) await sleep(workMs);
 					unfinished--;
 					if (!lost) {
+						if (unanswered) answer?.resolve(jobFinishedAnswer(outcome));
 						ended?.resolve(unanswered ? runCrashedAfterTrigger(node, outcome) : undefined);
 						return outcome;
 					}

@@ -269,7 +269,7 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			expect((await trigger.poll({ onWorkers: true })).executions).toEqual([]);
 		});
 
-		it("a run whose answer never reaches the poll (n8n 1.x, a job run again that ended marked crashed) and whose trigger step passed: the position passes its event from the run's data, with no execution more", async () => {
+		it("a run whose trigger step's answer never reaches the poll, only n8n's own as its job finishes (n8n 1.x, a job run again that ended marked crashed), and whose trigger step passed: the position passes its event from the run's data, with no execution more", async () => {
 			const trigger = await published();
 			const ids = emit(3);
 			const result = await trigger.poll({ onWorkers: true, unansweredRuns: 1 });
@@ -278,7 +278,7 @@ describe("Svc Pull Trigger in n8n's engine", () => {
 			expect((await trigger.poll({ onWorkers: true })).executions).toEqual([]);
 		});
 
-		it("a run that took over a lost run's claimed event, holding it for a person's Retry, and whose answer never reaches the poll: that claim stood, so the position passes the event with no execution more", async () => {
+		it("a run that took over a lost run's claimed event, holding it for a person's Retry, and whose trigger step's answer never reaches the poll, only n8n's 500 as its job finishes: that claim stood, so the position passes the event with no execution more", async () => {
 			const trigger = await published();
 			const [id] = emit(1);
 			// Neither the lost run nor the one that took its event over answers the poll.

@@ -13,8 +13,7 @@ import {
 	SVC_PULL_TRIGGER_RECEIVER,
 } from '../../harness/crash-receivers';
 import { mergeFigures } from '../../harness/figures';
-import { isCutShort, withEventIds } from '../../harness/held-events';
-import { retryCutShortRuns } from '../../harness/kill-mid-burst';
+import { isCutShort, retryCutShortRuns, withEventIds } from '../../harness/held-events';
 import { CRASH_BACKLOG, WORK_AFTER_TRIGGER_SECONDS } from '../../harness/crash-sizes';
 import { activate, deactivate } from '../../harness/n8n/api';
 import { listExecutions, settledExecutions } from '../../harness/n8n/executions';

@@ -37,12 +37,12 @@ export function endedWithoutItsData(run: IRun | undefined): boolean {
 }
 
 /**
- * The answer of a run that ended before its answer reached this process, as its data tells it. Only
- * a run in another process can (n8n 1.x settles no answer for a queue job that a worker ran again
- * and that then failed or was marked crashed): a trigger step that ended without an error, or
- * that holds its events for a person's Retry, had its claims stand; otherwise none is given, so
- * the poll reads the events again and a new execution's claim decides, at once instead of after
- * poll.ts's STALE_START_MS.
+ * The answer of a run that ended before its answer reached this process, as its data tells it.
+ * Only a run in another process can (for a queue job that a worker ran again, n8n 1.x gives only
+ * its own answer when the job finishes, not the trigger step's): a trigger step that ended without
+ * an error, or that holds its events for a person's Retry, had its claims stand; otherwise none is
+ * given, so the poll reads the events again and a new execution's claim decides, at once instead
+ * of after poll.ts's STALE_START_MS.
  */
 export function answerFromRunData(run: IRun, triggerNode: string): IDataObject | undefined {
 	const step = run.data?.resultData?.runData?.[triggerNode]?.[0];
@@ -86,7 +86,11 @@ export function emitRun(
 	const answer = new Promise<IDataObject | undefined>((resolve) => (settleAnswer = resolve));
 	confirmation.promise.then(
 		(response) => {
-			const body = (response.body as IDataObject | undefined) ?? {};
+			const body = response.body as IDataObject | undefined;
+			// Not the trigger step's answer but n8n's own when a queue job finishes first ({}, or a 500
+			// "Workflow execution failed"): n8n sends it for a job a worker ran again, whose answer never
+			// comes. The run's end tells then (answerFromRunData).
+			if (typeof body?.claimed !== 'boolean') return;
 			if (typeof body.execution === 'string') execution = body.execution;
 			settleAnswer(body);
 		},
