@@ -10,7 +10,7 @@ import type { SandboxState } from '../sandbox/state';
 import { EVENT_ID, ranPastTrigger } from './crash-receivers';
 import { until } from './wait';
 
-/** A run n8n marked crashed or failed, or one a person stopped (stopRunsLeftRunning): one a person may retry. */
+/** A run n8n marked crashed or failed, or one a person stopped (stopRunsLeftRunning): one a person may retry (the last through n8n's API). */
 export const isCutShort = (execution: ExecutionRecord | undefined): boolean =>
 	execution?.status === 'crashed' ||
 	execution?.status === 'error' ||
@@ -20,9 +20,9 @@ export const isCutShort = (execution: ExecutionRecord | undefined): boolean =>
  * After a restart in n8n's regular mode, where the killed process ran every run: stops, as a person
  * does from the executions list, each run started before the kill (`killedAt`) that n8n has not
  * ended once it is up again, and returns their ids. n8n marks the rest at start-up, before it
- * says it has started, but n8n 2.41 leaves a run `running` for good when its event log holds the
- * run's start and no node's message yet (docs/reliability.md). Stopped, it is `canceled`, and its
- * Retry runs its events.
+ * says it has started, but n8n (both majors) leaves a run `running` for good when its event log
+ * holds the run's start and no node's message yet (docs/reliability.md). Stopped, it is
+ * `canceled`, and a retry through n8n's API (the editor offers none for it) runs its events.
  */
 export async function stopRunsLeftRunning(
 	n8n: N8nInstance,
