@@ -10,7 +10,10 @@ import type { SandboxState } from '../sandbox/state';
 import { EVENT_ID, ranPastTrigger } from './crash-receivers';
 import { until } from './wait';
 
-/** A run n8n marked crashed or failed, or one a person stopped (stopRunsLeftRunning): one a person may retry (the last through n8n's API). */
+/**
+ * A run n8n marked crashed or failed, or one a person stopped (stopRunsLeftRunning): one a person
+ * may retry (a stopped one through n8n's API).
+ */
 export const isCutShort = (execution: ExecutionRecord | undefined): boolean =>
 	execution?.status === 'crashed' ||
 	execution?.status === 'error' ||

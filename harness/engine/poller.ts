@@ -112,7 +112,10 @@ export interface PollHarness {
 	fetchTestEvent(): Promise<INodeExecutionData[]>;
 }
 
-/** What n8n's main answers for a queue job as it finishes, with no answer of the trigger step relayed (scaling.service, 'job-finished'). */
+/**
+ * What n8n's main answers for a queue job as it finishes when no answer of the trigger step was
+ * relayed (scaling.service, 'job-finished').
+ */
 function jobFinishedAnswer(outcome: INodeExecutionData[] | Error): IExecuteResponsePromiseData {
 	return Array.isArray(outcome)
 		? {}

@@ -11,12 +11,11 @@ const NODE_MESSAGES = new Set(['n8n.node.started', 'n8n.node.finished']);
 /**
  * Removes every node message of `executionId` from the event log of a stopped n8n, leaving the
  * run's start: the log as a kill leaves it when it lands after the run started and before n8n's
- * thread wrote the line of its first node. Returns how many lines went.
+ * thread wrote the line of its first node.
  */
-export async function dropNodeMessages(userFolder: string, executionId: string): Promise<number> {
+export async function dropNodeMessages(userFolder: string, executionId: string): Promise<void> {
 	const folder = join(userFolder, '.n8n');
 	const logs = (await readdir(folder)).filter((name) => /^n8nEventLog.*\.log$/.test(name));
-	let dropped = 0;
 	for (const name of logs) {
 		const lines = (await readFile(join(folder, name), 'utf8')).split('\n');
 		const kept = lines.filter((line) => {
@@ -31,8 +30,6 @@ export async function dropNodeMessages(userFolder: string, executionId: string):
 				String(message.payload?.executionId) === executionId
 			);
 		});
-		dropped += lines.length - kept.length;
 		await writeFile(join(folder, name), kept.join('\n'));
 	}
-	return dropped;
 }
