@@ -13,11 +13,12 @@
  * failure. The busy processes and jest run in their own process groups (harness/process-groups.ts),
  * stopped on every way out: normal end, error, SIGINT/SIGTERM/SIGHUP, uncaught exception.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
+import { JestFailures, describeFailures } from '../harness/jest-failures';
 import { runJest } from '../harness/jest-run';
 import { childEnv } from '../harness/child-env';
 import { runCommand } from '../harness/commands';
@@ -140,6 +141,12 @@ async function runRound(round: number, options: Options): Promise<Round> {
 		...brokenFiles.map((file) => `${file.path} (the file failed: ${file.why})`),
 	];
 	if (run.overran) failures.push(overran);
+	if (failures.length > 0) {
+		// Why, from jest's output, which otherwise stays in the round's log.
+		const reasons = new JestFailures();
+		for (const line of (await readFile(logFile, 'utf8')).split('\n')) reasons.add(line);
+		console.log(`round ${round}, from ${logFile}:\n${describeFailures(reasons.failures)}`);
+	}
 	return { seconds, failed: failures, ran: passed.length + failed.length };
 }
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 
 import { childEnv } from '../harness/child-env';
 import { NPM, runChecked } from '../harness/commands';
+import { JestFailures, describeFailures } from '../harness/jest-failures';
 import { addLiveGroup, removeLiveGroup } from '../harness/live-groups';
 import { markdownTable } from '../harness/markdown-table';
 import { PROJECT_DIR } from '../harness/project';
@@ -44,6 +45,7 @@ interface Outcome {
 	name: string;
 	code: number | null;
 	seconds: number;
+	failures: JestFailures;
 }
 
 /** Runs one suite in its own process group, each output line prefixed with the suite's name. */
@@ -60,19 +62,24 @@ async function run(suite: Suite): Promise<Outcome> {
 		}),
 	});
 	if (child.pid !== undefined) addLiveGroup(child.pid);
+	const failures = new JestFailures();
 	for (const stream of [child.stdout, child.stderr]) {
 		let rest = '';
 		stream.setEncoding('utf8');
 		stream.on('data', (chunk: string) => {
 			const lines = (rest + chunk).split('\n');
 			rest = lines.pop() ?? '';
-			for (const line of lines) console.log(`[${suite.name}] ${line}`);
+			for (const line of lines) {
+				console.log(`[${suite.name}] ${line}`);
+				failures.add(line);
+			}
 		});
 		stream.on('end', () => rest && console.log(`[${suite.name}] ${rest}`));
 	}
 	const code = await new Promise<number | null>((done) => child.on('close', done));
 	if (child.pid !== undefined) removeLiveGroup(child.pid);
-	return { name: suite.name, code, seconds: Math.round((Date.now() - startedAt) / 1000) };
+	const seconds = Math.round((Date.now() - startedAt) / 1000);
+	return { name: suite.name, code, seconds, failures };
 }
 
 async function main(): Promise<void> {
@@ -91,6 +98,11 @@ async function main(): Promise<void> {
 			]),
 		)}`,
 	);
+	for (const { name, failures } of outcomes) {
+		if (failures.failures.length > 0) {
+			console.log(`\nFailed in ${name}:\n${describeFailures(failures.failures)}`);
+		}
+	}
 	if (outcomes.some(({ code }) => code !== 0)) process.exitCode = 1;
 }
 
