@@ -115,6 +115,7 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			env.sandbox.state.requests.clear();
 
 			// 202 Accepted; 2.41 names the run, 1.123 does not (then it is the workflow's only run).
+			// 1.123 answers before it stores the run, so the list can be empty at first.
 			const started = await env.n8n.rest<{ success: boolean; testRunId?: string }>(
 				'POST',
 				`/workflows/${workflow.id}/test-runs/new`,
@@ -129,9 +130,9 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 						'GET',
 						`/workflows/${workflow.id}/test-runs`,
 					);
-					expect(runs).toHaveLength(1);
+					expect(runs.length).toBeLessThanOrEqual(1);
 					run = runs[0];
-					if (started.body.testRunId) expect(run.id).toBe(started.body.testRunId);
+					if (run && started.body.testRunId) expect(run.id).toBe(started.body.testRunId);
 					return run !== undefined && !['new', 'running'].includes(run.status);
 				},
 				{ timeoutMs: 120_000, everyMs: 500 },

@@ -12,7 +12,12 @@ import {
 	importWorkflow,
 	testCredential,
 } from '../../harness/n8n/api';
-import { getExecution, listExecutions, waitForExecutions } from '../../harness/n8n/executions';
+import {
+	getExecution,
+	listExecutions,
+	settledExecutions,
+	waitForExecutions,
+} from '../../harness/n8n/executions';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
 import { fireBurst } from '../../sandbox';
 import { createSubscription, touchCampaign, upsertLead } from '../../sandbox/operations';
@@ -317,33 +322,48 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			expect(await eventsRun(workflowId, before.length + 1)).toEqual([...before, event?.id]);
 		}
 
-		/** A new lead starts exactly one execution with its signed event; the event's re-delivery is answered 200 and starts none. */
+		/**
+		 * A new lead runs in exactly one execution with its signed event; the event's re-delivery is
+		 * answered 200 and starts none. Under load the first delivery to a workflow that has not run
+		 * yet can be answered after the sandbox's wait: its retry may then start an execution that
+		 * stops at the trigger, which is a repeat, not a second run, and counts among those before.
+		 */
 		async function newLeadRunsOnce(
 			workflowId: string,
 			email: string,
 			firstName: string,
 		): Promise<void> {
 			const { lead } = upsertLead(env.sandbox.state, { email, first_name: firstName });
-			const [execution] = await waitForExecutions(env.n8n, workflowId, 1, 20_000, {
-				includeData: true,
-			});
-			expect(execution.status).toBe('success');
-			const event = nodeOutput(
-				await getExecution(env.n8n, execution.id, true),
-				'On Lead Created',
-			)[0].json as { id: string } & IDataObject;
+			await env.sandbox.state.waitForDeliveries();
+			const executions = await settledExecutions(env.n8n, workflowId);
+			const runs = await Promise.all(
+				executions.map(async (execution) => {
+					const stored = await getExecution(env.n8n, execution.id, true);
+					const event = nodeOutput(stored, 'On Lead Created')[0]?.json as
+						({ id: string; data: { id: string } } & IDataObject) | undefined;
+					return { status: stored.status, event };
+				}),
+			);
+			const ranTheLead = runs.filter((run) => run.event?.data.id === lead.id);
+			expect(ranTheLead).toHaveLength(1);
+			const [{ status, event }] = ranTheLead;
+			expect(status).toBe('success');
 			expect(event).toMatchObject({
 				type: 'lead.created',
 				data: { id: lead.id },
 				meta: { verified: true },
 			});
+			const eventId = String(event?.id);
+			const before = await eventsRun(workflowId, executions.length);
 
-			env.sandbox.state.deliveries.redeliver(event.id);
+			env.sandbox.state.deliveries.redeliver(eventId);
 			await env.sandbox.state.waitForDeliveries();
-			const attempts = env.sandbox.state.deliveries.attempts({ eventId: event.id });
-			expect(attempts.length).toBe(2);
-			expect(attempts.every((attempt) => attempt.ok)).toBe(true);
-			await onlyANewLeadRunsAfter(workflowId, [event.id], `after.${email}`);
+			const attempts = env.sandbox.state.deliveries.attempts({ eventId });
+			expect(attempts.some((attempt) => !attempt.redelivery && attempt.ok)).toBe(true);
+			const redeliveries = attempts.filter((attempt) => attempt.redelivery);
+			expect(redeliveries).toHaveLength(1);
+			expect(redeliveries[0].ok).toBe(true);
+			await onlyANewLeadRunsAfter(workflowId, before, `after.${email}`);
 		}
 
 		it("activation creates exactly one subscription at n8n's https webhook URL", async () => {
