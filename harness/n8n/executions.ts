@@ -63,15 +63,47 @@ export async function settledExecutions(
 	timeoutMs = 60_000,
 ): Promise<ExecutionRecord[]> {
 	let executions: ExecutionRecord[] = [];
+	let previous: string | undefined;
 	await until(
 		`every execution of workflow ${workflowId} to end`,
 		async () => {
 			executions = await listExecutions(n8n, workflowId, { withRunning: true });
-			return !executions.some(isUnfinished);
+			// n8n stores a run's end before it drops the run from its active ones, which the public
+			// list leaves out: in between the run is in neither read. Two reads alike make that unlikely.
+			const key = executions.map(({ id, status }) => `${id} ${status}`).join(',');
+			const settled = !executions.some(isUnfinished) && key === previous;
+			previous = key;
+			return settled;
 		},
-		{ timeoutMs },
+		{ timeoutMs, everyMs: 250 },
 	);
 	return executions;
+}
+
+/**
+ * Every execution of the workflow once none is running and `complete` holds of them, each with its
+ * data, oldest first: for a test that tells runs apart by what they ran rather than by their place
+ * in the list (a retried delivery can add one that stopped at the trigger).
+ */
+export async function settledExecutionsWithData(
+	n8n: N8nInstance,
+	workflowId: string,
+	complete: (executions: ExecutionRecord[]) => boolean,
+): Promise<ExecutionRecord[]> {
+	let withData: ExecutionRecord[] = [];
+	await until(
+		`the runs looked for in workflow ${workflowId}`,
+		async () => {
+			const executions = await settledExecutions(n8n, workflowId);
+			const oldestFirst = [...executions].sort((a, b) => Number(a.id) - Number(b.id));
+			withData = await Promise.all(
+				oldestFirst.map(async (execution) => await getExecution(n8n, execution.id, true)),
+			);
+			return complete(withData);
+		},
+		{ timeoutMs: 60_000, everyMs: 500 },
+	);
+	return withData;
 }
 
 export async function getExecution(

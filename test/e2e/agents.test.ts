@@ -3,7 +3,7 @@
  * The Svc node as an AI tool in a real n8n: an AI Agent driven by a scripted chat model, and
  * n8n's MCP Server Trigger called by the official MCP client. One n8n per major.
  */
-import type { INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 
@@ -24,7 +24,8 @@ import type { McpConnection } from '../../harness/mcp-client';
 import { connectMcp, resultText, toolFailure } from '../../harness/mcp-client';
 import type { CredentialRef, WorkflowNodeInput, WorkflowRecord } from '../../harness/n8n/api';
 import { activate, deactivate, importCredential, importWorkflow } from '../../harness/n8n/api';
-import { getExecution, listExecutions, waitForExecutions } from '../../harness/n8n/executions';
+import type { ExecutionRecord } from '../../harness/n8n/executions';
+import { listExecutions, settledExecutionsWithData } from '../../harness/n8n/executions';
 import type {
 	ChatRequest,
 	OfferedTool,
@@ -595,25 +596,43 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 						first_name: 'Eager',
 						custom_fields: { consent: { status: 'granted', channel: 'email' } },
 					});
-					await waitForExecutions(env.n8n, workflow.id, 1, 30_000);
+					// One lead after the other, as the model's script goes. Each lead's run is found by
+					// its lead: under load a delivery answered after the sandbox's wait is retried, and the
+					// retry can add a run that stops at the trigger.
+					const ran = (runs: ExecutionRecord[], leadId: string): ExecutionRecord[] =>
+						runs.filter(
+							(run) =>
+								(nodeOutput(run, 'On Lead Created')[0]?.json.data as IDataObject | undefined)
+									?.id === leadId,
+						);
+					await env.sandbox.state.waitForDeliveries();
+					await settledExecutionsWithData(
+						env.n8n,
+						workflow.id,
+						(runs) => ran(runs, eager.id).length > 0,
+					);
 					const { lead: quiet } = upsertLead(env.sandbox.state, {
 						email: 'quiet.example@example.com',
 						first_name: 'Quiet',
 					});
-					const executions = await waitForExecutions(env.n8n, workflow.id, 2, 30_000);
-					const outputs = await Promise.all(
-						executions.map(async (execution) => {
-							const full = await getExecution(env.n8n, execution.id, true);
-							expect(full.status).toBe('success');
-							const output = nodeOutput(full, AGENT_EXAMPLE_AGENT)[0]?.json.output;
-							return typeof output === 'string' ? output : JSON.stringify(output);
-						}),
+					await env.sandbox.state.waitForDeliveries();
+					const runs = await settledExecutionsWithData(
+						env.n8n,
+						workflow.id,
+						(all) => ran(all, quiet.id).length > 0,
 					);
+					const agentOutput = (leadId: string): unknown[] =>
+						ran(runs, leadId).map((run) => {
+							expect(run.status).toBe('success');
+							return nodeOutput(run, AGENT_EXAMPLE_AGENT)[0]?.json.output;
+						});
 					// Readable text, not the tool's JSON: consent is granted, so the assistant greeted the lead.
-					expect(outputs[0]).toBe(
+					expect(agentOutput(eager.id)).toEqual([
 						`Handed lead ${eager.id} to the assistant, which greeted the lead.`,
-					);
-					expect(outputs[1]).toBe(`Left lead ${quiet.id} alone: its consent is not recorded.`);
+					]);
+					expect(agentOutput(quiet.id)).toEqual([
+						`Left lead ${quiet.id} alone: its consent is not recorded.`,
+					]);
 					expect(env.sandbox.state.stats.snapshot().takeovers).toBe(takeovers + 1);
 					const handed = requests().filter((request) => request.route === TAKEOVER_ROUTE);
 					expect(handed.map((request) => request.path)).toEqual([

@@ -15,7 +15,7 @@ import {
 import {
 	getExecution,
 	listExecutions,
-	settledExecutions,
+	settledExecutionsWithData,
 	waitForExecutions,
 } from '../../harness/n8n/executions';
 import { UUID_PATTERN } from '../../nodes/Svc/contract';
@@ -334,17 +334,16 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			firstName: string,
 		): Promise<void> {
 			const { lead } = upsertLead(env.sandbox.state, { email, first_name: firstName });
+			const eventOf = (execution: ExecutionRecord) =>
+				nodeOutput(execution, 'On Lead Created')[0]?.json as
+					({ id: string; data: { id: string } } & IDataObject) | undefined;
 			await env.sandbox.state.waitForDeliveries();
-			const executions = await settledExecutions(env.n8n, workflowId);
-			const runs = await Promise.all(
-				executions.map(async (execution) => {
-					const stored = await getExecution(env.n8n, execution.id, true);
-					const event = nodeOutput(stored, 'On Lead Created')[0]?.json as
-						({ id: string; data: { id: string } } & IDataObject) | undefined;
-					return { status: stored.status, event };
-				}),
+			const executions = await settledExecutionsWithData(env.n8n, workflowId, (runs) =>
+				runs.some((run) => eventOf(run)?.data.id === lead.id),
 			);
-			const ranTheLead = runs.filter((run) => run.event?.data.id === lead.id);
+			const ranTheLead = executions
+				.filter((run) => eventOf(run)?.data.id === lead.id)
+				.map((run) => ({ status: run.status, event: eventOf(run) }));
 			expect(ranTheLead).toHaveLength(1);
 			const [{ status, event }] = ranTheLead;
 			expect(status).toBe('success');

@@ -104,6 +104,9 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 		});
 
 		it('Fetch Test Event shows what a run would get: the newest 50 events, oldest first', async () => {
+			// Unpublished, as a person fetches a test event while building: no poll runs these events,
+			// which the next test would count.
+			await deactivate(env.n8n, batchWorkflowId);
 			const newest = emit(3);
 			const execution = await executeWorkflow(env.n8n, batchWorkflowId, {
 				triggerNode: batchTrigger.name,
