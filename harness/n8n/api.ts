@@ -142,9 +142,6 @@ async function publicationSettled(n8n: N8nInstance, workflowId: string): Promise
 				`/workflows/${workflowId}/publication-status`,
 			);
 			if (result.status === 404) return true;
-			// "Database is not ready!": n8n 2.41 answers 503 while its database monitor's last ping
-			// failed (a SELECT 1 that timed out on a busy machine, seen in CI), until the next one passes.
-			if (result.status === 503) return false;
 			if (result.status !== 200)
 				fail(`GET /rest/workflows/${workflowId}/publication-status`, result);
 			settled = result.body.data;

@@ -10,6 +10,18 @@ import { Agent as HttpsAgent } from 'node:https';
 
 import type { HttpMethod, HttpRequestOptions, HttpResult } from '../http';
 import { request } from '../http';
+import { sleep } from '../wait';
+
+/**
+ * n8n answers every request 503 "Database is not ready!" while its database monitor's last ping
+ * has failed (a SELECT 1 that timed out on a busy machine, seen in CI), until a ping passes again
+ * about 2 s later. Such a request reached nothing behind that check, so it is sent again, for up
+ * to this long.
+ */
+const DATABASE_NOT_READY_MS = 30_000;
+
+const databaseNotReady = (result: HttpResult): boolean =>
+	result.status === 503 && JSON.stringify(result.body).includes('Database is not ready');
 
 /** What it takes to call an n8n as its owner; the login fills in cookie and apiKey. */
 export interface N8nSession {
@@ -62,7 +74,13 @@ export function sessionRequests(
 		options: HttpRequestOptions = {},
 	): Promise<HttpResult<T>> => {
 		try {
-			return await request<T>(url, { agent, ...options });
+			const deadline = Date.now() + DATABASE_NOT_READY_MS;
+			let result = await request<T>(url, { agent, ...options });
+			while (databaseNotReady(result) && Date.now() < deadline) {
+				await sleep(250);
+				result = await request<T>(url, { agent, ...options });
+			}
+			return result;
 		} catch (error) {
 			throw (await noAnswer?.(error as Error, options.method ?? 'GET', url)) ?? error;
 		}
