@@ -62,7 +62,13 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 			));
 			next = (await registry.publish(tarball)).version;
 			// An n8n of its own: the package comes through n8n's installer, which updates and removes it.
-			env = await startEnvironment({ version, installFrom: { registry, version: first } });
+			// The service goes on retrying for longer than the sandbox's default 0.7 s: a delivery
+			// that meets the update between n8n's removing and loading the node again is tried later.
+			env = await startEnvironment({
+				version,
+				installFrom: { registry, version: first },
+				delivery: { retryDelaysMs: [200, 500, 1_000, 2_000, 5_000] },
+			});
 		}, 15 * 60_000);
 		afterAll(async () => {
 			await env?.stop();
