@@ -4,7 +4,13 @@ import type { IConnections, IDataObject, INode, IPinData, IWorkflowSettings } fr
 import type { HttpMethod } from '../http';
 import { failedCall as fail } from '../http';
 import type { ExecutionRecord } from './executions';
-import { getExecution, isUnfinished, listExecutions, waitForExecutionEnd } from './executions';
+import {
+	getExecution,
+	isUnfinished,
+	listExecutions,
+	waitForExecutionEnd,
+	withFinalData,
+} from './executions';
 import type { N8nInstance } from './instance';
 import { until } from '../wait';
 
@@ -188,7 +194,7 @@ export async function executeWorkflow(
 		everyMs: 50,
 		ended: (row: ExecutionRecord): row is ExecutionRecord => !isUnfinished(row),
 	});
-	return await getExecution(n8n, id, true);
+	return await withFinalData(n8n, id);
 }
 
 /**

@@ -119,6 +119,38 @@ export async function getExecution(
 	return { ...result.body, id: String(result.body.id) };
 }
 
+/**
+ * An ended execution with its final data. n8n 1.123 on SQLite stores a run's end and its data in
+ * two writes (`updateExistingExecution`), so a read right after the end can find the data the run
+ * started with: no node's result and no error (the likeliest reading of a failure seen once under
+ * load: an `error` run whose failing node had no error). Reads again until the data says how the
+ * run ended.
+ */
+export async function withFinalData(
+	n8n: N8nInstance,
+	executionId: string,
+	timeoutMs = 15_000,
+): Promise<ExecutionRecord> {
+	let execution: ExecutionRecord | undefined;
+	return await poll(
+		async () => {
+			execution = await getExecution(n8n, executionId, true);
+			const result = execution.data?.resultData;
+			const final = result?.lastNodeExecuted !== undefined || result?.error !== undefined;
+			return final ? execution : undefined;
+		},
+		{
+			timeoutMs,
+			everyMs: 100,
+			timedOut: () => {
+				throw new Error(
+					`Execution ${executionId} ended ${execution?.status ?? ''} but its stored data names no last node and no error within ${timeoutMs} ms`,
+				);
+			},
+		},
+	);
+}
+
 /** Statuses of an execution that has not come to an end yet. */
 const UNFINISHED: readonly ExecutionStatus[] = ['new', 'running', 'unknown'];
 
