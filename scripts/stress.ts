@@ -145,7 +145,8 @@ async function runRound(round: number, options: Options): Promise<Round> {
 		// Why, from jest's output, which otherwise stays in the round's log.
 		const reasons = new JestFailures();
 		for (const line of (await readFile(logFile, 'utf8')).split('\n')) reasons.add(line);
-		console.log(`round ${round}, from ${logFile}:\n${describeFailures(reasons.failures)}`);
+		if (reasons.failures.length > 0)
+			console.log(`round ${round}, from ${logFile}:\n${describeFailures(reasons.failures)}`);
 	}
 	return { seconds, failed: failures, ran: passed.length + failed.length };
 }

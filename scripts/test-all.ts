@@ -10,6 +10,7 @@ import { join } from 'node:path';
 
 import { childEnv } from '../harness/child-env';
 import { NPM, runChecked } from '../harness/commands';
+import type { JestFailure } from '../harness/jest-failures';
 import { JestFailures, describeFailures } from '../harness/jest-failures';
 import { addLiveGroup, removeLiveGroup } from '../harness/live-groups';
 import { markdownTable } from '../harness/markdown-table';
@@ -45,7 +46,7 @@ interface Outcome {
 	name: string;
 	code: number | null;
 	seconds: number;
-	failures: JestFailures;
+	failures: JestFailure[];
 }
 
 /** Runs one suite in its own process group, each output line prefixed with the suite's name. */
@@ -62,24 +63,32 @@ async function run(suite: Suite): Promise<Outcome> {
 		}),
 	});
 	if (child.pid !== undefined) addLiveGroup(child.pid);
-	const failures = new JestFailures();
-	for (const stream of [child.stdout, child.stderr]) {
+	// One reader per stream: lines of the two can arrive interleaved.
+	const readers = [child.stdout, child.stderr].map((stream) => {
+		const failures = new JestFailures();
+		const print = (line: string): void => {
+			console.log(`[${suite.name}] ${line}`);
+			failures.add(line);
+		};
 		let rest = '';
 		stream.setEncoding('utf8');
 		stream.on('data', (chunk: string) => {
 			const lines = (rest + chunk).split('\n');
 			rest = lines.pop() ?? '';
-			for (const line of lines) {
-				console.log(`[${suite.name}] ${line}`);
-				failures.add(line);
-			}
+			for (const line of lines) print(line);
 		});
-		stream.on('end', () => rest && console.log(`[${suite.name}] ${rest}`));
-	}
+		stream.on('end', () => rest && print(rest));
+		return failures;
+	});
 	const code = await new Promise<number | null>((done) => child.on('close', done));
 	if (child.pid !== undefined) removeLiveGroup(child.pid);
 	const seconds = Math.round((Date.now() - startedAt) / 1000);
-	return { name: suite.name, code, seconds, failures };
+	return {
+		name: suite.name,
+		code,
+		seconds,
+		failures: readers.flatMap((reader) => reader.failures),
+	};
 }
 
 async function main(): Promise<void> {
@@ -99,8 +108,8 @@ async function main(): Promise<void> {
 		)}`,
 	);
 	for (const { name, failures } of outcomes) {
-		if (failures.failures.length > 0) {
-			console.log(`\nFailed in ${name}:\n${describeFailures(failures.failures)}`);
+		if (failures.length > 0) {
+			console.log(`\nFailed in ${name}:\n${describeFailures(failures)}`);
 		}
 	}
 	if (outcomes.some(({ code }) => code !== 0)) process.exitCode = 1;

@@ -13,7 +13,7 @@ import { request } from '../http';
 import { sleep } from '../wait';
 
 /**
- * n8n answers every request 503 "Database is not ready!" while its database monitor's last ping
+ * n8n answers every request but its health checks 503 "Database is not ready!" while its database monitor's last ping
  * has failed (a SELECT 1 that timed out on a busy machine, seen in CI), until a ping passes again
  * about 2 s later. Such a request reached nothing behind that check, so it is sent again, for up
  * to this long.
@@ -74,8 +74,8 @@ export function sessionRequests(
 		options: HttpRequestOptions = {},
 	): Promise<HttpResult<T>> => {
 		try {
-			const deadline = Date.now() + DATABASE_NOT_READY_MS;
 			let result = await request<T>(url, { agent, ...options });
+			const deadline = Date.now() + DATABASE_NOT_READY_MS;
 			while (databaseNotReady(result) && Date.now() < deadline) {
 				await sleep(250);
 				result = await request<T>(url, { agent, ...options });

@@ -6,7 +6,7 @@ import type { ExecutionStatus, IConnections, INode } from 'n8n-workflow';
 import type { CredentialRef, WorkflowNodeInput, WorkflowRecord } from '../../harness/n8n/api';
 import type { N8nInstance } from '../../harness/n8n/instance';
 import { importWorkflow } from '../../harness/n8n/api';
-import { waitForExecutionEnd } from '../../harness/n8n/executions';
+import { waitForExecutionEnd, withFinalData } from '../../harness/n8n/executions';
 import { FLOOR_NODE_TYPE } from './floor/build';
 
 export type Sink = 'svc' | 'httpRequest' | 'floor' | 'floorNoRedirect' | 'none';
@@ -215,8 +215,8 @@ export async function runTimed(
 	const engineMs = Date.parse(row.stoppedAt) - Date.parse(row.startedAt);
 	const timed: TimedExecution = { id, status: row.status, engineMs, wallMs };
 	if (row.status !== 'success') {
-		const full = await n8n.api<ExecutionRow>('GET', `/executions/${id}?includeData=true`);
-		const error = full.body.data?.resultData?.error;
+		const full = await withFinalData(n8n, id);
+		const error = full.data?.resultData?.error;
 		timed.error =
 			[error?.message, error?.description].filter(Boolean).join(' | ') || 'no error recorded';
 	}

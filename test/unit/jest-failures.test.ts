@@ -72,6 +72,37 @@ describe('JestFailures', () => {
 		);
 	});
 
+	it("keeps two files' failures of one title apart, ends a reason at the next file or console output, and reads through colour codes", () => {
+		const failures = new JestFailures();
+		const output = [
+			'FAIL e2e, n8n v1 test/e2e/one.test.ts (11.6 s)',
+			'  ● Test suite failed to run',
+			'',
+			'    Cannot find module ./missing',
+			'FAIL e2e, n8n v2 test/e2e/two.test.ts',
+			'  ● Test suite failed to run',
+			'    Unexpected token',
+			'  ● Console',
+			'    console.log',
+			'      noise',
+			'FAIL e2e, n8n v1 test/e2e/three.test.ts (2 s)',
+			'  ● a test',
+			'    expect(received).toHaveLength(expected)',
+			'\u001b[0m \u001b[90m 130 |\u001b[39m \t\t\t\t\t\u001b[32m`/workflows`\u001b[39m',
+			'    after the frame',
+			'Summary of all failing tests',
+			'FAIL e2e, n8n v1 test/e2e/one.test.ts',
+			'  ● Test suite failed to run',
+			'    Cannot find module ./missing',
+		];
+		for (const line of output) failures.add(line);
+		expect(failures.failures).toEqual([
+			{ test: 'Test suite failed to run', reason: ['Cannot find module ./missing'] },
+			{ test: 'Test suite failed to run', reason: ['Unexpected token'] },
+			{ test: 'a test', reason: ['expect(received).toHaveLength(expected)'] },
+		]);
+	});
+
 	it('keeps only the first lines of a long reason', () => {
 		const failures = new JestFailures();
 		for (const line of ['  ● long', ...Array.from({ length: 20 }, (_, i) => `    line ${i}`)]) {
