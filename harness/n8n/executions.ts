@@ -74,7 +74,7 @@ export async function settledExecutions(
 			executions = await listExecutions(n8n, workflowId, { withRunning: true });
 			// n8n stores a run's end before it drops the run from its active ones, which the public
 			// list leaves out: in between the run is in neither read. Two reads alike make that unlikely.
-			const key = executions.map(({ id, status }) => `${id} ${status}`).join(',');
+			const key = executions.map(stateOf).join(',');
 			const settled = !executions.some(isUnfinished) && key === previous;
 			previous = key;
 			return settled;
@@ -109,10 +109,9 @@ export async function settledExecutionsWithData(
 			);
 			const oldestFirst = [...executions].sort((a, b) => Number(a.id) - Number(b.id));
 			withData = await Promise.all(
-				oldestFirst.map(async ({ id, status }) => {
-					const key = `${id} ${status}`;
-					const known = read.get(key) ?? (await withFinalData(n8n, id));
-					read.set(key, known);
+				oldestFirst.map(async (execution) => {
+					const known = read.get(stateOf(execution)) ?? (await withFinalData(n8n, execution.id));
+					read.set(stateOf(execution), known);
 					return known;
 				}),
 			);
@@ -172,6 +171,9 @@ export async function withFinalData(
 	);
 }
 
+/** An execution's id and status: what a poll compares to tell whether anything changed. */
+const stateOf = ({ id, status }: ExecutionRecord): string => `${id} ${status}`;
+
 /** Statuses of an execution that has not come to an end yet. */
 const UNFINISHED: readonly ExecutionStatus[] = ['new', 'running', 'unknown'];
 
@@ -197,8 +199,7 @@ export type ExecutionReader = (includeData: boolean) => Promise<ExecutionRecord[
 export function dataOnceEnded(
 	read: ExecutionReader,
 ): (waiting: (execution: ExecutionRecord) => boolean) => Promise<ExecutionRecord[]> {
-	const keyOf = (executions: ExecutionRecord[]) =>
-		executions.map(({ id, status }) => `${id} ${status}`).join(',');
+	const keyOf = (executions: ExecutionRecord[]) => executions.map(stateOf).join(',');
 	let withData: { key: string; executions: ExecutionRecord[] } | undefined;
 	return async (waiting) => {
 		const brief = await read(false);

@@ -17,3 +17,19 @@ export function nodeError(execution: ExecutionRecord, nodeName: string): IDataOb
 	const tasks = execution.data?.resultData.runData[nodeName];
 	return tasks?.[tasks.length - 1]?.error as IDataObject | undefined;
 }
+
+/**
+ * The executions whose trigger `triggerNode` put the lead `leadId`'s event out: a test finds a
+ * lead's run so, not by its place in the list (a retried delivery can add a run that stopped at
+ * the trigger).
+ */
+export function runsOfLead(
+	executions: ExecutionRecord[],
+	triggerNode: string,
+	leadId: string,
+): ExecutionRecord[] {
+	return executions.filter(
+		(execution) =>
+			(nodeOutput(execution, triggerNode)[0]?.json.data as IDataObject | undefined)?.id === leadId,
+	);
+}

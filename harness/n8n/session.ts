@@ -13,10 +13,10 @@ import { request } from '../http';
 import { sleep } from '../wait';
 
 /**
- * n8n answers every request but its health checks 503 "Database is not ready!" while its database monitor's last ping
- * has failed (a SELECT 1 that timed out on a busy machine, seen in CI), until a ping passes again
- * about 2 s later. Such a request reached nothing behind that check, so it is sent again, for up
- * to this long.
+ * n8n answers every request but its health checks 503 "Database is not ready!" while its database
+ * monitor's last ping has failed (a SELECT 1 that timed out on a busy machine, seen in CI), until
+ * a ping passes again about 2 s later. Such a request reached nothing behind that check, so it is
+ * sent again, for up to this long.
  */
 const DATABASE_NOT_READY_MS = 30_000;
 

@@ -3,7 +3,7 @@
  * The Svc node as an AI tool in a real n8n: an AI Agent driven by a scripted chat model, and
  * n8n's MCP Server Trigger called by the official MCP client. One n8n per major.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { INodeParameters } from 'n8n-workflow';
 
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 
@@ -18,7 +18,7 @@ import {
 import type { Environment } from '../../harness/environment';
 import { FULL_KEY, startEnvironment } from '../../harness/environment';
 import { loadExample, withCredential } from '../../harness/example-workflows';
-import { nodeOutput } from '../../harness/n8n/node-results';
+import { nodeOutput, runsOfLead } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import type { McpConnection } from '../../harness/mcp-client';
 import { connectMcp, resultText, toolFailure } from '../../harness/mcp-client';
@@ -596,15 +596,9 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))(
 						first_name: 'Eager',
 						custom_fields: { consent: { status: 'granted', channel: 'email' } },
 					});
-					// One lead after the other, as the model's script goes. Each lead's run is found by
-					// its lead: under load a delivery answered after the sandbox's wait is retried, and the
-					// retry can add a run that stops at the trigger.
+					// One lead after the other, as the model's script goes; each lead's run found by its lead.
 					const ran = (runs: ExecutionRecord[], leadId: string): ExecutionRecord[] =>
-						runs.filter(
-							(run) =>
-								(nodeOutput(run, 'On Lead Created')[0]?.json.data as IDataObject | undefined)
-									?.id === leadId,
-						);
+						runsOfLead(runs, 'On Lead Created', leadId);
 					await env.sandbox.state.waitForDeliveries();
 					await settledExecutionsWithData(
 						env.n8n,

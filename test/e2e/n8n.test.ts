@@ -25,7 +25,7 @@ import type { Environment } from '../../harness/environment';
 import { FULL_KEY, NO_SENSITIVE_KEY, startEnvironment } from '../../harness/environment';
 import { loadExample } from '../../harness/example-workflows';
 import { sendUntilAnswered } from '../../harness/delivery-log';
-import { nodeError, nodeOutput } from '../../harness/n8n/node-results';
+import { nodeError, nodeOutput, runsOfLead } from '../../harness/n8n/node-results';
 import { runtimeVersions } from '../../harness/runtime-versions';
 import { PEER_END_NODE, peerWorkflow } from '../../harness/peer-example';
 import { until } from '../../harness/wait';
@@ -336,24 +336,25 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			const { lead } = upsertLead(env.sandbox.state, { email, first_name: firstName });
 			const eventOf = (execution: ExecutionRecord) =>
 				nodeOutput(execution, 'On Lead Created')[0]?.json as
-					({ id: string; data: { id: string } } & IDataObject) | undefined;
+					({ id: string } & IDataObject) | undefined;
 			await env.sandbox.state.waitForDeliveries();
-			const executions = await settledExecutionsWithData(env.n8n, workflowId, (runs) =>
-				runs.some((run) => eventOf(run)?.data.id === lead.id),
+			const executions = await settledExecutionsWithData(
+				env.n8n,
+				workflowId,
+				(runs) => runsOfLead(runs, 'On Lead Created', lead.id).length > 0,
 			);
-			const ranTheLead = executions
-				.filter((run) => eventOf(run)?.data.id === lead.id)
-				.map((run) => ({ status: run.status, event: eventOf(run) }));
+			const ranTheLead = runsOfLead(executions, 'On Lead Created', lead.id);
 			expect(ranTheLead).toHaveLength(1);
-			const [{ status, event }] = ranTheLead;
-			expect(status).toBe('success');
+			expect(ranTheLead[0].status).toBe('success');
+			const event = eventOf(ranTheLead[0]);
 			expect(event).toMatchObject({
 				type: 'lead.created',
 				data: { id: lead.id },
 				meta: { verified: true },
 			});
 			const eventId = String(event?.id);
-			const before = await eventsRun(workflowId, executions.length);
+			// The event ids of the runs so far, oldest first, as eventsRun gives them.
+			const before = executions.map((execution) => eventOf(execution)?.id as string);
 
 			env.sandbox.state.deliveries.redeliver(eventId);
 			await env.sandbox.state.waitForDeliveries();
