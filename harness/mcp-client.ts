@@ -45,7 +45,15 @@ export function fetchTrusting(ca: string | undefined): FetchLike {
 		return await new Promise<Response>((resolve, reject) => {
 			const req = send(
 				target,
-				{ method: init.method ?? 'GET', headers, ca, signal: init.signal ?? undefined },
+				// A connection of its own per request (agent: false): Node's global agent keeps sockets
+				// alive, and one n8n closed while idle fails the next request that reuses it.
+				{
+					method: init.method ?? 'GET',
+					headers,
+					ca,
+					agent: false,
+					signal: init.signal ?? undefined,
+				},
 				(res) => {
 					const status = res.statusCode ?? 0;
 					const empty = status === 204 || status === 304 || init.method === 'HEAD';

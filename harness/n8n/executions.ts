@@ -259,18 +259,26 @@ export async function waitForExecutionEnd<
 		ended: (row: Row) => row is Ended;
 	},
 ): Promise<Ended> {
+	let last = 'none';
 	return await poll(
 		async () => {
 			const row = await n8n.api<Row>('GET', `/executions/${executionId}?includeData=false`);
 			if (row.status === 200 && options.ended(row.body)) return row.body;
+			// Not stored yet (404), or n8n busy (503): looked at again; the timeout says which it was.
 			if (![200, 404, 503].includes(row.status)) fail(`GET /api/v1/executions/${executionId}`, row);
+			last =
+				row.status === 200
+					? `status ${row.body.status}`
+					: `HTTP ${row.status} ${JSON.stringify(row.body).slice(0, 200)}`;
 			return undefined;
 		},
 		{
 			timeoutMs: options.timeoutMs,
 			everyMs: options.everyMs,
 			timedOut: () => {
-				throw new Error(`Execution ${executionId} did not finish within ${options.timeoutMs} ms`);
+				throw new Error(
+					`Execution ${executionId} did not finish within ${options.timeoutMs} ms (last answer: ${last})`,
+				);
 			},
 		},
 	);

@@ -1,4 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- throwaway test values, not secrets */
+import { randomUUID } from 'node:crypto';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
@@ -10,6 +11,7 @@ import {
 	executeWorkflow,
 	importCredential,
 	importWorkflow,
+	retryExecution,
 	testCredential,
 } from '../../harness/n8n/api';
 import {
@@ -566,6 +568,90 @@ describe.each(runtimeVersions('SVC_E2E_N8N'))('n8n %s', (version) => {
 			await until('subscription deleted', () => subscriptions().length === 0, {
 				timeoutMs: 15_000,
 			});
+		});
+
+		it("beside a Remove Duplicates node that saved the workflow's record in another mode, the trigger keeps the event and says what to change; once that record is cleared, a Retry runs the event once", async () => {
+			const saved = example('react-to-lead-created.json');
+			const trigger = saved.nodes.find((node) => node.name === 'On Lead Created');
+			if (!trigger) throw new Error('the example has no On Lead Created');
+			const removeDuplicates = (name: string, y: number, parameters: INodeParameters) => ({
+				name,
+				type: 'n8n-nodes-base.removeDuplicates',
+				typeVersion: 2,
+				position: [240, y] as [number, number],
+				parameters: { ...parameters, options: { scope: 'workflow' } },
+			});
+			const beside = await importWorkflow(env.n8n, {
+				...saved,
+				name: 'Svc Trigger beside Remove Duplicates at scope Workflow',
+				nodes: [
+					{ ...trigger, webhookId: randomUUID() },
+					{
+						name: 'By Hand',
+						type: 'n8n-nodes-base.manualTrigger',
+						typeVersion: 1,
+						position: [0, 200],
+						parameters: {},
+					},
+					removeDuplicates('Keep Highest', 200, {
+						operation: 'removeItemsSeenInPreviousExecutions',
+						logic: 'removeItemsUpToStoredIncrementalKey',
+						incrementalDedupeValue: '={{ 1 }}',
+					}),
+					{
+						name: 'Monthly',
+						type: 'n8n-nodes-base.scheduleTrigger',
+						typeVersion: 1.2,
+						position: [0, 400],
+						parameters: { rule: { interval: [{ field: 'months' }] } },
+					},
+					removeDuplicates('Forget History', 400, {
+						operation: 'clearDeduplicationHistory',
+						mode: 'cleanDatabase',
+					}),
+				],
+				connections: {
+					'By Hand': { main: [[{ node: 'Keep Highest', type: 'main', index: 0 }]] },
+					Monthly: { main: [[{ node: 'Forget History', type: 'main', index: 0 }]] },
+				},
+			});
+			// Remove Duplicates saves the workflow's record in its 'latestIncrementalKey' mode.
+			expect((await executeWorkflow(env.n8n, beside.id)).status).toBe('success');
+			await activate(env.n8n, beside.id);
+			try {
+				const { lead, event } = upsertLead(env.sandbox.state, {
+					email: 'beside-dedupe@example.com',
+				});
+				await env.sandbox.state.waitForDeliveries();
+				const [kept] = await settledExecutionsWithData(env.n8n, beside.id, (runs) =>
+					runs.some((run) => run.mode === 'webhook'),
+				).then((runs) => runs.filter((run) => run.mode === 'webhook'));
+				expect(kept.status).toBe('error');
+				expect(nodeError(kept, 'On Lead Created')?.description).toMatch(
+					/Remove Duplicates node with Scope set to Workflow.*Set that node's Scope to Node, clear the workflow's record once \(Remove Duplicates, Clear Deduplication History, Scope: Workflow\), then retry this execution/,
+				);
+				expect(
+					env.sandbox.state.deliveries
+						.attempts({ eventId: String(event?.id) })
+						.some((attempt) => attempt.ok),
+				).toBe(true);
+
+				// As the error says: the record cleared, then a Retry.
+				expect((await executeWorkflow(env.n8n, beside.id, { triggerNode: 'Monthly' })).status).toBe(
+					'success',
+				);
+				await retryExecution(env.n8n, kept.id);
+				const runs = await settledExecutionsWithData(
+					env.n8n,
+					beside.id,
+					(all) => runsOfLead(all, 'On Lead Created', lead.id).length > 0,
+				);
+				const ran = runsOfLead(runs, 'On Lead Created', lead.id);
+				expect(ran).toHaveLength(1);
+				expect(ran[0]).toMatchObject({ status: 'success', retryOf: kept.id });
+			} finally {
+				await deactivate(env.n8n, beside.id);
+			}
 		});
 	});
 

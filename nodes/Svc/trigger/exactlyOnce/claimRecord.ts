@@ -58,6 +58,26 @@ export async function claimEvents(
 	);
 }
 
+/** n8n's words (DeduplicationError, 1.x and 2.x) when the workflow's row was first saved in another mode. */
+const ROW_IN_ANOTHER_MODE = /incompatible setting of the .Keep Items Where. parameter/;
+
+/**
+ * The trigger step's error when its claims could not be recorded; the execution keeps its events,
+ * as `keeps` says. A row another node saved in another mode fails every claim until a person
+ * changes that node, so that cause gets its own fix.
+ */
+export function claimFailed(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	keeps: string,
+): NodeOperationError {
+	const cause = error as Error;
+	const description = ROW_IN_ANOTHER_MODE.test(String(cause.message))
+		? `${keeps} n8n keeps the Svc triggers' claims in its record of processed values for this workflow, and another node of the workflow saved that record in another mode: a Remove Duplicates node with Scope set to Workflow and Keep Items Where other than Value Is New. Set that node's Scope to Node, clear the workflow's record once (Remove Duplicates, Clear Deduplication History, Scope: Workflow), then retry this execution.`
+		: `${keeps} Retry it once the other n8n processes are less busy.`;
+	return new NodeOperationError(ctx.getNode(), cause, { description });
+}
+
 /**
  * Marks the error of a trigger step whose claims all stood and that holds its events for a
  * person's Retry (passOnClaimed): n8n keeps an error's context in the stored run, so the process

@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../../contract';
 import { EVENT_LIST_QUERY, EVENT_RETENTION_DAYS } from '../../contract';
 import { desiredEvents } from '../../shared/subscription';
 import { SvcClient, userError } from '../../transport';
-import { claimEvents, claimScope, passOnClaimed } from '../exactlyOnce/claimRecord';
+import { claimEvents, claimFailed, claimScope, passOnClaimed } from '../exactlyOnce/claimRecord';
 import type { ClaimOutcome } from '../exactlyOnce/eventClaims';
 import type { LostRun } from '../exactlyOnce/claimRecord';
 import { eventsPerExecution, POLL_CLIENT, readPage, toItem } from '../eventList';
@@ -90,10 +89,11 @@ export async function runPulledEvents(this: IExecuteFunctions): Promise<INodeExe
 		);
 		claimed = true;
 	} catch (error) {
-		throw new NodeOperationError(this.getNode(), error as Error, {
-			description:
-				'This execution keeps the events: retry it once the other n8n processes are less busy. The next poll reads them again too.',
-		});
+		throw claimFailed(
+			this,
+			error,
+			'This execution keeps the events, and the next poll reads them again too.',
+		);
 	} finally {
 		if (mode === 'trigger')
 			await this.sendResponse({

@@ -8,13 +8,12 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import type { EventEnvelope } from '../../contract';
 import { EVENT_SIGNATURE } from '../../contract';
 import { desiredEvents } from '../../shared/subscription';
 import { warnAtMostEveryMinute } from '../../shared/warnings';
-import { claimEvents, claimScope, passOnClaimed } from '../exactlyOnce/claimRecord';
+import { claimEvents, claimFailed, claimScope, passOnClaimed } from '../exactlyOnce/claimRecord';
 import { claimsReport, learnFromAnswer } from './claimsReport';
 import type { BatchStart } from './deliveredBatch';
 import { batchClaimed, batchStartOf, batchTurn, readBatch } from './deliveredBatch';
@@ -365,10 +364,7 @@ export async function runDelivery(this: IExecuteFunctions): Promise<INodeExecuti
 		settleReceipt(receiptId, true);
 	} catch (error) {
 		settleReceipt(receiptId, false);
-		throw new NodeOperationError(this.getNode(), error as Error, {
-			description:
-				'The event was received and this execution keeps it: retry the execution once the other n8n processes are less busy.',
-		});
+		throw claimFailed(this, error, 'The event was received and this execution keeps it.');
 	} finally {
 		batchClaimed(key, receiptId, mode === 'webhook' ? read : undefined);
 	}
