@@ -264,7 +264,6 @@ export async function waitForExecutionEnd<
 		async () => {
 			const row = await n8n.api<Row>('GET', `/executions/${executionId}?includeData=false`);
 			if (row.status === 200 && options.ended(row.body)) return row.body;
-			// Not stored yet (404), or n8n busy (503): looked at again; the timeout says which it was.
 			if (![200, 404, 503].includes(row.status)) fail(`GET /api/v1/executions/${executionId}`, row);
 			last =
 				row.status === 200

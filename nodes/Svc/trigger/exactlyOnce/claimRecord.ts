@@ -63,18 +63,18 @@ const ROW_IN_ANOTHER_MODE = /incompatible setting of the .Keep Items Where. para
 
 /**
  * The trigger step's error when its claims could not be recorded; the execution keeps its events,
- * as `keeps` says. A row another node saved in another mode fails every claim until a person
- * changes that node, so that cause gets its own fix.
+ * as `whatIsKept` says. A row another node saved in another mode fails every claim until a person
+ * clears it, so that cause gets its own fix.
  */
 export function claimFailed(
 	ctx: IExecuteFunctions,
 	error: unknown,
-	keeps: string,
+	whatIsKept: string,
 ): NodeOperationError {
-	const cause = error as Error;
-	const description = ROW_IN_ANOTHER_MODE.test(String(cause.message))
-		? `${keeps} n8n keeps the Svc triggers' claims in its record of processed values for this workflow, and another node of the workflow saved that record in another mode: a Remove Duplicates node with Scope set to Workflow and Keep Items Where other than Value Is New. Set that node's Scope to Node, clear the workflow's record once (Remove Duplicates, Clear Deduplication History, Scope: Workflow), then retry this execution.`
-		: `${keeps} Retry it once the other n8n processes are less busy.`;
+	const cause = error instanceof Error ? error : new Error(String(error));
+	const description = ROW_IN_ANOTHER_MODE.test(cause.message)
+		? `${whatIsKept} n8n keeps the Svc triggers' claims in its record of processed values for this workflow, and another node saved that record in another mode: a Remove Duplicates node that has or had Scope set to Workflow and Keep Items Where other than Value Is New. Set that node's Scope to Node (if no node has Workflow now, skip this), clear the workflow's record once (Remove Duplicates, Clear Deduplication History, Scope: Workflow), then retry this execution.`
+		: `${whatIsKept} Retry this execution once the other n8n processes are less busy.`;
 	return new NodeOperationError(ctx.getNode(), cause, { description });
 }
 
